@@ -1,0 +1,1 @@
+"""The `yz` command line: a thin layer over the Python API."""

@@ -1,0 +1,1 @@
+"""The exact DP solver for any rule set yz can express."""

@@ -1,0 +1,162 @@
+"""Exact optimal expected score of any rule set, by backward induction over turn-start states.
+
+States. A turn starts in state s = (mask, flag, u): `mask` has bit c set when box c is filled,
+`u` is the total of the boxes counting toward the upper bonus, capped at the threshold T (only
+whether it reaches T matters), and `flag` is 1 when the Yahtzee box holds its full value (only
+kept when the rule set has an extra Yahtzee bonus). V[s] is the expected score still to come
+from s under optimal play; the game's value is V[0, 0, 0] and V[full mask] = 0.
+
+One turn (the "widget" of Glenn 2006; Verhoeff 1999 uses the same recursion):
+
+    E_last(r)  = max over legal open boxes c of
+                 points(r, c | s) + bonus(r | s) + upper_bonus(u -> u') + V[mask | c, flag', u']
+    K(k)       = mean over faces v of K(k + v)         (a keep k of fewer than n dice; K(r) = E(r))
+    E_prev(r)  = max over keeps k inside r of K(k)     (done as "best sub-keep", one die at a time)
+    V[s]       = sum over rolls r of P(r) E_first(r)
+
+`points` applies the rule set's Joker (free or forced) and `bonus` the extra Yahtzee bonus,
+both read from the compiled tables; there is no variant-specific code. States with the same
+number of filled boxes form a layer and only depend on the next layer, so layers are solved from
+the full card backwards and the states of a layer in parallel.
+
+Two savings that do not change any value: upper totals above what the filled boxes can have
+made are never computed (they are unreachable), and all totals from which the bonus can no
+longer be reached share one value (the bonus is lost to all of them alike).
+
+References: T. Verhoeff, "Optimal Solitaire Yahtzee Player" (1999); J. Glenn, "An Optimal
+Strategy for Yahtzee" (2006).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from yahtzee_rules import RuleTables
+
+SOLVER_VERSION = 1
+
+
+@dataclass(frozen=True)
+class StateSpace:
+    """Shape of the value table and the upper totals worth computing for each box set."""
+
+    n_masks: int
+    n_flags: int
+    n_upper: int
+    U_START: np.ndarray  # per mask: first upper total computed (lower ones share its value)
+    U_END: np.ndarray  # per mask: last reachable upper total
+    reachable: int  # reachable turn-start states (full card excluded)
+
+
+def upper_max_scores(t: RuleTables) -> np.ndarray:
+    """Most points each box can add to the upper total (0 for boxes that do not count)."""
+    best = np.maximum(t.SCORE.max(axis=0), t.JOKER_SCORE.max(axis=0))
+    return np.where(t.COUNTS_UPPER == 1, best, 0).astype(np.int64)
+
+
+def state_space(t: RuleTables) -> StateSpace:
+    n_cat = t.n_categories
+    n_masks = 1 << n_cat
+    T = t.upper_threshold
+    masks = np.arange(n_masks, dtype=np.int64)
+    bits = (masks[:, None] >> np.arange(n_cat)) & 1
+    maxs = upper_max_scores(t)
+    filled_max = bits @ maxs
+    rem_max = maxs.sum() - filled_max
+    hi = np.minimum(T, filled_max)
+    lo = np.maximum(0, T - rem_max)
+    start = np.where(lo > 0, np.maximum(0, np.minimum(lo - 1, hi)), 0)
+    n_flags = 2 if t.yahtzee_bonus > 0 else 1
+    return StateSpace(n_masks, n_flags, T + 1, start.astype(np.int32), hi.astype(np.int32),
+                      _reachable_count(t, bits))
+
+
+def _reachable_count(t: RuleTables, bits: np.ndarray) -> int:
+    """Count (mask, flag, u) that some play reaches: u must be a capped sum of possible scores."""
+    T = t.upper_threshold
+    counted = [c for c in range(t.n_categories) if t.COUNTS_UPPER[c]]
+    # Reachable capped totals for every subset of the counted boxes, as boolean rows.
+    reach = {0: np.zeros(T + 1, bool)}
+    reach[0][0] = True
+    for c in counted:
+        values = np.union1d(t.SCORE[:, c], t.JOKER_SCORE[:, c])
+        for subset in list(reach):
+            row = np.zeros(T + 1, bool)
+            for u in np.flatnonzero(reach[subset]):
+                row[np.minimum(T, u + values)] = True
+            reach[subset | (1 << c)] = row
+    counted_mask = sum(1 << c for c in counted)
+    subset_of = (bits @ (1 << np.arange(t.n_categories))) & counted_mask
+    n_u = np.array([reach[int(s)].sum() for s in subset_of])
+    flags = np.ones(len(subset_of), dtype=np.int64)
+    if t.yahtzee_bonus > 0:
+        flags += bits[:, t.yahtzee_cat]
+    full = len(subset_of) - 1
+    return int((n_u * flags)[:full].sum())
+
+
+@dataclass(frozen=True)
+class Solution:
+    """A solved rule set: the value of every turn-start state and how it was obtained."""
+
+    tables: RuleTables
+    values: np.ndarray  # V[mask, flag, u], float64
+    seconds: float
+    states: int
+    cached: bool = False
+    cache_note: str | None = None
+
+    @property
+    def expected_score(self) -> float:
+        return float(self.values[0, 0, 0])
+
+    @property
+    def rules(self):
+        return self.tables.rules
+
+    def value(self, mask: int, upper_total: int = 0, yahtzee_full: bool = False) -> float:
+        """Expected score still to come from a turn start (upper total is capped for you)."""
+        u = min(upper_total, self.tables.upper_threshold)
+        flag = 1 if (yahtzee_full and self.values.shape[1] == 2) else 0
+        return float(self.values[mask, flag, u])
+
+
+def solve_values(t: RuleTables, progress: Callable[[int, int], None] | None = None
+                 ) -> tuple[np.ndarray, StateSpace]:
+    """Run the DP on compiled tables; returns V[mask, flag, u] and the state space."""
+    from . import kernels
+
+    space = state_space(t)
+    n_cat = t.n_categories
+    V = np.zeros((space.n_masks, space.n_flags, space.n_upper))
+    masks = np.arange(space.n_masks, dtype=np.int64)
+    popcount = ((masks[:, None] >> np.arange(n_cat)) & 1).sum(axis=1)
+    has_ybox = (masks >> max(t.yahtzee_cat, 0)) & 1 if t.yahtzee_cat >= 0 else masks * 0
+    for done, filled in enumerate(range(n_cat - 1, -1, -1)):
+        layer = masks[popcount == filled]
+        layer_masks = [layer]
+        layer_flags = [np.zeros(len(layer), dtype=np.int64)]
+        if space.n_flags == 2:
+            with_flag = layer[has_ybox[layer] == 1]
+            layer_masks.append(with_flag)
+            layer_flags.append(np.ones(len(with_flag), dtype=np.int64))
+        kernels.solve_layer(
+            np.concatenate(layer_masks), np.concatenate(layer_flags), space.U_START,
+            space.U_END, V, t.SCORE, t.JOKER_SCORE, t.YAHTZEE_FACE, t.UPPER_BOX_OF_FACE,
+            t.COUNTS_UPPER, t.IS_LOWER, t.KEEP_CHILD, t.SUB_INDPTR, t.SUB_INDICES, t.ROLL_PROB,
+            t.n_keeps, t.n_faces, t.n_rolls_per_turn, t.upper_threshold, t.upper_bonus,
+            t.yahtzee_bonus, t.yahtzee_cat, t.joker_mode)
+        if progress is not None:
+            progress(done + 1, n_cat)
+    return V, space
+
+
+def solve_tables(t: RuleTables, progress: Callable[[int, int], None] | None = None) -> Solution:
+    """Solve compiled tables from scratch (no cache)."""
+    start = time.perf_counter()
+    V, space = solve_values(t, progress)
+    return Solution(t, V, time.perf_counter() - start, space.reachable)

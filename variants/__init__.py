@@ -1,0 +1,1 @@
+"""The built-in rule sets, one YAML file each (read with importlib.resources)."""

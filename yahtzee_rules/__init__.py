@@ -1,0 +1,18 @@
+"""Yahtzee-family rule sets as data: YAML -> frozen pydantic models -> flat numpy tables."""
+
+from .errors import InputError, RulesError, YzError
+from .loader import builtin_names, load_rules, rules_from_text
+from .models import RuleSet
+from .tables import RuleTables, compile_rules
+
+__all__ = [
+    "InputError",
+    "RuleSet",
+    "RuleTables",
+    "RulesError",
+    "YzError",
+    "builtin_names",
+    "compile_rules",
+    "load_rules",
+    "rules_from_text",
+]

@@ -1,0 +1,19 @@
+"""The one exception type the library raises for bad input; only the CLI turns it into exit 2."""
+
+from __future__ import annotations
+
+
+class YzError(Exception):
+    """A problem with the user's input (a rule file, dice, a position), explained in one paragraph.
+
+    The message is meant to be printed as it is: it names the file or field and says what is
+    allowed, so the caller never needs a traceback to act on it.
+    """
+
+
+class RulesError(YzError):
+    """A rule file or rule name that cannot be loaded, resolved or validated."""
+
+
+class InputError(YzError):
+    """Dice, a category key or a position that does not fit the rule set."""

@@ -1,0 +1,319 @@
+"""Load a rule set from a built-in name or a YAML file, resolving `extends`, with pointed errors.
+
+YAML is read with the safe loader only, so a file can never run code. While reading we keep the
+line and column of every key, so a validation error reads ``file:line:col: path: message``.
+"""
+
+from __future__ import annotations
+
+import difflib
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import ValidationError
+
+from .errors import RulesError
+from .models import RuleProblems, RuleSet, _dotted
+
+Path_ = tuple[str | int, ...]
+Mark = tuple[str, int, int]  # file, line, column (1-based)
+
+MERGED_SECTIONS = ("upper_bonus", "yahtzee_bonus", "joker")
+NOT_INHERITED = ("name", "description", "source")
+
+
+def builtin_names() -> list[str]:
+    """Names of the rule sets shipped in the `variants` package, sorted."""
+    root = resources.files("variants")
+    return sorted(p.name[:-5] for p in root.iterdir() if p.name.endswith(".yaml"))
+
+
+def _builtin_text(name: str) -> str:
+    return resources.files("variants").joinpath(f"{name}.yaml").read_text(encoding="utf-8")
+
+
+def load_rules(spec: str | Path) -> RuleSet:
+    """Resolve a built-in name or a YAML path to a validated rule set; RulesError if it can't."""
+    data, marks, origin = _resolve(str(spec), chain=())
+    return _validate(data, marks, origin)
+
+
+def rules_from_text(text: str, origin: str = "<text>") -> RuleSet:
+    """Validate rules given as YAML text (its `extends` may name built-ins or paths)."""
+    raw, raw_marks = _parse(text, origin)
+    data, marks = _apply_extends(raw, raw_marks, origin, base_dir=Path.cwd(), chain=(origin,))
+    return _validate(data, marks, origin)
+
+
+def _looks_like_path(spec: str) -> bool:
+    return "/" in spec or "\\" in spec or spec.endswith((".yaml", ".yml"))
+
+
+def _resolve(spec: str, chain: tuple[str, ...], base_dir: Path | None = None):
+    names = builtin_names()
+    if not _looks_like_path(spec) and spec in names:
+        origin = f"variants/{spec}.yaml"
+        text = _builtin_text(spec)
+        base = None
+    else:
+        path = Path(spec) if base_dir is None or Path(spec).is_absolute() else base_dir / spec
+        if not path.is_file():
+            hint = difflib.get_close_matches(spec, names, n=1)
+            tip = f" Did you mean '{hint[0]}'?" if hint else ""
+            what = "file" if _looks_like_path(spec) else "built-in variant or file"
+            raise RulesError(
+                f"{spec}: no such {what}. Give a built-in name ({', '.join(names)}) or the path "
+                f"of a YAML rule file.{tip}")
+        origin = str(path)
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise RulesError(f"{origin}: cannot read the file ({exc}).") from None
+        base = path.parent
+    if origin in chain:
+        cycle = " -> ".join([*chain, origin])
+        raise RulesError(f"{origin}: `extends` forms a cycle ({cycle}); one of these files must "
+                         "start from a rule set that does not lead back to it.")
+    raw, raw_marks = _parse(text, origin)
+    if "name" not in raw and base is not None:
+        raw["name"] = Path(origin).stem
+    data, marks = _apply_extends(raw, raw_marks, origin, base or Path.cwd(), (*chain, origin))
+    return data, marks, origin
+
+
+# ---------------------------------------------------------------- YAML with positions
+
+
+def _parse(text: str, origin: str) -> tuple[dict, dict[Path_, Mark]]:
+    """Safe-load YAML and record where every key and list item stands."""
+    try:
+        node = yaml.compose(text, Loader=yaml.SafeLoader)
+        data = yaml.safe_load(text)
+    except yaml.constructor.ConstructorError as exc:
+        mark = exc.problem_mark
+        where = f"{origin}:{mark.line + 1}:{mark.column + 1}" if mark else origin
+        raise RulesError(
+            f"{where}: {exc.problem}. Rule files are plain data: tags such as !!python/... are "
+            "never run or accepted; write the value as a plain string, number, list or mapping."
+        ) from None
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f"{origin}:{mark.line + 1}:{mark.column + 1}" if mark else origin
+        problem = getattr(exc, "problem", None) or str(exc)
+        raise RulesError(f"{where}: invalid YAML: {problem}. Fix the syntax at that spot "
+                         "(indentation, a missing ':' or an unclosed quote or bracket).") from None
+    if data is None:
+        raise RulesError(f"{origin}: the file is empty; a rule file is a mapping with at least "
+                         "`categories` (or `extends`).")
+    if not isinstance(data, dict):
+        raise RulesError(f"{origin}: a rule file must be a mapping of fields (name, dice, "
+                         f"categories, ...), not a {type(data).__name__}.")
+    marks: dict[Path_, Mark] = {}
+    _walk(node, (), origin, marks)
+    return data, marks
+
+
+def _walk(node: yaml.Node, path: Path_, origin: str, marks: dict[Path_, Mark]) -> None:
+    marks[path] = (origin, node.start_mark.line + 1, node.start_mark.column + 1)
+    if isinstance(node, yaml.MappingNode):
+        seen: dict[Any, int] = {}
+        for key_node, value_node in node.value:
+            key = key_node.value
+            if key in seen:
+                raise RulesError(
+                    f"{origin}:{key_node.start_mark.line + 1}:{key_node.start_mark.column + 1}: "
+                    f"{_dotted((*path, key))}: the key '{key}' appears twice in one mapping "
+                    f"(first on line {seen[key]}); keep one.")
+            seen[key] = key_node.start_mark.line + 1
+            _walk(value_node, (*path, key), origin, marks)
+            marks[(*path, key)] = (origin, key_node.start_mark.line + 1,
+                                   key_node.start_mark.column + 1)
+    elif isinstance(node, yaml.SequenceNode):
+        for i, item in enumerate(node.value):
+            _walk(item, (*path, i), origin, marks)
+
+
+# ---------------------------------------------------------------- extends
+
+
+def _apply_extends(raw: dict, raw_marks: dict[Path_, Mark], origin: str, base_dir: Path,
+                   chain: tuple[str, ...]) -> tuple[dict, dict[Path_, Mark]]:
+    parent_spec = raw.get("extends")
+    removals = raw.get("remove_categories")
+    if parent_spec is None:
+        if removals is not None:
+            raise RulesError(f"{_at(raw_marks, ('remove_categories',), origin)}: "
+                             "remove_categories: only a file with `extends` can remove boxes of "
+                             "the rule set it starts from; list the categories you want instead.")
+        return {k: v for k, v in raw.items() if k != "extends"}, raw_marks
+    if not isinstance(parent_spec, str):
+        raise RulesError(f"{_at(raw_marks, ('extends',), origin)}: extends: give one built-in name "
+                         "or a path to a YAML file, as a string.")
+    parent, parent_marks, _ = _resolve(parent_spec, chain, base_dir)
+    data = {k: v for k, v in parent.items() if k not in NOT_INHERITED}
+    marks = {p: m for p, m in parent_marks.items() if not p or p[0] not in NOT_INHERITED}
+
+    def drop_marks(prefix: Path_) -> None:
+        for p in [p for p in marks if p[: len(prefix)] == prefix and p]:
+            del marks[p]
+
+    def take_marks(prefix: Path_, new_prefix: Path_ | None = None) -> None:
+        new_prefix = prefix if new_prefix is None else new_prefix
+        for p, m in raw_marks.items():
+            if p[: len(prefix)] == prefix and p:
+                marks[new_prefix + p[len(prefix):]] = m
+
+    for key, value in raw.items():
+        if key in ("extends", "remove_categories"):
+            continue
+        if key == "categories" and isinstance(value, list) and isinstance(data.get(key), list):
+            _merge_categories(data, marks, value, raw_marks, drop_marks, take_marks)
+        elif key in MERGED_SECTIONS and isinstance(value, dict) and isinstance(data.get(key), dict):
+            data[key] = {**data[key], **value}
+            for sub in value:
+                drop_marks((key, sub))
+                take_marks((key, sub))
+            marks[(key,)] = raw_marks[(key,)]
+        else:
+            data[key] = value
+            drop_marks((key,))
+            take_marks((key,))
+    if removals is not None:
+        _remove_categories(data, marks, removals, raw_marks, origin, drop_marks)
+    return data, marks
+
+
+def _merge_categories(data, marks, entries, raw_marks, drop_marks, take_marks) -> None:
+    """Entries whose key names an inherited box change its fields; other entries are appended."""
+    cats = [dict(c) if isinstance(c, dict) else c for c in data["categories"]]
+    by_key = {c.get("key"): i for i, c in enumerate(cats) if isinstance(c, dict)}
+    for j, entry in enumerate(entries):
+        key = entry.get("key") if isinstance(entry, dict) else None
+        if key in by_key:
+            i = by_key[key]
+            cats[i].update(entry)
+            for field_name in entry:
+                drop_marks(("categories", i, field_name))
+                take_marks(("categories", j, field_name), ("categories", i, field_name))
+        else:
+            cats.append(entry)
+            take_marks(("categories", j), ("categories", len(cats) - 1))
+            by_key[key] = len(cats) - 1
+    data["categories"] = cats
+
+
+def _remove_categories(data, marks, removals, raw_marks, origin, drop_marks) -> None:
+    if not isinstance(removals, list) or not all(isinstance(k, str) for k in removals):
+        raise RulesError(f"{_at(raw_marks, ('remove_categories',), origin)}: remove_categories: "
+                         "give a list of category keys.")
+    cats = data.get("categories", [])
+    keys = [c.get("key") if isinstance(c, dict) else None for c in cats]
+    for j, key in enumerate(removals):
+        if key not in keys:
+            hint = difflib.get_close_matches(key, [k for k in keys if k], n=1)
+            tip = f" Did you mean '{hint[0]}'?" if hint else ""
+            raise RulesError(f"{_at(raw_marks, ('remove_categories', j), origin)}: "
+                             f"remove_categories[{j}]: '{key}' is not a category of the rule set "
+                             f"being extended ({', '.join(k for k in keys if k)}).{tip}")
+    kept = [i for i, k in enumerate(keys) if k not in removals]
+    old_marks = dict(marks)
+    drop_marks(("categories",))
+    for new_i, old_i in enumerate(kept):
+        for p, m in old_marks.items():
+            if p[:2] == ("categories", old_i):
+                marks[("categories", new_i, *p[2:])] = m
+    data["categories"] = [cats[i] for i in kept]
+
+
+# ---------------------------------------------------------------- validation
+
+
+def _at(marks: dict[Path_, Mark], path: Path_, origin: str) -> str:
+    """`file:line:col` of the deepest recorded ancestor of `path`."""
+    for cut in range(len(path), -1, -1):
+        m = marks.get(tuple(path[:cut]))
+        if m:
+            return f"{m[0]}:{m[1]}:{m[2]}"
+    return origin
+
+
+def _validate(data: dict, marks: dict[Path_, Mark], origin: str) -> RuleSet:
+    try:
+        return RuleSet.model_validate(data)
+    except ValidationError as exc:
+        lines = []
+        for err in exc.errors():
+            ctx_error = (err.get("ctx") or {}).get("error")
+            if isinstance(ctx_error, RuleProblems):
+                for path, msg in ctx_error.problems:
+                    lines.append(f"{_at(marks, path, origin)}: {_dotted(path)}: {msg}")
+                continue
+            path = _data_path(data, err["loc"])
+            lines.append(f"{_at(marks, path, origin)}: {_dotted(path)}: {_explain(err, path)}")
+        count = f"{len(lines)} problems" if len(lines) > 1 else "1 problem"
+        raise RulesError(f"{origin}: {count} in the rule set:\n  " + "\n  ".join(lines)) from None
+
+
+def _data_path(data: Any, loc: tuple) -> Path_:
+    """The part of a pydantic error location that names real YAML keys and list items."""
+    out: list[str | int] = []
+    cur = data
+    for seg in loc:
+        if isinstance(cur, dict) and seg in cur:
+            out.append(seg)
+            cur = cur[seg]
+        elif isinstance(cur, list) and isinstance(seg, int) and seg < len(cur):
+            out.append(seg)
+            cur = cur[seg]
+        elif isinstance(cur, dict) and isinstance(seg, str) and seg == cur.get("kind"):
+            continue  # the discriminator tag pydantic adds to the location
+        elif isinstance(seg, str) and not isinstance(cur, list) and "[" not in seg:
+            out.append(seg)  # a missing or extra field: name it
+            break
+    return tuple(out)
+
+
+FIELDS_HELP = {
+    "pattern": "kinds: face, of_a_kind, groups, straight, all_same, any",
+    "score": "kinds: sum_all, sum_matched, face_total, fixed (with points)",
+}
+
+
+def _explain(err: dict, path: Path_) -> str:
+    kind = err["type"]
+    msg = err["msg"]
+    if kind == "extra_forbidden":
+        allowed = _allowed_fields(path)
+        hint = difflib.get_close_matches(str(path[-1]), allowed, n=1) if path else []
+        tip = f"; did you mean '{hint[0]}'?" if hint else ""
+        return f"unknown field (allowed here: {', '.join(allowed)}){tip}"
+    if kind == "missing":
+        return "this field is required"
+    if kind == "union_tag_invalid" or kind == "union_tag_not_found":
+        field_name = next((str(p) for p in reversed(path) if isinstance(p, str)), "")
+        return f"{msg} ({FIELDS_HELP.get(field_name, '')})"
+    return msg
+
+
+def _allowed_fields(path: Path_) -> list[str]:
+    from . import models
+
+    names = [p for p in path[:-1] if isinstance(p, str)]
+    model: Any = models.RuleSet
+    if names[:1] == ["categories"]:
+        model = models.Category
+        if len(names) > 1:
+            return ["kind", "face", "min_count", "count", "exact", "sizes", "distinct", "length",
+                    "faces", "points"]
+    elif names[:1] == ["upper_bonus"]:
+        model = models.UpperBonus
+    elif names[:1] == ["yahtzee_bonus"]:
+        model = models.YahtzeeBonus
+    elif names[:1] == ["joker"]:
+        model = models.Joker
+    fields = list(model.model_fields)
+    if model is models.RuleSet:
+        fields += ["extends", "remove_categories"]
+    return fields

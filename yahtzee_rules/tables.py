@@ -1,0 +1,222 @@
+"""Compile a rule set into flat, read-only numpy tables: the single source of truth downstream.
+
+Index layout (n dice, F faces, C categories, R rolls, K keeps):
+
+    keeps  0 .. R-1     every roll: the multisets of exactly n dice, in lexicographic order
+    keeps  R .. K-1     the smaller keeps, by size n-1, n-2, ..., 0 (the empty keep is K-1)
+
+so a roll's index is also its keep index, and every keep's children (one die added) have
+smaller indices while its sub-keeps (one die removed) have larger ones. Kernels can therefore
+sweep keeps upward for "roll the free dice" averages and downward for "best sub-keep" maxima.
+
+    SCORE[r, c]          points box c gives roll r under the normal rules
+    JOKER_SCORE[r, c]    points when the Joker lets roll r fill box c in full (else = SCORE)
+    YAHTZEE_FACE[r]      face index (0-based) of an all-equal roll, -1 otherwise
+    UPPER_BOX_OF_FACE[v] category of the upper box collecting face v+1, -1 if none
+    COUNTS_UPPER[c]      1 if box c counts toward the upper bonus
+    IS_LOWER[c]          1 if box c is in the lower section (the forced Joker needs this)
+    KEEP_CHILD[k, v]     keep k plus one die of face v+1 (-1 for rolls)
+    SUB_INDPTR/SUB_INDICES  CSR list of the keeps one die smaller than keep k
+    ROLL_PROB[r]         probability of roll r when all n dice are thrown
+    KEEP_ROLL_PROB       CSR (KEEP_OUT_INDPTR, KEEP_OUT_ROLL, KEEP_OUT_PROB): the rolls a keep
+                         can become when its free dice are thrown, with probabilities
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .models import RuleSet
+from .scoring import category_scores, full_value_scores
+
+JOKER_MODES = {"none": 0, "free": 1, "forced": 2}
+TABLES_FORMAT = 1
+
+
+@dataclass(frozen=True)
+class RuleTables:
+    """Everything the scorer, solver and advisor need from a rule set, as plain arrays."""
+
+    rules: RuleSet
+    n_dice: int
+    n_faces: int
+    n_rolls_per_turn: int
+    ROLL_DICE: np.ndarray
+    ROLL_COUNTS: np.ndarray
+    ROLL_PROB: np.ndarray
+    SCORE: np.ndarray
+    JOKER_SCORE: np.ndarray
+    YAHTZEE_FACE: np.ndarray
+    UPPER_BOX_OF_FACE: np.ndarray
+    COUNTS_UPPER: np.ndarray
+    IS_LOWER: np.ndarray
+    KEEP_COUNTS: np.ndarray
+    KEEP_SIZE: np.ndarray
+    KEEP_CHILD: np.ndarray
+    SUB_INDPTR: np.ndarray
+    SUB_INDICES: np.ndarray
+    KEEP_OUT_INDPTR: np.ndarray
+    KEEP_OUT_ROLL: np.ndarray
+    KEEP_OUT_PROB: np.ndarray
+    upper_threshold: int
+    upper_bonus: int
+    yahtzee_bonus: int
+    yahtzee_cat: int
+    joker_mode: int
+    digest: str = field(default="")
+    _roll_lookup: dict = field(default_factory=dict, repr=False)
+    _keep_lookup: dict = field(default_factory=dict, repr=False)
+
+    @property
+    def n_categories(self) -> int:
+        return self.SCORE.shape[1]
+
+    @property
+    def n_rolls(self) -> int:
+        return self.SCORE.shape[0]
+
+    @property
+    def n_keeps(self) -> int:
+        return self.KEEP_COUNTS.shape[0]
+
+    def roll_index(self, dice) -> int:
+        """Index of the roll with these dice (any order); KeyError if it is no roll."""
+        return self._roll_lookup[tuple(sorted(int(d) for d in dice))]
+
+    def keep_index(self, dice) -> int:
+        """Index of the keep holding these dice (any order, 0..n of them)."""
+        counts = np.zeros(self.n_faces, dtype=np.int8)
+        for d in dice:
+            counts[int(d) - 1] += 1
+        return int(self._keep_lookup[_counts_key(counts, self.n_dice)])
+
+
+def _counts_key(counts, n_dice: int) -> int:
+    key = 0
+    for c in counts:
+        key = key * (n_dice + 1) + int(c)
+    return key
+
+
+def _multisets(n_faces: int, size: int) -> list[tuple[int, ...]]:
+    return list(itertools.combinations_with_replacement(range(1, n_faces + 1), size))
+
+
+def compile_rules(rules: RuleSet) -> RuleTables:
+    """Build the tables for a rule set (milliseconds for the built-ins)."""
+    n, f = rules.dice, rules.faces
+    rolls = _multisets(f, n)
+    keeps = [m for size in range(n, -1, -1) for m in _multisets(f, size)]
+    n_rolls, n_keeps = len(rolls), len(keeps)
+
+    keep_counts = np.zeros((n_keeps, f), dtype=np.int8)
+    for k, dice in enumerate(keeps):
+        for d in dice:
+            keep_counts[k, d - 1] += 1
+    keep_size = keep_counts.sum(axis=1).astype(np.int8)
+    lookup = {_counts_key(keep_counts[k], n): k for k in range(n_keeps)}
+
+    keep_child = np.full((n_keeps, f), -1, dtype=np.int32)
+    sub_lists: list[list[int]] = []
+    for k in range(n_keeps):
+        if keep_size[k] < n:
+            for v in range(f):
+                c = keep_counts[k].copy()
+                c[v] += 1
+                keep_child[k, v] = lookup[_counts_key(c, n)]
+        subs = []
+        for v in range(f):
+            if keep_counts[k, v] > 0:
+                c = keep_counts[k].copy()
+                c[v] -= 1
+                subs.append(lookup[_counts_key(c, n)])
+        sub_lists.append(subs)
+    sub_indptr = np.zeros(n_keeps + 1, dtype=np.int32)
+    sub_indptr[1:] = np.cumsum([len(s) for s in sub_lists])
+    sub_indices = np.array([i for s in sub_lists for i in s], dtype=np.int32)
+
+    roll_counts = keep_counts[:n_rolls]
+    roll_dice = np.array(rolls, dtype=np.int8).reshape(n_rolls, n)
+
+    # Outcome distribution of each keep: the free dice form a multiset with multinomial odds.
+    out_indptr = [0]
+    out_roll: list[int] = []
+    out_prob: list[float] = []
+    for k in range(n_keeps):
+        free = n - int(keep_size[k])
+        for extra in _multisets(f, free):
+            c = keep_counts[k].copy()
+            mult = math.factorial(free)
+            for v in range(f):
+                m = extra.count(v + 1)
+                c[v] += m
+                mult //= math.factorial(m)
+            out_roll.append(lookup[_counts_key(c, n)])
+            out_prob.append(mult / f**free)
+        out_indptr.append(len(out_roll))
+    keep_out_indptr = np.array(out_indptr, dtype=np.int64)
+    keep_out_roll = np.array(out_roll, dtype=np.int32)
+    keep_out_prob = np.array(out_prob, dtype=np.float64)
+    roll_prob = keep_out_prob[keep_out_indptr[n_keeps - 1]:keep_out_indptr[n_keeps]]
+    roll_prob_by_index = np.zeros(n_rolls)
+    roll_prob_by_index[keep_out_roll[keep_out_indptr[n_keeps - 1]:]] = roll_prob
+
+    score = np.zeros((n_rolls, len(rules.categories)), dtype=np.int32)
+    joker_score = np.zeros_like(score)
+    for c, cat in enumerate(rules.categories):
+        score[:, c] = category_scores(cat, roll_counts)
+        joker_score[:, c] = score[:, c]
+    all_same = roll_counts.max(axis=1) == n
+    yahtzee_face = np.where(all_same, roll_counts.argmax(axis=1), -1).astype(np.int8)
+    for key in rules.joker.full_value:
+        c = rules.index_of(key)
+        full = full_value_scores(rules.categories[c], roll_counts)
+        joker_score[all_same, c] = full[all_same]
+
+    upper_box = np.full(f, -1, dtype=np.int32)
+    for v in range(f):
+        key = rules.upper_box_of_face(v + 1)
+        if key is not None:
+            upper_box[v] = rules.index_of(key)
+    counts_upper = np.array([c.key in rules.bonus_categories for c in rules.categories], np.int8)
+    is_lower = np.array([c.section == "lower" for c in rules.categories], dtype=np.int8)
+
+    tables = RuleTables(
+        rules=rules, n_dice=n, n_faces=f, n_rolls_per_turn=rules.rolls,
+        ROLL_DICE=roll_dice, ROLL_COUNTS=roll_counts.copy(), ROLL_PROB=roll_prob_by_index,
+        SCORE=score, JOKER_SCORE=joker_score, YAHTZEE_FACE=yahtzee_face,
+        UPPER_BOX_OF_FACE=upper_box, COUNTS_UPPER=counts_upper, IS_LOWER=is_lower,
+        KEEP_COUNTS=keep_counts, KEEP_SIZE=keep_size, KEEP_CHILD=keep_child,
+        SUB_INDPTR=sub_indptr, SUB_INDICES=sub_indices,
+        KEEP_OUT_INDPTR=keep_out_indptr, KEEP_OUT_ROLL=keep_out_roll, KEEP_OUT_PROB=keep_out_prob,
+        upper_threshold=rules.upper_bonus.threshold if rules.upper_bonus else 0,
+        upper_bonus=rules.upper_bonus.amount if rules.upper_bonus else 0,
+        yahtzee_bonus=rules.yahtzee_bonus.amount if rules.yahtzee_bonus else 0,
+        yahtzee_cat=rules.index_of(rules.yahtzee_category) if rules.uses_yahtzee_box else -1,
+        joker_mode=JOKER_MODES[rules.joker.mode],
+    )
+    object.__setattr__(tables, "_roll_lookup",
+                       {tuple(int(d) for d in roll_dice[r]): r for r in range(n_rolls)})
+    object.__setattr__(tables, "_keep_lookup", lookup)
+    object.__setattr__(tables, "digest", _digest(tables))
+    for name in tables.__dataclass_fields__:
+        value = getattr(tables, name)
+        if isinstance(value, np.ndarray):
+            value.flags.writeable = False
+    return tables
+
+
+def _digest(t: RuleTables) -> str:
+    """Hash of everything that determines the game: the cache key of a solved strategy."""
+    h = hashlib.sha256(f"tables-v{TABLES_FORMAT}".encode())
+    for name in ("SCORE", "JOKER_SCORE", "COUNTS_UPPER", "IS_LOWER", "UPPER_BOX_OF_FACE"):
+        arr = np.ascontiguousarray(getattr(t, name))
+        h.update(name.encode() + str(arr.shape).encode() + arr.tobytes())
+    h.update(repr((t.n_dice, t.n_faces, t.n_rolls_per_turn, t.upper_threshold, t.upper_bonus,
+                   t.yahtzee_bonus, t.yahtzee_cat, t.joker_mode)).encode())
+    return h.hexdigest()
