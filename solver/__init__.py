@@ -1,1 +1,44 @@
-"""The exact DP solver for any rule set yz can express."""
+"""The exact DP solver for any rule set yz can express, with a verified on-disk cache."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+from yahtzee_rules import RuleSet, RuleTables, compile_rules
+
+from . import cache
+from .dp import SOLVER_VERSION, Solution, solve_tables, state_space
+
+__all__ = ["SOLVER_VERSION", "Solution", "solve", "solve_tables", "state_space"]
+
+
+def solve(rules: RuleSet | RuleTables, use_cache: bool = True,
+          progress: Callable[[int, int], None] | None = None) -> Solution:
+    """Solve a rule set exactly, reusing a verified cached table when there is one.
+
+    A cache file that fails verification is reported in `Solution.cache_note`, recomputed and
+    replaced; it is never used.
+    """
+    t = rules if isinstance(rules, RuleTables) else compile_rules(rules)
+    note = None
+    if use_cache:
+        start = time.perf_counter()
+        try:
+            hit = cache.load(t)
+        except cache.CorruptCache as exc:
+            hit, note = None, f"ignored a damaged cache file and recomputed: {exc}"
+        if hit is not None:
+            values, meta = hit
+            return Solution(t, values, time.perf_counter() - start, int(meta["states"]),
+                            cached=True)
+    solution = solve_tables(t, progress)
+    if use_cache:
+        try:
+            cache.store(t, solution.values, solution.states)
+        except OSError as exc:
+            note = (note + "; " if note else "") + f"could not write the cache: {exc}"
+    if note:
+        solution = Solution(t, solution.values, solution.seconds, solution.states,
+                            cached=False, cache_note=note)
+    return solution

@@ -7,6 +7,7 @@ line and column of every key, so a validation error reads ``file:line:col: path:
 from __future__ import annotations
 
 import difflib
+import typing
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -189,8 +190,16 @@ def _merge_categories(data, marks, entries, raw_marks, drop_marks, take_marks) -
     """Entries whose key names an inherited box change its fields; other entries are appended."""
     cats = [dict(c) if isinstance(c, dict) else c for c in data["categories"]]
     by_key = {c.get("key"): i for i, c in enumerate(cats) if isinstance(c, dict)}
+    own: set[str] = set()
     for j, entry in enumerate(entries):
         key = entry.get("key") if isinstance(entry, dict) else None
+        if key is not None and key in own:
+            m = raw_marks.get(("categories", j, "key")) or raw_marks.get(("categories", j))
+            where = f"{m[0]}:{m[1]}:{m[2]}" if m else "categories"
+            raise RulesError(f"{where}: categories[{j}].key: '{key}' appears twice in this "
+                             "file's categories; give each box once (an entry whose key names "
+                             "an inherited box changes that box).")
+        own.add(key)
         if key in by_key:
             i = by_key[key]
             cats[i].update(entry)
@@ -251,7 +260,8 @@ def _validate(data: dict, marks: dict[Path_, Mark], origin: str) -> RuleSet:
                     lines.append(f"{_at(marks, path, origin)}: {_dotted(path)}: {msg}")
                 continue
             path = _data_path(data, err["loc"])
-            lines.append(f"{_at(marks, path, origin)}: {_dotted(path)}: {_explain(err, path)}")
+            where = _at(marks, path, origin)
+            lines.append(f"{where}: {_dotted(path)}: {_explain(err, path, data)}")
         count = f"{len(lines)} problems" if len(lines) > 1 else "1 problem"
         raise RulesError(f"{origin}: {count} in the rule set:\n  " + "\n  ".join(lines)) from None
 
@@ -261,10 +271,8 @@ def _data_path(data: Any, loc: tuple) -> Path_:
     out: list[str | int] = []
     cur = data
     for seg in loc:
-        if isinstance(cur, dict) and seg in cur:
-            out.append(seg)
-            cur = cur[seg]
-        elif isinstance(cur, list) and isinstance(seg, int) and seg < len(cur):
+        in_list = isinstance(cur, list) and isinstance(seg, int) and seg < len(cur)
+        if (isinstance(cur, dict) and seg in cur) or in_list:
             out.append(seg)
             cur = cur[seg]
         elif isinstance(cur, dict) and isinstance(seg, str) and seg == cur.get("kind"):
@@ -281,11 +289,11 @@ FIELDS_HELP = {
 }
 
 
-def _explain(err: dict, path: Path_) -> str:
+def _explain(err: dict, path: Path_, data: Any) -> str:
     kind = err["type"]
     msg = err["msg"]
     if kind == "extra_forbidden":
-        allowed = _allowed_fields(path)
+        allowed = [a for a in _allowed_fields(data, path) if not path or a != path[-1]]
         hint = difflib.get_close_matches(str(path[-1]), allowed, n=1) if path else []
         tip = f"; did you mean '{hint[0]}'?" if hint else ""
         return f"unknown field (allowed here: {', '.join(allowed)}){tip}"
@@ -297,22 +305,24 @@ def _explain(err: dict, path: Path_) -> str:
     return msg
 
 
-def _allowed_fields(path: Path_) -> list[str]:
+def _allowed_fields(data: Any, path: Path_) -> list[str]:
+    """Field names allowed in the mapping that holds `path[-1]` (by model, or by `kind`)."""
     from . import models
 
+    parent: Any = data
+    for seg in path[:-1]:
+        parent = parent[seg] if isinstance(parent, dict | list) else None
     names = [p for p in path[:-1] if isinstance(p, str)]
-    model: Any = models.RuleSet
-    if names[:1] == ["categories"]:
-        model = models.Category
-        if len(names) > 1:
-            return ["kind", "face", "min_count", "count", "exact", "sizes", "distinct", "length",
-                    "faces", "points"]
-    elif names[:1] == ["upper_bonus"]:
-        model = models.UpperBonus
-    elif names[:1] == ["yahtzee_bonus"]:
-        model = models.YahtzeeBonus
-    elif names[:1] == ["joker"]:
-        model = models.Joker
+    if isinstance(parent, dict) and names[-1:] in (["pattern"], ["score"]):
+        union = models.Pattern if names[-1] == "pattern" else models.Scoring
+        for cls in typing.get_args(typing.get_args(union)[0]):
+            if parent.get("kind") in typing.get_args(cls.model_fields["kind"].annotation):
+                return list(cls.model_fields)
+        return ["kind"]
+    model: Any = {
+        "categories": models.Category, "upper_bonus": models.UpperBonus,
+        "yahtzee_bonus": models.YahtzeeBonus, "joker": models.Joker,
+    }.get(names[0] if names else "", models.RuleSet)
     fields = list(model.model_fields)
     if model is models.RuleSet:
         fields += ["extends", "remove_categories"]

@@ -234,7 +234,8 @@ class RuleSet(_Strict):
     def upper_box_of_face(self, face: int) -> str | None:
         """The upper box that collects `face` (the Joker's 'corresponding upper box')."""
         for c in self.categories:
-            if c.section == "upper" and isinstance(c.pattern, FacePattern) and c.pattern.face == face:
+            is_face = isinstance(c.pattern, FacePattern) and c.pattern.face == face
+            if c.section == "upper" and is_face:
                 return c.key
         return None
 
@@ -276,9 +277,12 @@ def _consistency_problems(rules: RuleSet):
                 yield (*pw, "count"), f"count {p.count} is more than the {n} dice"
         elif isinstance(p, GroupsPattern):
             if sum(p.sizes) > n:
-                yield (*pw, "sizes"), f"groups {list(p.sizes)} need {sum(p.sizes)} dice, the game has {n}"
+                yield (*pw, "sizes"), (
+                    f"groups {list(p.sizes)} need {sum(p.sizes)} dice, the game has {n}")
             elif p.distinct and len(p.sizes) > f:
-                yield (*pw, "sizes"), f"{len(p.sizes)} groups on distinct faces need {len(p.sizes)} faces, the die has {f}"
+                yield (*pw, "sizes"), (
+                    f"{len(p.sizes)} groups on distinct faces need {len(p.sizes)} faces, "
+                    f"the die has {f}")
         elif isinstance(p, StraightPattern):
             if p.length is not None and p.length > min(n, f):
                 yield (*pw, "length"), (
@@ -299,7 +303,8 @@ def _consistency_problems(rules: RuleSet):
             if key not in keys:
                 yield ("upper_bonus", "categories", j), _unknown(key, keys)
     if rules.upper_bonus is not None and not rules.bonus_categories:
-        yield ("upper_bonus",), "no box counts toward the upper bonus: add upper-section boxes or list `categories`"
+        yield ("upper_bonus",), ("no box counts toward the upper bonus: add upper-section boxes "
+                                 "or list `categories`")
     for j, key in enumerate(rules.joker.full_value):
         if key not in keys:
             yield ("joker", "full_value", j), _unknown(key, keys)

@@ -1,0 +1,251 @@
+"""The `yz` command: resolve the inputs, call one library function, render the result.
+
+Library errors (`YzError`) become one paragraph on stderr and exit code 2; nothing else here
+decides anything about the game.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import sys
+from typing import Annotated
+
+import typer
+
+from yahtzee_rules import YzError
+
+from . import render
+
+app = typer.Typer(no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False,
+                  help="Rules-variant engine and exact solver for Yahtzee-family dice games.")
+rules_app = typer.Typer(no_args_is_help=True, help="Inspect and check rule sets.")
+cache_app = typer.Typer(no_args_is_help=True, help="The cache of solved strategies.")
+app.add_typer(rules_app, name="rules")
+app.add_typer(cache_app, name="cache")
+
+VariantOpt = Annotated[str, typer.Option("--variant", "-v",
+                                         help="A built-in variant name or a YAML rule file.")]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON.")]
+
+
+def handles_errors(func):
+    """Turn a YzError into a one-paragraph message on stderr and exit code 2."""
+
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        try:
+            return func(*args, **kwargs)
+        except YzError as exc:
+            typer.echo(f"error: {exc}", err=True)
+            raise typer.Exit(2) from None
+
+    return wrapper
+
+
+def emit_json(obj) -> None:
+    typer.echo(json.dumps(obj, indent=2))
+
+
+# ---------------------------------------------------------------- variants and rules
+
+
+@app.command("variants")
+@handles_errors
+def variants_cmd(as_json: JsonOpt = False) -> None:
+    """List the built-in variants: key, boxes, bonuses, Joker and description."""
+    from yahtzee_rules import builtin_names, load_rules
+
+    rows = [render.variant_summary(load_rules(name)) for name in builtin_names()]
+    if as_json:
+        emit_json(rows)
+    else:
+        typer.echo(render.variants_table(rows))
+
+
+@rules_app.command("show")
+@handles_errors
+def rules_show(spec: Annotated[str, typer.Argument(help="Variant name or YAML file.")],
+               as_json: JsonOpt = False) -> None:
+    """Show a rule set fully resolved (after `extends`), with every default filled in."""
+    from yahtzee_rules import load_rules
+
+    rules = load_rules(spec)
+    if as_json:
+        emit_json(rules.model_dump(mode="json"))
+    else:
+        typer.echo(render.rules_text(rules))
+
+
+@rules_app.command("validate")
+@handles_errors
+def rules_validate(path: Annotated[str, typer.Argument(help="YAML rule file to check.")],
+                   as_json: JsonOpt = False) -> None:
+    """Check a rule file; exit 0 when valid, 2 with every problem listed when not."""
+    from yahtzee_rules import load_rules
+
+    rules = load_rules(path)
+    if as_json:
+        emit_json({"valid": True, "name": rules.name, "categories": list(rules.keys)})
+    else:
+        typer.echo(f"{path}: valid rule set '{rules.name}' with {len(rules.categories)} boxes.")
+
+
+@rules_app.command("table")
+@handles_errors
+def rules_table(spec: Annotated[str, typer.Argument(help="Variant name or YAML file.")],
+                as_csv: Annotated[bool, typer.Option("--csv", help="Print CSV.")] = False,
+                as_json: JsonOpt = False) -> None:
+    """Print every distinct roll against every box, to inspect a house rule."""
+    from yahtzee_rules import compile_rules, load_rules
+
+    t = compile_rules(load_rules(spec))
+    if as_json:
+        emit_json({"categories": list(t.rules.keys), "rolls": t.ROLL_DICE.tolist(),
+                   "scores": t.SCORE.tolist()})
+    elif as_csv:
+        typer.echo(render.score_table_csv(t), nl=False)
+    else:
+        typer.echo(render.score_table_text(t))
+
+
+# ---------------------------------------------------------------- score
+
+
+@app.command("score")
+@handles_errors
+def score_cmd(
+    dice: Annotated[list[str], typer.Argument(help="The dice: 1 3 4 6 6, 1,3,4,6,6 or 13466.")],
+    variant: VariantOpt = "official-free-joker",
+    category: Annotated[str | None, typer.Option("--category", "-c",
+                                                 help="Score only this box.")] = None,
+    filled: Annotated[str | None, typer.Option(
+        "--filled", help="Boxes already filled, e.g. 'ones=3,yahtzee=50' (for bonus and Joker)."
+    )] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Score a roll in every open box (best first) or in one box, in an optional position."""
+    from yahtzee_rules import compile_rules, load_rules
+    from yahtzee_rules.errors import InputError
+    from yahtzee_rules.position import box_choices, parse_dice, parse_filled
+
+    t = compile_rules(load_rules(variant))
+    roll = t.roll_index(parse_dice(dice, t))
+    pos = parse_filled(filled, t)
+    choices = box_choices(t, roll, pos)
+    if category is not None:
+        if category not in t.rules.keys:
+            import difflib
+
+            hint = difflib.get_close_matches(category, t.rules.keys, n=1)
+            tip = f" Did you mean '{hint[0]}'?" if hint else ""
+            raise InputError(f"--category: '{category}' is not a box of {t.rules.name} (boxes: "
+                             f"{', '.join(t.rules.keys)}).{tip}")
+        if pos.is_filled(category):
+            raise InputError(f"--category: the box '{category}' is already filled in the given "
+                             "position; pick an open box or leave it out of --filled.")
+        choices = [c for c in choices if c.key == category]
+    else:
+        choices = sorted(choices, key=lambda c: (not c.legal, -c.total))
+    if as_json:
+        boxes = [render.choice_json(c) for c in choices]
+        if category is not None:
+            emit_json({"variant": t.rules.name, "dice": list(t.ROLL_DICE[roll].tolist()),
+                       "category": category, "score": choices[0].points, **boxes[0]})
+        else:
+            emit_json({"variant": t.rules.name, "dice": t.ROLL_DICE[roll].tolist(),
+                       "scores": {c.key: c.points for c in choices}, "boxes": boxes})
+    else:
+        typer.echo(render.choices_text(t, roll, choices))
+
+
+# ---------------------------------------------------------------- solve, compare, cache
+
+
+QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")]
+NoCacheOpt = Annotated[bool, typer.Option("--no-cache", help="Solve afresh; neither read nor "
+                                          "write the cache.")]
+
+
+@app.command("solve")
+@handles_errors
+def solve_cmd(variant: VariantOpt = "official-free-joker", no_cache: NoCacheOpt = False,
+              quiet: QuietOpt = False, as_json: JsonOpt = False) -> None:
+    """Compute the exact optimal expected score of a rule set (and cache the strategy)."""
+    from solver import solve
+    from yahtzee_rules import load_rules
+
+    rules = load_rules(variant)
+    with render.progress(f"solving {rules.name}", enabled=not quiet and not as_json) as step:
+        solution = solve(rules, use_cache=not no_cache, progress=step)
+    if solution.cache_note:
+        typer.echo(f"note: {solution.cache_note}", err=True)
+    if as_json:
+        emit_json(render.solution_json(solution))
+    else:
+        typer.echo(render.solution_text(solution))
+
+
+@app.command("compare")
+@handles_errors
+def compare_cmd(
+    variants: Annotated[list[str] | None, typer.Argument(
+        help="Variant names or YAML files (default: every built-in).")] = None,
+    no_cache: NoCacheOpt = False, quiet: QuietOpt = False, as_json: JsonOpt = False,
+) -> None:
+    """Compare the optimal expected scores of rule sets (difference to the first one)."""
+    from solver import solve
+    from yahtzee_rules import builtin_names, load_rules
+
+    # The official rules come first, so every difference reads against them.
+    specs = variants or sorted(builtin_names(), key=lambda name: name != "official-free-joker")
+    all_rules = [load_rules(s) for s in specs]  # every file is checked before any solving
+    solutions = []
+    for rules in all_rules:
+        with render.progress(f"solving {rules.name}",
+                             enabled=not quiet and not as_json) as step:
+            solutions.append(solve(rules, use_cache=not no_cache, progress=step))
+        if solutions[-1].cache_note:
+            typer.echo(f"note: {solutions[-1].cache_note}", err=True)
+    rows = render.compare_rows(solutions)
+    if as_json:
+        emit_json(rows)
+    else:
+        typer.echo(render.compare_text(rows))
+
+
+@cache_app.command("list")
+@handles_errors
+def cache_list(as_json: JsonOpt = False) -> None:
+    """List the solved strategies in the cache folder ($YZ_CACHE_DIR moves it)."""
+    from solver import cache
+
+    items = cache.entries()
+    if as_json:
+        emit_json({"cache_dir": str(cache.cache_dir()), "entries": [
+            {"variant": e.variant, "expected_score": e.expected_score, "states": e.states,
+             "bytes": e.size_bytes, "created": e.created, "path": str(e.path)} for e in items]})
+    else:
+        typer.echo(render.cache_text(cache.cache_dir(), items))
+
+
+@cache_app.command("clear")
+@handles_errors
+def cache_clear(as_json: JsonOpt = False) -> None:
+    """Delete every solved strategy from the cache."""
+    from solver import cache
+
+    removed = cache.clear()
+    if as_json:
+        emit_json({"cache_dir": str(cache.cache_dir()), "removed": removed})
+    else:
+        typer.echo(f"removed {removed} file(s) from {cache.cache_dir()}")
+
+
+def run() -> None:
+    """Console-script entry point."""
+    app()
+
+
+if __name__ == "__main__":
+    sys.exit(run())

@@ -1,0 +1,195 @@
+"""Text and JSON rendering for the CLI. Pure formatting: no game logic lives here."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import sys
+import textwrap
+from collections.abc import Callable, Iterator
+
+from yahtzee_rules import RuleSet, RuleTables
+from yahtzee_rules.models import (
+    FacePattern,
+    Fixed,
+    GroupsPattern,
+    OfAKindPattern,
+    StraightPattern,
+)
+
+
+def _table(headers: list[str], rows: list[list[str]], right: set[int] = frozenset()) -> str:
+    widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h)
+              for i, h in enumerate(headers)]
+
+    def line(cells):
+        return "  ".join(c.rjust(w) if i in right else c.ljust(w)
+                         for i, (c, w) in enumerate(zip(cells, widths, strict=True))).rstrip()
+
+    return "\n".join([line(headers), line(["-" * w for w in widths]), *map(line, rows)])
+
+
+# ---------------------------------------------------------------- variants and rules
+
+
+def variant_summary(rules: RuleSet) -> dict:
+    ub = rules.upper_bonus
+    return {
+        "name": rules.name,
+        "categories": len(rules.categories),
+        "upper_bonus": f"{ub.amount} at {ub.threshold}" if ub else None,
+        "yahtzee_bonus": rules.yahtzee_bonus.amount if rules.yahtzee_bonus else None,
+        "joker": rules.joker.mode,
+        "dice": f"{rules.dice}d{rules.faces} x{rules.rolls}",
+        "description": rules.description,
+    }
+
+
+def variants_table(rows: list[dict]) -> str:
+    body = []
+    for r in rows:
+        first = textwrap.shorten(r["description"], 60, placeholder="...")
+        body.append([r["name"], str(r["categories"]), r["upper_bonus"] or "-",
+                     str(r["yahtzee_bonus"] or "-"), r["joker"], first])
+    return _table(["variant", "boxes", "upper bonus", "yahtzee bonus", "joker", "description"],
+                  body, right={1})
+
+
+def pattern_text(p) -> str:
+    if isinstance(p, FacePattern):
+        return f"face {p.face}" + (f" (at least {p.min_count})" if p.min_count else "")
+    if isinstance(p, OfAKindPattern):
+        return f"{'exactly' if p.exact else 'at least'} {p.count} of a kind"
+    if isinstance(p, GroupsPattern):
+        sizes = "+".join(map(str, p.sizes))
+        extra = ", exact" if p.exact else ""
+        extra += "" if p.distinct else ", faces may repeat"
+        return f"groups {sizes}{extra}"
+    if isinstance(p, StraightPattern):
+        if p.length is not None:
+            return f"run of {p.length}"
+        return "faces " + "-".join(map(str, p.faces))
+    return p.kind.replace("_", " ")
+
+
+def score_text(s) -> str:
+    return f"{s.points} points" if isinstance(s, Fixed) else s.kind.replace("_", " ")
+
+
+def rules_text(rules: RuleSet) -> str:
+    out = [f"{rules.name}: {rules.dice} dice, {rules.faces} faces, {rules.rolls} rolls per turn"]
+    if rules.description:
+        out += textwrap.wrap(rules.description, 96, initial_indent="  ", subsequent_indent="  ")
+    if rules.source:
+        out.append(f"  source: {rules.source}")
+    rows = [[c.key, c.name, c.section, pattern_text(c.pattern), score_text(c.score)]
+            for c in rules.categories]
+    out += ["", _table(["key", "name", "section", "pattern", "score"], rows), ""]
+    ub = rules.upper_bonus
+    out.append(f"upper bonus:   {ub.amount} when {', '.join(rules.bonus_categories)} total "
+               f"{ub.threshold} or more" if ub else "upper bonus:   none")
+    yb = rules.yahtzee_bonus
+    out.append(f"yahtzee bonus: {yb.amount} per further Yahtzee once '{rules.yahtzee_category}' "
+               "holds its full value" if yb else "yahtzee bonus: none")
+    jk = rules.joker
+    out.append(f"joker:         {jk.mode}" + (f" (full value in {', '.join(jk.full_value)})"
+                                               if jk.mode != "none" and jk.full_value else ""))
+    return "\n".join(out)
+
+
+def score_table_csv(t: RuleTables) -> str:
+    buf = io.StringIO()
+    buf.write("dice," + ",".join(t.rules.keys) + "\n")
+    for r in range(t.n_rolls):
+        dice = "".join(map(str, t.ROLL_DICE[r])) if t.n_faces <= 9 else \
+            " ".join(map(str, t.ROLL_DICE[r]))
+        buf.write(dice + "," + ",".join(map(str, t.SCORE[r])) + "\n")
+    return buf.getvalue()
+
+
+def score_table_text(t: RuleTables) -> str:
+    rows = [[" ".join(map(str, t.ROLL_DICE[r])), *map(str, t.SCORE[r])] for r in range(t.n_rolls)]
+    return _table(["dice", *t.rules.keys], rows, right=set(range(1, t.n_categories + 1)))
+
+
+# ---------------------------------------------------------------- score
+
+
+def choice_json(c) -> dict:
+    return {"category": c.key, "name": c.name, "score": c.points, "yahtzee_bonus": c.yahtzee_bonus,
+            "upper_bonus": c.upper_bonus, "total": c.total, "legal": c.legal, "joker": c.joker}
+
+
+def choices_text(t: RuleTables, roll: int, choices) -> str:
+    rows = []
+    for c in choices:
+        notes = []
+        if c.joker:
+            notes.append("Joker")
+        if c.yahtzee_bonus:
+            notes.append(f"+{c.yahtzee_bonus} Yahtzee bonus")
+        if c.upper_bonus:
+            notes.append(f"+{c.upper_bonus} upper bonus")
+        if not c.legal:
+            notes.append("not allowed (forced Joker)")
+        rows.append([c.key, c.name, str(c.points), "; ".join(notes)])
+    dice = " ".join(map(str, t.ROLL_DICE[roll]))
+    return f"{t.rules.name}: {dice}\n" + _table(["box", "name", "score", "notes"], rows, right={2})
+
+
+# ---------------------------------------------------------------- solve and compare
+
+
+@contextlib.contextmanager
+def progress(label: str, enabled: bool = True) -> Iterator[Callable[[int, int], None] | None]:
+    """A progress bar on stderr while solving, only when stderr is a terminal."""
+    if not enabled or not sys.stderr.isatty():
+        yield None
+        return
+    from rich.console import Console
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+    bar = Progress(TextColumn("{task.description}"), BarColumn(), TextColumn("{task.completed}/"
+                   "{task.total} layers"), TimeElapsedColumn(),
+                   console=Console(stderr=True), transient=True)
+    with bar:
+        task = bar.add_task(label, total=None)
+
+        def step(done: int, total: int) -> None:
+            bar.update(task, completed=done, total=total)
+
+        yield step
+
+
+def solution_json(s) -> dict:
+    return {"variant": s.rules.name, "expected_score": s.expected_score, "states": s.states,
+            "seconds": s.seconds, "cached": s.cached}
+
+
+def solution_text(s) -> str:
+    how = "from the cache" if s.cached else "solved"
+    return (f"{s.rules.name}: expected score {s.expected_score:.4f}\n"
+            f"  {s.states:,} reachable turn-start states, {how} in {s.seconds:.2f} s")
+
+
+def compare_rows(solutions) -> list[dict]:
+    base = solutions[0].expected_score if solutions else 0.0
+    return [{"variant": s.rules.name, "expected_score": s.expected_score,
+             "difference": s.expected_score - base, "states": s.states, "cached": s.cached}
+            for s in solutions]
+
+
+def compare_text(rows: list[dict]) -> str:
+    body = [[r["variant"], f"{r['expected_score']:.4f}", f"{r['difference']:+.4f}",
+             f"{r['states']:,}", "yes" if r["cached"] else "no"] for r in rows]
+    return _table(["variant", "expected", "vs first", "states", "cached"], body,
+                  right={1, 2, 3})
+
+
+def cache_text(root, entries) -> str:
+    if not entries:
+        return f"no solved strategies in {root}"
+    body = [[e.variant, f"{e.expected_score:.4f}", f"{e.size_bytes / 1e6:.1f} MB", e.created,
+             e.path.name] for e in entries]
+    return f"{root}\n" + _table(["variant", "expected", "size", "created", "file"], body,
+                                right={1, 2})

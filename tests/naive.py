@@ -1,0 +1,285 @@
+"""Slow, obviously-correct twins of the scorer, the Joker rules and the solver: a test oracle.
+
+Nothing here comes from ``yahtzee_rules.scoring`` or ``yahtzee_rules.tables``; only the pydantic
+rule objects are read (by their ``kind`` strings and plain fields). Dice are ordered tuples of
+faces 1..F, and everything is written straight from the rule language's definition with plain
+loops over every possibility:
+
+- ``naive_score``: the points a category gives a roll under the normal rules;
+- ``naive_box_points``: the points of putting a final roll in an open box in a given position,
+  with the Joker and the extra Yahtzee bonus (``None`` if the forced Joker forbids that box);
+- ``naive_solve``: the optimal expected final score by expectimax over ordered dice outcomes.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from itertools import product
+
+# ---------------------------------------------------------------- one category, one roll
+
+
+def _count(dice, face: int) -> int:
+    return sum(1 for d in dice if d == face)
+
+
+def naive_match(pattern, dice) -> int | None:
+    """Best sum of the dice that form the pattern, or None if the roll does not fit it."""
+    kind = pattern.kind
+    if kind == "any":
+        return sum(dice)
+    if kind == "all_same":
+        return sum(dice) if all(d == dice[0] for d in dice) else None
+    if kind == "face":
+        if _count(dice, pattern.face) >= pattern.min_count:
+            return sum(d for d in dice if d == pattern.face)
+        return None
+    if kind == "of_a_kind":
+        k = pattern.count
+        best = None
+        for face in set(dice):
+            c = _count(dice, face)
+            if c == k or (c > k and not pattern.exact):
+                best = face if best is None else max(best, face)
+        return None if best is None else k * best
+    if kind == "groups":
+        best = None
+        # Every way to give each group a face that shows on some die (a group needs >= 1 die).
+        for assignment in product(sorted(set(dice)), repeat=len(pattern.sizes)):
+            if pattern.distinct and len(set(assignment)) != len(assignment):
+                continue
+            need: dict[int, int] = {}
+            for size, face in zip(pattern.sizes, assignment, strict=True):
+                need[face] = need.get(face, 0) + size
+            if pattern.exact:
+                ok = all(_count(dice, face) == n for face, n in need.items())
+            else:
+                ok = all(_count(dice, face) >= n for face, n in need.items())
+            if ok:
+                points = sum(size * face for size, face in zip(pattern.sizes, assignment,
+                                                               strict=True))
+                best = points if best is None else max(best, points)
+        return best
+    if kind == "straight":
+        if pattern.faces is not None:
+            return sum(pattern.faces) if all(f in dice for f in pattern.faces) else None
+        best = None
+        for low in range(1, max(dice) + 1):
+            run = list(range(low, low + pattern.length))
+            if all(f in dice for f in run):
+                best = sum(run) if best is None else max(best, sum(run))
+        return best
+    raise TypeError(f"unknown pattern kind {kind!r}")
+
+
+def naive_score(category, dice) -> int:
+    """Points the box gives this roll (ordered dice) under the normal rules."""
+    matched = naive_match(category.pattern, tuple(dice))
+    if matched is None:
+        return 0
+    form = category.score
+    if form.kind == "fixed":
+        return form.points
+    if form.kind == "sum_all":
+        return sum(dice)
+    if form.kind == "sum_matched":
+        return matched
+    if form.kind == "face_total":
+        return category.pattern.face * _count(dice, category.pattern.face)
+    raise TypeError(f"unknown scoring form {form.kind!r}")
+
+
+def naive_full_value(category, dice) -> int:
+    """Points of the box when the Joker makes its pattern count as matched by all the dice."""
+    form = category.score
+    if form.kind == "fixed":
+        return form.points
+    if form.kind in ("sum_all", "sum_matched"):
+        return sum(dice)
+    if form.kind == "face_total":
+        return category.pattern.face * _count(dice, category.pattern.face)
+    raise TypeError(f"unknown scoring form {form.kind!r}")
+
+
+# ---------------------------------------------------------------- one box in a position
+
+
+def _category(rules, key: str):
+    for cat in rules.categories:
+        if cat.key == key:
+            return cat
+    raise KeyError(key)
+
+
+def _upper_box(rules, face: int) -> str | None:
+    for cat in rules.categories:
+        if cat.section == "upper" and cat.pattern.kind == "face" and cat.pattern.face == face:
+            return cat.key
+    return None
+
+
+def _has_yahtzee_box(rules) -> bool:
+    return any(cat.key == rules.yahtzee_category for cat in rules.categories)
+
+
+def naive_box_parts(rules, dice, category_key: str, filled: frozenset[str],
+                    yahtzee_full: bool) -> tuple[int, int] | None:
+    """(box score, extra Yahtzee bonus) of scoring this roll in this open box, or None if the
+    box is filled or the forced Joker forbids it. The box score is what counts toward the
+    upper bonus; the extra bonus never does."""
+    if category_key in filled:
+        return None
+    cat = _category(rules, category_key)
+    dice = tuple(dice)
+    yahtzee_roll = all(d == dice[0] for d in dice)
+    ybox = rules.yahtzee_category
+    bonus = 0
+    if (yahtzee_roll and yahtzee_full and rules.yahtzee_bonus is not None
+            and _has_yahtzee_box(rules)):
+        bonus = rules.yahtzee_bonus.amount
+    normal = naive_score(cat, dice)
+    mode = rules.joker.mode
+    joker = yahtzee_roll and mode != "none" and ybox in filled
+    if not joker:
+        return normal, bonus
+    upper = _upper_box(rules, dice[0])
+    in_full = category_key in rules.joker.full_value
+    if mode == "free":
+        if in_full and (upper is None or upper in filled):
+            return naive_full_value(cat, dice), bonus
+        return normal, bonus
+    # forced
+    if upper is not None and upper not in filled:
+        return (normal, bonus) if category_key == upper else None
+    lower_open = [c.key for c in rules.categories if c.section == "lower" and c.key not in filled]
+    if lower_open:
+        if cat.section != "lower":
+            return None
+        return (naive_full_value(cat, dice) if in_full else normal), bonus
+    return normal, bonus  # only upper boxes are open: any of them, scored normally
+
+
+def naive_box_points(rules, dice, category_key: str, filled: frozenset[str],
+                     yahtzee_full: bool) -> int | None:
+    """Points of putting this final roll in this open box (Joker and extra Yahtzee bonus
+    included), or None if the box is filled or the forced Joker forbids it."""
+    parts = naive_box_parts(rules, dice, category_key, filled, yahtzee_full)
+    return None if parts is None else parts[0] + parts[1]
+
+
+# ---------------------------------------------------------------- the whole game
+
+
+def naive_bonus_keys(rules) -> frozenset[str]:
+    """The boxes counting toward the upper bonus."""
+    if rules.upper_bonus is None:
+        return frozenset()
+    if rules.upper_bonus.categories is not None:
+        return frozenset(rules.upper_bonus.categories)
+    return frozenset(c.key for c in rules.categories if c.section == "upper")
+
+
+def naive_solve(rules) -> float:
+    """Optimal expected final score of a whole game, by plain expectimax over ordered dice.
+
+    Turn-start states are (filled boxes, upper total capped at the threshold, whether the
+    Yahtzee box holds a non-zero score). Within a turn the dice are an ordered tuple; after each
+    roll but the last, any subset of dice positions is kept and the others are re-thrown (each
+    of the F**m outcomes of the m thrown dice has probability 1/F**m). Only for tiny games.
+    """
+    keys = tuple(c.key for c in rules.categories)
+    n, faces, rolls = rules.dice, rules.faces, rules.rolls
+    threshold = rules.upper_bonus.threshold if rules.upper_bonus is not None else 0
+    amount = rules.upper_bonus.amount if rules.upper_bonus is not None else 0
+    counted = naive_bonus_keys(rules)
+    ybox = rules.yahtzee_category
+    outcomes = list(product(range(1, faces + 1), repeat=n))
+
+    @cache
+    def value(filled: frozenset[str], upper: int, yfull: bool) -> float:
+        """Expected points still to come from the start of a turn in this state."""
+        if len(filled) == len(keys):
+            return 0.0
+        final_memo: dict[tuple[int, ...], float] = {}
+        turn_memo: dict[tuple[tuple[int, ...], int], float] = {}
+
+        def final(dice: tuple[int, ...]) -> float:
+            if dice in final_memo:
+                return final_memo[dice]
+            best = None
+            for key in keys:
+                parts = naive_box_parts(rules, dice, key, filled, yfull)
+                if parts is None:
+                    continue
+                box, ybonus = parts
+                points = box + ybonus
+                new_upper = upper
+                if key in counted:
+                    new_upper = min(threshold, upper + box)
+                    if upper < threshold <= upper + box:
+                        points += amount
+                new_yfull = yfull or (key == ybox and box > 0)
+                total = points + value(filled | {key}, new_upper, new_yfull)
+                best = total if best is None else max(best, total)
+            assert best is not None, "no legal box: the rules left a roll nowhere to go"
+            final_memo[dice] = best
+            return best
+
+        def best_from(dice: tuple[int, ...], left: int) -> float:
+            """Value of holding these dice with `left` re-throws still allowed."""
+            if left == 0:
+                return final(dice)
+            memo_key = (dice, left)
+            if memo_key in turn_memo:
+                return turn_memo[memo_key]
+            best = None
+            for mask in range(1 << n):  # bit i set: die i is kept
+                thrown = [i for i in range(n) if not mask >> i & 1]
+                total = 0.0
+                for new_faces in product(range(1, faces + 1), repeat=len(thrown)):
+                    new = list(dice)
+                    for i, face in zip(thrown, new_faces, strict=True):
+                        new[i] = face
+                    total += best_from(tuple(new), left - 1)
+                avg = total / faces ** len(thrown)
+                best = avg if best is None else max(best, avg)
+            turn_memo[memo_key] = best
+            return best
+
+        return sum(best_from(o, rolls - 1) for o in outcomes) / len(outcomes)
+
+    return value(frozenset(), 0, False)
+
+
+# ---------------------------------------------------------------- score cards
+
+
+def naive_card_total(rules, boxes: dict[str, int], yahtzee_bonuses: int = 0) -> int:
+    """Final score of a filled card: the boxes, the upper bonus if the counted boxes reach the
+    threshold, and the extra Yahtzee bonuses (given as a count; they never count upward)."""
+    total = sum(boxes.values())
+    counted = naive_bonus_keys(rules)
+    upper = sum(points for key, points in boxes.items() if key in counted)
+    if rules.upper_bonus is not None and upper >= rules.upper_bonus.threshold:
+        total += rules.upper_bonus.amount
+    if yahtzee_bonuses:
+        total += yahtzee_bonuses * rules.yahtzee_bonus.amount
+    return total
+
+
+def naive_play(rules, turns) -> int:
+    """Final score of a game given as (final dice, box) per turn; ValueError on an illegal box."""
+    filled: frozenset[str] = frozenset()
+    yfull = False
+    boxes: dict[str, int] = {}
+    bonuses = 0
+    for dice, key in turns:
+        parts = naive_box_parts(rules, dice, key, filled, yfull)
+        if parts is None:
+            raise ValueError(f"{dice} may not go in {key!r} with {sorted(filled)} filled")
+        box, ybonus = parts
+        boxes[key] = box
+        bonuses += ybonus > 0
+        yfull = yfull or (key == rules.yahtzee_category and box > 0)
+        filled |= {key}
+    return naive_card_total(rules, boxes, bonuses)

@@ -1,0 +1,157 @@
+"""The CLI through typer's runner: outputs, JSON shapes, and exit code 2 for every bad input."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from cli.main import app
+
+runner = CliRunner()
+EXAMPLE = str(Path(__file__).resolve().parent.parent / "examples" / "house-rules.yaml")
+
+
+def yz(*args: str):
+    return runner.invoke(app, list(args))
+
+
+def yz_json(*args: str):
+    result = yz(*args, "--json")
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout)
+
+
+def test_no_args_shows_help():
+    result = yz()
+    assert "solve" in result.output and "variants" in result.output
+
+
+def test_variants_lists_the_seven():
+    result = yz("variants")
+    assert result.exit_code == 0
+    for name in ("official-free-joker", "official-forced-joker", "no-upper-bonus",
+                 "no-yahtzee-bonus", "no-bonus", "yatzy", "gist"):
+        assert name in result.stdout
+    rows = yz_json("variants")
+    assert len(rows) == 7
+    official = next(r for r in rows if r["name"] == "official-free-joker")
+    assert official["joker"] == "free" and official["yahtzee_bonus"] == 100
+    assert official["upper_bonus"] == "35 at 63" and official["categories"] == 13
+
+
+def test_rules_show_resolves_extends():
+    data = yz_json("rules", "show", "official-forced-joker")
+    assert data["joker"]["mode"] == "forced"
+    assert len(data["categories"]) == 13 and data["upper_bonus"]["threshold"] == 63
+    text = yz("rules", "show", EXAMPLE).stdout
+    assert "50 when" in text and "70 or more" in text and "faces may repeat" in text
+
+
+def test_rules_validate_ok_and_bad(tmp_path):
+    assert yz("rules", "validate", EXAMPLE).exit_code == 0
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("extends: official-free-joker\nupper_bonus: {threshold: 70, amout: 5}\n")
+    result = yz("rules", "validate", str(bad))
+    assert result.exit_code == 2
+    assert "bad.yaml:2:" in result.stderr and "did you mean 'amount'" in result.stderr
+    assert "Traceback" not in result.output
+
+
+def test_rules_table_json_and_csv():
+    data = yz_json("rules", "table", "gist")
+    assert data["categories"][0] == "chance" and len(data["rolls"]) == 252
+    i = data["rolls"].index([1, 2, 3, 4, 5])
+    assert data["scores"][i][data["categories"].index("small_straight")] == 15
+    assert all(r == sorted(r) for r in data["rolls"])
+    csv = yz("rules", "table", "yatzy", "--csv").stdout.splitlines()
+    assert csv[0].startswith("dice,ones,twos") and len(csv) == 253
+    assert yz("rules", "table", "yatzy").exit_code == 0
+
+
+def test_score_every_box_best_first():
+    data = yz_json("score", "--variant", "yatzy", "5", "5", "4", "4", "1")
+    assert data["scores"]["one_pair"] == 10 and data["scores"]["two_pairs"] == 18
+    totals = [b["total"] for b in data["boxes"]]
+    assert totals == sorted(totals, reverse=True)
+    text = yz("score", "-v", "yatzy", "55441").stdout
+    assert text.splitlines()[3].startswith("chance")  # 19, the best box, first after the header
+
+
+def test_score_one_category_and_dice_forms():
+    for dice in (["3,3,3,4,5"], ["33345"], ["3", "3", "3", "4", "5"], ["5 4 3 3 3"]):
+        data = yz_json("score", "-v", "gist", "--category", "three_of_a_kind", *dice)
+        assert data["score"] == 9
+
+
+def test_score_with_joker_position():
+    args = ["score", "33333", "--filled", "yahtzee=50,threes=15"]
+    data = yz_json(*args, "--category", "large_straight")
+    assert data["score"] == 40 and data["yahtzee_bonus"] == 100 and data["joker"]
+    forced = yz_json(*args, "-v", "official-forced-joker")
+    legal = {b["category"] for b in forced["boxes"] if b["legal"]}
+    assert "ones" not in legal and "large_straight" in legal
+    must = yz_json("score", "33333", "--filled", "yahtzee=50", "-v", "official-forced-joker")
+    assert {b["category"] for b in must["boxes"] if b["legal"]} == {"threes"}
+
+
+@pytest.mark.parametrize("args, needle", [
+    (["score", "1", "2", "3"], "got 3 dice"),
+    (["score", "1", "2", "3", "4", "7"], "7 cannot show on a 6-sided die"),
+    (["score", "a", "b", "c", "d", "e"], "is not a list of numbers"),
+    (["score", "12345", "-c", "fullhouse"], "did you mean 'full_house'"),
+    (["score", "12345", "-c", "ones", "--filled", "ones=1"], "already filled"),
+    (["score", "12345", "--filled", "onez=3"], "'onez' is not a box"),
+    (["score", "12345", "--filled", "ones=7"], "can never hold"),
+    (["score", "12345", "--filled", "ones"], "give the scores of ones"),
+    (["score", "12345", "--filled", "yahtzee"], "give the score in the yahtzee box"),
+    (["score", "12345", "-v", "nonexistent.yaml"], "no such file"),
+    (["rules", "show", "yahtze"], "Did you mean 'yatzy'|no such built-in"),
+    (["solve", "-v", "missing/file.yaml"], "no such file"),
+    (["compare", "official-free-joker", "nope"], "no such built-in variant or file"),
+])
+def test_bad_input_exits_2_with_one_paragraph(args, needle):
+    result = yz(*args)
+    assert result.exit_code == 2, result.output
+    assert re.search(needle, result.stderr, re.IGNORECASE), result.stderr
+    assert "Traceback" not in result.output
+    assert result.stdout == ""
+
+
+def test_all_boxes_filled_is_an_error():
+    filled = ",".join(f"{k}=0" for k in ("ones", "twos", "threes", "fours", "fives", "sixes",
+                                         "three_of_a_kind", "four_of_a_kind", "full_house",
+                                         "small_straight", "large_straight", "yahtzee"))
+    filled += ",chance=20"
+    result = yz("score", "12345", "--filled", filled)
+    assert result.exit_code == 2 and "game is over" in result.stderr
+
+
+def test_solve_json_end_to_end(isolated_cache):
+    first = yz_json("solve", "--variant", "official-free-joker")
+    assert round(first["expected_score"], 4) == 254.5896
+    assert first["states"] == 536_320 and first["cached"] is False
+    assert first["variant"] == "official-free-joker" and first["seconds"] > 0
+    second = yz_json("solve", "--variant", "official-free-joker")
+    assert second["cached"] is True and second["expected_score"] == first["expected_score"]
+    assert yz_json("solve", "--no-cache")["cached"] is False
+    text = yz("solve").stdout
+    assert "254.5896" in text and "from the cache" in text
+    listing = yz_json("cache", "list")
+    assert [e["variant"] for e in listing["entries"]] == ["official-free-joker"]
+    assert listing["cache_dir"] == str(isolated_cache)
+    assert yz_json("cache", "clear")["removed"] == 1
+    assert yz_json("cache", "list")["entries"] == []
+    assert "no solved strategies" in yz("cache", "list").stdout
+
+
+def test_compare_json():
+    rows = yz_json("compare", "no-bonus", "gist")
+    assert [r["variant"] for r in rows] == ["no-bonus", "gist"]
+    assert rows[0]["difference"] == 0.0
+    assert rows[1]["difference"] == pytest.approx(rows[1]["expected_score"] -
+                                                  rows[0]["expected_score"])
+    assert "vs first" in yz("compare", "no-bonus", "gist").stdout

@@ -1,0 +1,187 @@
+"""Loading rule sets: built-ins, `extends`, round trips, and every kind of bad input."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from yahtzee_rules import RulesError, builtin_names, compile_rules, load_rules, rules_from_text
+from yahtzee_rules.models import RuleSet
+
+BUILTINS = [
+    "gist", "no-bonus", "no-upper-bonus", "no-yahtzee-bonus", "official-forced-joker",
+    "official-free-joker", "yatzy",
+]
+EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "house-rules.yaml"
+
+
+def test_the_seven_builtins_are_shipped():
+    assert builtin_names() == BUILTINS
+
+
+@pytest.mark.parametrize("name", BUILTINS)
+def test_builtin_loads_compiles_and_round_trips(name):
+    rules = load_rules(name)
+    assert rules.name == name
+    assert rules.description and rules.source
+    again = RuleSet.model_validate(yaml.safe_load(yaml.safe_dump(rules.model_dump(mode="json"))))
+    assert again == rules
+    t = compile_rules(rules)
+    assert t.n_rolls == 252 and t.SCORE.shape == (252, len(rules.categories))
+    assert compile_rules(again).digest == t.digest
+
+
+@pytest.mark.parametrize("name", BUILTINS)
+def test_category_keys_are_stable_snake_case(name):
+    keys = load_rules(name).keys
+    assert {"ones", "twos", "threes", "fours", "fives", "sixes", "chance"} <= set(keys)
+    assert all(k == k.lower() and " " not in k for k in keys)
+
+
+def test_expected_keys_per_variant():
+    assert "yahtzee" in load_rules("official-free-joker").keys
+    assert {"pair", "two_pairs", "yahtzee"} <= set(load_rules("gist").keys)
+    assert {"one_pair", "two_pairs", "yatzy"} <= set(load_rules("yatzy").keys)
+
+
+def test_extends_changes_only_what_it_names():
+    base = load_rules("official-free-joker")
+    forced = load_rules("official-forced-joker")
+    assert forced.joker.mode == "forced"
+    assert forced.joker.full_value == base.joker.full_value
+    assert forced.categories == base.categories
+    assert forced.upper_bonus == base.upper_bonus
+    no_upper = load_rules("no-upper-bonus")
+    assert no_upper.upper_bonus is None and no_upper.yahtzee_bonus == base.yahtzee_bonus
+
+
+def test_house_rules_example_needs_no_code():
+    rules = load_rules(str(EXAMPLE))
+    assert rules.name == "house-70-50"
+    assert rules.upper_bonus.threshold == 70 and rules.upper_bonus.amount == 50
+    t = compile_rules(rules)
+    fh = rules.index_of("full_house")
+    assert t.SCORE[t.roll_index((4, 4, 4, 4, 4)), fh] == 25
+    assert t.SCORE[t.roll_index((4, 4, 4, 4, 2)), fh] == 0
+    base = compile_rules(load_rules("official-free-joker"))
+    assert base.SCORE[base.roll_index((4, 4, 4, 4, 4)), fh] == 0
+
+
+def test_extends_relative_path_and_remove_categories(tmp_path):
+    (tmp_path / "base.yaml").write_text("extends: official-free-joker\nname: base\n")
+    child = tmp_path / "child.yaml"
+    child.write_text("extends: base.yaml\nremove_categories: [chance, yahtzee]\n"
+                     "yahtzee_bonus: null\njoker: {mode: none}\n")
+    rules = load_rules(str(child))
+    assert rules.name == "child"
+    assert "chance" not in rules.keys and len(rules.keys) == 11
+
+
+def test_new_category_is_appended(tmp_path):
+    f = tmp_path / "plus.yaml"
+    f.write_text("extends: official-free-joker\ncategories:\n"
+                 "  - {key: pair, name: Pair, section: lower, pattern: {kind: of_a_kind, count: 2},"
+                 " score: sum_matched}\n")
+    assert load_rules(str(f)).keys[-1] == "pair"
+
+
+def test_loading_never_runs_code(tmp_path):
+    marker = tmp_path / "ran"
+    f = tmp_path / "evil.yaml"
+    f.write_text(f'name: !!python/object/apply:os.system ["touch {marker}"]\ncategories: []\n')
+    with pytest.raises(RulesError, match="plain data"):
+        load_rules(str(f))
+    assert not marker.exists()
+
+
+BAD = {
+    "syntax": ("name: x\ncategories: [\n", r"syntax\.yaml:\d+:\d+: invalid YAML"),
+    "unknown_key": ("extends: official-free-joker\ncolour: red\n",
+                    r"unknown_key\.yaml:2:1: colour: unknown field"),
+    "misspelled": ("extends: official-free-joker\nupper_bonus: {threshold: 70, amout: 5}\n",
+                   r"upper_bonus\.amout: unknown field .*did you mean 'amount'"),
+    "wrong_type": ("extends: official-free-joker\ndice: five\n",
+                   r"wrong_type\.yaml:2:1: dice: Input should be a valid integer"),
+    "duplicate_category": (
+        "name: d\ncategories:\n"
+        "  - {key: chance, name: C, section: lower, pattern: any, score: sum_all}\n"
+        "  - {key: chance, name: C2, section: lower, pattern: any, score: sum_all}\n",
+        r"duplicate_category\.yaml:4:\d+: categories\[1\]\.key: duplicate category key 'chance'"),
+    "duplicate_in_extends": (
+        "extends: official-free-joker\ncategories:\n"
+        "  - {key: c2, name: C, section: lower, pattern: any, score: sum_all}\n"
+        "  - {key: c2, name: C, section: lower, pattern: any, score: sum_all}\n",
+        r"categories\[1\]\.key: 'c2' appears twice"),
+    "unknown_category": ("extends: official-free-joker\njoker: {full_value: [full_hose]}\n",
+                         r"joker\.full_value\[0\]: unknown category 'full_hose'.*full_house"),
+    "zero_dice": ("extends: official-free-joker\ndice: 0\n",
+                  r"dice: Input should be greater than or equal to 1"),
+    "many_faces": ("extends: official-free-joker\nfaces: 1000\n",
+                   r"faces: Input should be less than or equal to 10"),
+    "face_beyond_die": ("extends: official-free-joker\nfaces: 4\n",
+                        r"categories\[4\]\.pattern\.face: face 5 does not exist"),
+    "duplicate_yaml_key": ("name: a\nname: b\ncategories: []\n",
+                           r"duplicate_yaml_key\.yaml:2:1: name: the key 'name' appears twice"),
+    "bad_kind": ("extends: official-free-joker\ncategories:\n  - key: full_house\n"
+                 "    pattern: {kind: pairs}\n", r"pattern: .*'pairs'.*kinds: face, of_a_kind"),
+    "wrong_pattern_field": (
+        "extends: official-free-joker\ncategories:\n  - key: full_house\n"
+        "    pattern: {kind: groups, sizes: [3, 2], count: 3}\n",
+        r"pattern\.count: unknown field \(allowed here: kind, sizes, exact, distinct\)"),
+    "missing_field": ("name: m\ncategories:\n  - {key: ones, section: upper, "
+                      "pattern: {kind: face, face: 1}, score: face_total}\n",
+                      r"missing_field\.yaml:3:\d+: categories\[0\]\.name: this field is required"),
+    "not_a_mapping": ("- 1\n- 2\n", r"must be a mapping"),
+    "empty": ("", r"the file is empty"),
+    "remove_without_extends": ("name: r\nremove_categories: [chance]\ncategories: []\n",
+                               r"only a file with `extends`"),
+    "face_total_misuse": (
+        "name: f\ncategories:\n  - {key: c, name: C, section: lower, pattern: any, "
+        "score: face_total}\n", r"categories\[0\]\.score: face_total needs a `face` pattern"),
+    "state_space": ("extends: yatzy\nupper_bonus: {threshold: 1000, amount: 5}\n",
+                    r"state table would have .* over the limit"),
+    "no_yahtzee_box": ("extends: official-free-joker\nremove_categories: [yahtzee]\n",
+                       r"yahtzee_category: the Yahtzee bonus and Joker need a Yahtzee box"),
+    "unknown_parent": ("extends: oficial-free-joker\n",
+                       r"no such built-in variant or file.*Did you mean 'official-free-joker'"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BAD))
+def test_bad_rule_files_give_pointed_errors(tmp_path, case):
+    text, pattern = BAD[case]
+    f = tmp_path / f"{case}.yaml"
+    f.write_text(text)
+    with pytest.raises(RulesError, match=pattern):
+        load_rules(str(f))
+
+
+def test_all_problems_are_reported_at_once(tmp_path):
+    f = tmp_path / "many.yaml"
+    f.write_text("extends: official-free-joker\ncolour: red\ndice: five\nrolls: 0\n")
+    with pytest.raises(RulesError, match="3 problems") as info:
+        load_rules(str(f))
+    assert "colour" in str(info.value) and "dice" in str(info.value)
+
+
+def test_extends_cycle(tmp_path):
+    (tmp_path / "a.yaml").write_text("extends: b.yaml\n")
+    (tmp_path / "b.yaml").write_text("extends: a.yaml\n")
+    with pytest.raises(RulesError, match=r"cycle .*a\.yaml -> .*b\.yaml -> .*a\.yaml"):
+        load_rules(str(tmp_path / "a.yaml"))
+
+
+def test_missing_file_and_unknown_name():
+    with pytest.raises(RulesError, match="no such file"):
+        load_rules("nowhere/rules.yaml")
+    with pytest.raises(RulesError, match=r"[Dd]id you mean .yatzy."):
+        load_rules("yatzee")
+
+
+def test_rules_from_text():
+    rules = rules_from_text("name: tiny\ndice: 2\nfaces: 3\ncategories:\n"
+                            "  - {key: chance, name: Chance, section: lower, pattern: any, "
+                            "score: sum_all}\n")
+    assert rules.dice == 2 and compile_rules(rules).n_rolls == 6

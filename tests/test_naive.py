@@ -1,0 +1,145 @@
+"""Self-tests of the naive oracle against values worked out by hand."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from naive import naive_box_points, naive_score, naive_solve
+
+from yahtzee_rules.models import Category, RuleSet
+
+CHANCE = {"key": "chance", "name": "Chance", "section": "lower", "pattern": "any",
+          "score": "sum_all"}
+
+
+def _rules(categories, **extra) -> RuleSet:
+    return RuleSet.model_validate({"name": "tiny", "categories": categories, **extra})
+
+
+def _face(key: str, face: int, section: str = "upper", **score) -> dict:
+    return {"key": key, "name": key, "section": section, "pattern": {"kind": "face", "face": face},
+            "score": score or "face_total"}
+
+
+@pytest.mark.parametrize(("rolls", "expected"), [
+    (1, 3.5),           # one throw of a die
+    (2, 4.25),          # keep 4-6, else re-throw: 15/6 + 3.5/2
+    (3, 14 / 3),        # keep 5-6, else the 2-roll game: 11/6 + 4.25 * 4/6
+    (4, 4.944444444444445),  # keep 5-6, else the 3-roll game: 11/6 + 14/3 * 4/6 = 89/18
+])
+def test_one_die_chance(rolls, expected):
+    rules = _rules([CHANCE], dice=1, faces=6, rolls=rolls)
+    assert naive_solve(rules) == pytest.approx(expected, abs=1e-12)
+
+
+def test_two_dice_all_same_one_roll():
+    cat = {"key": "yahtzee", "name": "Y", "section": "lower", "pattern": "all_same",
+           "score": {"kind": "fixed", "points": 10}}
+    assert naive_solve(_rules([cat], dice=2, faces=6, rolls=1)) == pytest.approx(10 / 6)
+
+
+def test_two_dice_all_same_two_rolls():
+    # Keep one die if no pair, so a pair after two rolls has probability 1/6 + 5/6 * 1/6.
+    cat = {"key": "yahtzee", "name": "Y", "section": "lower", "pattern": "all_same",
+           "score": {"kind": "fixed", "points": 36}}
+    assert naive_solve(_rules([cat], dice=2, faces=6, rolls=2)) == pytest.approx(6 + 5)
+
+
+def test_two_dice_chance_two_rolls_sums_two_independent_dice():
+    # With keeps by position, each die is its own one-die game: 2 * 4.25.
+    assert naive_solve(_rules([CHANCE], dice=2, faces=6, rolls=2)) == pytest.approx(8.5)
+
+
+def test_upper_bonus_two_boxes():
+    # One two-faced die, one roll, boxes Ones and Twos. Without a bonus: a 1 goes in Ones
+    # (1 + E[Twos] = 2) and a 2 in Twos (2 + E[Ones] = 2.5): 2.25. With 10 points at 3, the
+    # bonus comes exactly when the second roll fills the other box: 1 + (12/2) = 7 after a 1 and
+    # 2 + (11/2) = 7.5 after a 2: 7.25.
+    cats = [_face("ones", 1), _face("twos", 2)]
+    assert naive_solve(_rules(cats, dice=1, faces=2, rolls=1)) == pytest.approx(2.25)
+    bonus = {"threshold": 3, "amount": 10}
+    assert naive_solve(_rules(cats, dice=1, faces=2, rolls=1,
+                              upper_bonus=bonus)) == pytest.approx(7.25)
+
+
+def test_yahtzee_bonus_one_die():
+    # With one die every roll is a Yahtzee roll. Without a bonus a 2 goes in Chance first
+    # (2 + 5) and a 1 in Yahtzee (5 + 1.5): 6.75. With it, Yahtzee first (5) and Chance next
+    # earns the 100 bonus: 5 + 1.5 + 100.
+    cats = [{"key": "yahtzee", "name": "Y", "section": "lower", "pattern": "all_same",
+             "score": {"kind": "fixed", "points": 5}}, CHANCE]
+    assert naive_solve(_rules(cats, dice=1, faces=2, rolls=1)) == pytest.approx(6.75)
+    assert naive_solve(_rules(cats, dice=1, faces=2, rolls=1,
+                              yahtzee_bonus={"amount": 100})) == pytest.approx(106.5)
+
+
+@pytest.mark.parametrize(("mode", "expected"), [("none", 15.25), ("free", 17.0), ("forced", 17.0)])
+def test_joker_one_die(mode, expected):
+    # Lucky (lower) scores 7 for a 2. Without a Joker a first 2 goes in Lucky (7 + 10) and a
+    # first 1 in Yahtzee (10 + 3.5): 15.25. With a Joker (and no upper box) a roll after the
+    # Yahtzee box is filled scores 7 in Lucky whatever it shows: 10 + 7.
+    cats = [{"key": "yahtzee", "name": "Y", "section": "lower", "pattern": "all_same",
+             "score": {"kind": "fixed", "points": 10}},
+            {"key": "lucky", "name": "Lucky", "section": "lower",
+             "pattern": {"kind": "face", "face": 2, "min_count": 1},
+             "score": {"kind": "fixed", "points": 7}}]
+    joker = {"mode": mode, "full_value": ["lucky"]}
+    assert naive_solve(_rules(cats, dice=1, faces=2, rolls=1, joker=joker)) == pytest.approx(
+        expected)
+
+
+def test_forced_joker_one_die():
+    # Boxes: Ones (upper), Yahtzee (10), Lucky (lower, 7 for a 2, Joker full value), 1 die of 2
+    # faces, one roll, forced Joker; every roll is a Yahtzee roll. Worked by hand:
+    # - Yahtzee filled first (10): next a 1 must go in Ones (1), then Lucky scores 7 in full:
+    #   8; a 2 has no upper box, so a lower box: Lucky 7, then the last roll fills Ones (a 1 is
+    #   forced there, a 2 scores 0 in the only open box): 7.5. So 10 + 7.75 = 17.75.
+    # - Ones filled first with a 1 (1): then Yahtzee (10), then Lucky in full (7): 18.
+    # - with a 2: Ones 0 + 17 = 17, Yahtzee 17.75, Lucky 7 + 10 + 0.5 = 17.5: best 17.75.
+    # So (18 + 17.75) / 2 = 17.875.
+    cats = [_face("ones", 1),
+            {"key": "yahtzee", "name": "Y", "section": "lower", "pattern": "all_same",
+             "score": {"kind": "fixed", "points": 10}},
+            {"key": "lucky", "name": "Lucky", "section": "lower",
+             "pattern": {"kind": "face", "face": 2, "min_count": 1},
+             "score": {"kind": "fixed", "points": 7}}]
+    rules = _rules(cats, dice=1, faces=2, rolls=1, joker={"mode": "forced",
+                                                           "full_value": ["lucky"]})
+    assert naive_solve(rules) == pytest.approx(17.875)
+    # the position checks behind it
+    yfilled = frozenset({"yahtzee"})
+    assert naive_box_points(rules, (1,), "ones", yfilled, True) == 1
+    assert naive_box_points(rules, (1,), "lucky", yfilled, True) is None
+    assert naive_box_points(rules, (2,), "ones", yfilled, True) is None
+    assert naive_box_points(rules, (2,), "lucky", yfilled, True) == 7
+    assert naive_box_points(rules, (1,), "lucky", yfilled | {"ones"}, True) == 7
+
+
+def test_naive_score_basics():
+    def cat(pattern, score):
+        return Category.model_validate({"key": "x", "name": "x", "section": "lower",
+                                        "pattern": pattern, "score": score})
+
+    two_pairs = cat({"kind": "groups", "sizes": [2, 2]}, "sum_matched")
+    assert naive_score(two_pairs, (5, 5, 5, 5, 6)) == 0
+    loose = cat({"kind": "groups", "sizes": [2, 2], "distinct": False}, "sum_matched")
+    assert naive_score(loose, (5, 5, 5, 5, 6)) == 20
+    assert naive_score(loose, (6, 5, 5, 5, 5, 6)) == 22
+    run3 = cat({"kind": "straight", "length": 3}, "sum_matched")
+    assert naive_score(run3, (1, 2, 3, 4, 5)) == 12
+    assert naive_score(run3, (1, 2, 4, 5, 6)) == 15
+    assert naive_score(run3, (1, 2, 4, 5, 1)) == 0
+
+
+def test_tiny_games_are_fast():
+    # The oracle must stay usable: a 3-box, 3-dice, 4-face, 3-roll game in well under a second.
+    cats = [_face("ones", 1), _face("fours", 4),
+            {"key": "yahtzee", "name": "Y", "section": "lower", "pattern": "all_same",
+             "score": {"kind": "fixed", "points": 20}}]
+    rules = _rules(cats, dice=3, faces=4, rolls=3, upper_bonus={"threshold": 8, "amount": 5},
+                   yahtzee_bonus={"amount": 30}, joker={"mode": "free"})
+    start = time.perf_counter()
+    value = naive_solve(rules)
+    assert time.perf_counter() - start < 2.0
+    assert 0 < value < 20 + 12 + 3 + 5 + 60

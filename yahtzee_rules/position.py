@@ -1,0 +1,170 @@
+"""Dice and score-card positions as a person types them, and what a roll scores in a position.
+
+`box_choices` is the position-aware scorer: the Joker (free or forced) and the extra Yahtzee
+bonus applied to one final roll. It reads only the compiled tables, like the solver's kernel
+(`solver.kernels._open_box_rule` is its twin, and a test keeps the two in step).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from .errors import InputError
+from .tables import RuleTables
+
+
+def parse_dice(items: list[str] | tuple[str, ...] | str, t: RuleTables) -> tuple[int, ...]:
+    """Dice from '1 3 4 6 6', '1,3,4,6,6' or '13466'; InputError unless they fit the game."""
+    if isinstance(items, str):
+        items = [items]
+    tokens: list[str] = []
+    for item in items:
+        parts = [p for p in re.split(r"[,\s]+", str(item).strip()) if p]
+        for p in parts:
+            compact = len(parts) == 1 and len(items) == 1 and t.n_faces <= 9
+            if compact and p.isdigit() and len(p) > 1:
+                tokens.extend(p)  # compact form: one digit per die
+            else:
+                tokens.append(p)
+    n, f = t.n_dice, t.n_faces
+    example = " ".join(str(min(f, d)) for d in (1, 3, 4, 6, 6, 2, 5, 1)[:n])
+    allowed = f"{n} dice, each a whole number from 1 to {f}, e.g. {example}"
+    try:
+        dice = tuple(int(x) for x in tokens)
+    except ValueError:
+        raise InputError(f"dice: '{' '.join(map(str, items))}' is not a list of numbers; give "
+                         f"{allowed}.") from None
+    if len(dice) != n:
+        raise InputError(f"dice: got {len(dice)} dice ({' '.join(map(str, dice)) or 'none'}), "
+                         f"but {t.rules.name} plays with {allowed}.")
+    bad = [d for d in dice if not 1 <= d <= f]
+    if bad:
+        raise InputError(f"dice: {', '.join(map(str, bad))} cannot show on a {f}-sided die; give "
+                         f"{allowed}.")
+    return tuple(sorted(dice))
+
+
+@dataclass(frozen=True)
+class Position:
+    """Which boxes are filled, with their scores where known, and the derived solver state."""
+
+    filled: dict[str, int | None] = field(default_factory=dict)
+    mask: int = 0
+    upper_total: int = 0
+    yahtzee_full: bool = False
+
+    def is_filled(self, key: str) -> bool:
+        return key in self.filled
+
+
+def parse_filled(spec: str | dict | None, t: RuleTables) -> Position:
+    """A position from 'ones=3,chance=22,yahtzee=50' (or a mapping); InputError if impossible.
+
+    A box named without a score is filled with an unknown score; the scores of boxes counting
+    toward the upper bonus, and of the Yahtzee box when there is an extra Yahtzee bonus, must be
+    given because they change what comes next.
+    """
+    rules = t.rules
+    pairs: list[tuple[str, str | int | None]] = []
+    if isinstance(spec, dict):
+        pairs = list(spec.items())
+    elif spec:
+        for item in (p.strip() for p in spec.split(",")):
+            if not item:
+                continue
+            key, eq, value = item.partition("=")
+            pairs.append((key.strip(), value.strip() if eq else None))
+    filled: dict[str, int | None] = {}
+    for key, value in pairs:
+        if key not in rules.keys:
+            import difflib
+
+            hint = difflib.get_close_matches(key, rules.keys, n=1)
+            tip = f" Did you mean '{hint[0]}'?" if hint else ""
+            raise InputError(f"filled: '{key}' is not a box of {rules.name} (boxes: "
+                             f"{', '.join(rules.keys)}).{tip}")
+        if key in filled:
+            raise InputError(f"filled: the box '{key}' is given twice; give each box once.")
+        score = None
+        if value is not None and value != "":
+            try:
+                score = int(value)
+            except (TypeError, ValueError):
+                raise InputError(f"filled: {key}={value}: the score must be a whole number."
+                                 ) from None
+            possible = possible_scores(t, rules.index_of(key))
+            if score not in possible:
+                shown = ", ".join(map(str, sorted(possible)))
+                raise InputError(f"filled: {key}={score} is a score the box '{key}' can never "
+                                 f"hold under {rules.name}; possible scores: {shown}.")
+        filled[key] = score
+    if len(filled) >= len(rules.categories):
+        raise InputError("filled: every box is filled, so the game is over and there is no move "
+                         "to make; leave at least one box open.")
+    need = [k for k in rules.bonus_categories if k in filled and filled[k] is None]
+    if need:
+        raise InputError(f"filled: give the scores of {', '.join(need)} (e.g. {need[0]}=12): "
+                         "they count toward the upper bonus.")
+    ykey = rules.yahtzee_category
+    if rules.yahtzee_bonus is not None and ykey in filled and filled[ykey] is None:
+        raise InputError(f"filled: give the score in the {ykey} box ({ykey}=0 or the full "
+                         "value): it decides whether further Yahtzees earn the bonus.")
+    mask = sum(1 << rules.index_of(k) for k in filled)
+    upper = sum(filled[k] or 0 for k in rules.bonus_categories if k in filled)
+    yfull = bool(rules.yahtzee_bonus is not None and (filled.get(ykey) or 0) > 0)
+    return Position(filled, mask, upper, yfull)
+
+
+def possible_scores(t: RuleTables, c: int) -> set[int]:
+    return {int(x) for x in t.SCORE[:, c]} | {int(x) for x in t.JOKER_SCORE[:, c]}
+
+
+@dataclass(frozen=True)
+class BoxChoice:
+    """What putting a final roll in one open box gives."""
+
+    key: str
+    name: str
+    points: int  # the box's score (Joker applied)
+    yahtzee_bonus: int
+    upper_bonus: int  # the upper bonus this choice completes, if the upper total is known
+    legal: bool  # False when the forced Joker rules this box out
+    joker: bool  # True when the Joker gave the box its full value
+
+    @property
+    def total(self) -> int:
+        return self.points + self.yahtzee_bonus + self.upper_bonus
+
+
+def box_choices(t: RuleTables, roll: int, pos: Position) -> list[BoxChoice]:
+    """Every open box for final roll index `roll` in position `pos`, in card order."""
+    rules = t.rules
+    mask = pos.mask
+    yf = int(t.YAHTZEE_FACE[roll])
+    extra = yf >= 0 and t.yahtzee_cat >= 0 and bool(mask >> t.yahtzee_cat & 1)
+    only_box, lower_only, use_joker = -1, False, False
+    if extra and t.joker_mode:
+        ub = int(t.UPPER_BOX_OF_FACE[yf])
+        ub_filled = ub < 0 or bool(mask >> ub & 1)
+        if t.joker_mode == 1:
+            use_joker = ub_filled
+        elif not ub_filled:
+            only_box = ub
+        else:
+            lower_only = any(not mask >> c & 1 and t.IS_LOWER[c]
+                             for c in range(t.n_categories))
+            use_joker = lower_only
+    bonus = t.yahtzee_bonus if (extra and pos.yahtzee_full) else 0
+    out = []
+    for c, cat in enumerate(rules.categories):
+        if mask >> c & 1:
+            continue
+        legal = not ((only_box >= 0 and c != only_box) or (lower_only and not t.IS_LOWER[c]))
+        points = int(t.JOKER_SCORE[roll, c] if use_joker else t.SCORE[roll, c])
+        upper = 0
+        if t.COUNTS_UPPER[c] and pos.upper_total < t.upper_threshold <= pos.upper_total + points:
+            upper = t.upper_bonus
+        out.append(BoxChoice(cat.key, cat.name, points, bonus, upper, legal,
+                             use_joker and points != int(t.SCORE[roll, c])))
+    return out
