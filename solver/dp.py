@@ -37,6 +37,8 @@ import numpy as np
 
 from yahtzee_rules import RuleTables
 
+from . import config
+
 SOLVER_VERSION = 1
 
 
@@ -99,6 +101,27 @@ def _reachable_count(t: RuleTables, bits: np.ndarray) -> int:
     return int((n_u * flags)[:full].sum())
 
 
+def _batches(widths: np.ndarray, limit: int) -> np.ndarray:
+    """Split consecutive items into batches whose widths add up to at most `limit`."""
+    ptr = [0]
+    cols = 0
+    for i, w in enumerate(widths.tolist()):
+        if cols + w > limit:
+            ptr.append(i)
+            cols = 0
+        cols += w
+    ptr.append(len(widths))
+    return np.array(ptr, dtype=np.int64)
+
+
+def positive_scores(t: RuleTables) -> tuple[np.ndarray, np.ndarray]:
+    """CSR list, per box, of the rolls that score more than 0 in it (normal scores)."""
+    rolls_by_box = [np.flatnonzero(t.SCORE[:, c] > 0) for c in range(t.n_categories)]
+    indptr = np.zeros(t.n_categories + 1, dtype=np.int64)
+    indptr[1:] = np.cumsum([len(r) for r in rolls_by_box])
+    return indptr, np.concatenate(rolls_by_box).astype(np.int32)
+
+
 @dataclass(frozen=True)
 class Solution:
     """A solved rule set: the value of every turn-start state and how it was obtained."""
@@ -128,6 +151,8 @@ class Solution:
 def solve_values(t: RuleTables, progress: Callable[[int, int], None] | None = None
                  ) -> tuple[np.ndarray, StateSpace]:
     """Run the DP on compiled tables; returns V[mask, flag, u] and the state space."""
+    import numba
+
     from . import kernels
 
     space = state_space(t)
@@ -135,6 +160,11 @@ def solve_values(t: RuleTables, progress: Callable[[int, int], None] | None = No
     V = np.zeros((space.n_masks, space.n_flags, space.n_upper))
     masks = np.arange(space.n_masks, dtype=np.int64)
     popcount = ((masks[:, None] >> np.arange(n_cat)) & 1).sum(axis=1)
+    pos_indptr, pos_roll = positive_scores(t)
+    # Columns solved side by side: enough to fill the vector units, few enough that the
+    # scratch table (keeps x columns) stays in a core's L2 cache.
+    batch_cols = max(space.n_upper, min(config.MAX_BATCH_COLS,
+                                        config.SCRATCH_BYTES // (8 * t.n_keeps)))
     has_ybox = (masks >> max(t.yahtzee_cat, 0)) & 1 if t.yahtzee_cat >= 0 else masks * 0
     for done, filled in enumerate(range(n_cat - 1, -1, -1)):
         layer = masks[popcount == filled]
@@ -144,12 +174,15 @@ def solve_values(t: RuleTables, progress: Callable[[int, int], None] | None = No
             with_flag = layer[has_ybox[layer] == 1]
             layer_masks.append(with_flag)
             layer_flags.append(np.ones(len(with_flag), dtype=np.int64))
+        items = np.concatenate(layer_masks)
+        batch_ptr = _batches(space.U_END[items] - space.U_START[items] + 1, batch_cols)
         kernels.solve_layer(
-            np.concatenate(layer_masks), np.concatenate(layer_flags), space.U_START,
-            space.U_END, V, t.SCORE, t.JOKER_SCORE, t.YAHTZEE_FACE, t.UPPER_BOX_OF_FACE,
-            t.COUNTS_UPPER, t.IS_LOWER, t.KEEP_CHILD, t.SUB_INDPTR, t.SUB_INDICES, t.ROLL_PROB,
-            t.n_keeps, t.n_faces, t.n_rolls_per_turn, t.upper_threshold, t.upper_bonus,
-            t.yahtzee_bonus, t.yahtzee_cat, t.joker_mode)
+            items, np.concatenate(layer_flags), batch_ptr, space.U_START, space.U_END, V,
+            t.SCORE, t.JOKER_SCORE, t.YAHTZEE_FACE, t.UPPER_BOX_OF_FACE, t.COUNTS_UPPER,
+            t.IS_LOWER, pos_indptr, pos_roll, t.KEEP_CHILD, t.SUB_INDPTR, t.SUB_INDICES,
+            t.ROLL_PROB, t.n_keeps, t.n_faces, t.n_rolls_per_turn, t.upper_threshold,
+            t.upper_bonus, t.yahtzee_bonus, t.yahtzee_cat, t.joker_mode, batch_cols,
+            numba.get_num_threads())
         if progress is not None:
             progress(done + 1, n_cat)
     return V, space

@@ -2,12 +2,16 @@
 
 They never validate and never raise: `solver.dp` checks everything once, up front. See
 `solver.dp` for the mathematics and `yahtzee_rules.tables` for the index layout of the tables.
+Inner loops run over a contiguous range of upper totals so that they vectorise; rows are
+indexed directly (no array views are made in the hot loops).
 """
 
 from __future__ import annotations
 
 import numpy as np
 from numba import njit, prange
+
+NEG = -1.0e300
 
 
 @njit(cache=True, inline="always")
@@ -39,20 +43,79 @@ def _open_box_rule(mask, r, YAHTZEE_FACE, UPPER_BOX_OF_FACE, IS_LOWER, ycat, jok
     return only_box, lower_only, use_joker, extra
 
 
+@njit(cache=True, inline="always")
+def _relax(out, r, off, u0, nu, V, next_mask, next_flag, pts, imm, counted, threshold,
+           upper_bonus):
+    """out[r, off + j] = max(itself, value of scoring `pts` in a box at upper total u0 + j)."""
+    if counted:
+        # Totals below `split` stay below the threshold; the rest reach or pass it.
+        split = min(nu, max(0, threshold - pts - u0))
+        base = u0 + pts
+        for j in range(split):
+            val = imm + V[next_mask, next_flag, base + j]
+            if val > out[r, off + j]:
+                out[r, off + j] = val
+        capped = imm + V[next_mask, next_flag, threshold]
+        for j in range(split, nu):
+            val = capped + upper_bonus if u0 + j < threshold else capped
+            if val > out[r, off + j]:
+                out[r, off + j] = val
+    else:
+        for j in range(nu):
+            val = imm + V[next_mask, next_flag, u0 + j]
+            if val > out[r, off + j]:
+                out[r, off + j] = val
+
+
 @njit(cache=True)
-def final_roll_values(mask, y, u0, nu, V, out, SCORE, JOKER_SCORE, YAHTZEE_FACE,
-                      UPPER_BOX_OF_FACE, COUNTS_UPPER, IS_LOWER, threshold, upper_bonus,
-                      yahtzee_bonus, ycat, joker_mode):
-    """out[r, j]: value of ending the turn with roll r at upper total u0 + j (best open box)."""
+def final_roll_values(mask, y, u0, nu, off, V, out, SCORE, JOKER_SCORE, YAHTZEE_FACE,
+                      UPPER_BOX_OF_FACE, COUNTS_UPPER, IS_LOWER, POS_INDPTR, POS_ROLL, threshold,
+                      upper_bonus, yahtzee_bonus, ycat, joker_mode):
+    """out[r, off + j]: value of ending the turn with roll r at upper total u0 + j.
+
+    Scores are never negative and V never falls as the upper total or the bonus flag rises, so
+    scoring p > 0 in a box is never worse than scoring 0 there. An ordinary roll's value is
+    therefore the best "zero" move over all open boxes, or one of its few positive-score moves
+    (listed per box in POS_INDPTR/POS_ROLL). Extra Yahtzees, whose boxes and scores depend on
+    the Joker and the bonus, are done one by one afterwards.
+    """
     n_roll, n_cat = SCORE.shape
     n_flag = V.shape[1]
-    for r in range(n_roll):
-        only_box, lower_only, use_joker, extra = _open_box_rule(
-            mask, r, YAHTZEE_FACE, UPPER_BOX_OF_FACE, IS_LOWER, ycat, joker_mode, n_cat)
-        bonus = yahtzee_bonus if (extra and y == 1) else 0
-        row = out[r]
+    ybox_filled = ycat >= 0 and ((mask >> ycat) & 1) == 1
+    # The best zero move, shared by every roll.
+    for j in range(nu):
+        out[0, off + j] = NEG
+    for c in range(n_cat):
+        if (mask >> c) & 1:
+            continue
+        _relax(out, 0, off, u0, nu, V, mask | (1 << c), y, 0, 0.0, False, threshold,
+               upper_bonus)
+    for r in range(1, n_roll):
         for j in range(nu):
-            row[j] = -1.0e300
+            out[r, off + j] = out[0, off + j]
+    for c in range(n_cat):
+        if (mask >> c) & 1:
+            continue
+        next_mask = mask | (1 << c)
+        counted = COUNTS_UPPER[c] == 1
+        ny = 1 if (c == ycat and n_flag == 2) else y
+        for i in range(POS_INDPTR[c], POS_INDPTR[c + 1]):
+            r = POS_ROLL[i]
+            if ybox_filled and YAHTZEE_FACE[r] >= 0:
+                continue
+            pts = SCORE[r, c]
+            _relax(out, r, off, u0, nu, V, next_mask, ny, pts, float(pts), counted, threshold,
+                   upper_bonus)
+    if not ybox_filled:
+        return
+    for r in range(n_roll):
+        if YAHTZEE_FACE[r] < 0:
+            continue
+        only_box, lower_only, use_joker, _extra = _open_box_rule(
+            mask, r, YAHTZEE_FACE, UPPER_BOX_OF_FACE, IS_LOWER, ycat, joker_mode, n_cat)
+        bonus = yahtzee_bonus if y == 1 else 0
+        for j in range(nu):
+            out[r, off + j] = NEG
         for c in range(n_cat):
             if (mask >> c) & 1:
                 continue
@@ -62,26 +125,8 @@ def final_roll_values(mask, y, u0, nu, V, out, SCORE, JOKER_SCORE, YAHTZEE_FACE,
                 continue
             pts = JOKER_SCORE[r, c] if use_joker else SCORE[r, c]
             ny = 1 if (c == ycat and pts > 0 and n_flag == 2) else y
-            nxt = V[mask | (1 << c), ny]
-            imm = float(pts + bonus)
-            if COUNTS_UPPER[c]:
-                # Totals below `split` stay below the threshold; the rest cap at it.
-                split = min(nu, max(0, threshold - pts - u0))
-                for j in range(split):
-                    val = imm + nxt[u0 + j + pts]
-                    if val > row[j]:
-                        row[j] = val
-                for j in range(split, nu):
-                    val = imm + nxt[threshold]
-                    if u0 + j < threshold:
-                        val += upper_bonus
-                    if val > row[j]:
-                        row[j] = val
-            else:
-                for j in range(nu):
-                    val = imm + nxt[u0 + j]
-                    if val > row[j]:
-                        row[j] = val
+            _relax(out, r, off, u0, nu, V, mask | (1 << c), ny, pts, float(pts + bonus),
+                   COUNTS_UPPER[c] == 1, threshold, upper_bonus)
 
 
 @njit(cache=True)
@@ -95,53 +140,99 @@ def rerolls(KV, nu, n_roll, n_faces, stages, KEEP_CHILD, SUB_INDPTR, SUB_INDICES
     n_keep = KV.shape[0]
     inv = 1.0 / n_faces
     for _ in range(stages):
+        # Children and sub-keeps are read two at a time, so a keep's row is swept about half as
+        # often (loop and store overhead, not arithmetic, bounds these short vector loops).
         for k in range(n_roll, n_keep):
-            row = KV[k]
+            c0 = KEEP_CHILD[k, 0]
+            c1 = KEEP_CHILD[k, 1]  # every die has at least two faces
             for j in range(nu):
-                row[j] = 0.0
-            for v in range(n_faces):
-                child = KV[KEEP_CHILD[k, v]]
+                KV[k, j] = KV[c0, j] + KV[c1, j]
+            v = 2
+            while n_faces - v > 2:
+                ca = KEEP_CHILD[k, v]
+                cb = KEEP_CHILD[k, v + 1]
                 for j in range(nu):
-                    row[j] += child[j]
-            for j in range(nu):
-                row[j] *= inv
+                    KV[k, j] += KV[ca, j] + KV[cb, j]
+                v += 2
+            # The last one or two children, with the division folded in.
+            if v + 2 == n_faces:
+                ca = KEEP_CHILD[k, v]
+                cb = KEEP_CHILD[k, v + 1]
+                for j in range(nu):
+                    KV[k, j] = (KV[k, j] + KV[ca, j] + KV[cb, j]) * inv
+            elif v + 1 == n_faces:
+                ca = KEEP_CHILD[k, v]
+                for j in range(nu):
+                    KV[k, j] = (KV[k, j] + KV[ca, j]) * inv
+            else:
+                for j in range(nu):
+                    KV[k, j] *= inv
         for k in range(n_keep - 1, -1, -1):
-            row = KV[k]
-            for s in range(SUB_INDPTR[k], SUB_INDPTR[k + 1]):
-                sub = KV[SUB_INDICES[s]]
+            s = SUB_INDPTR[k]
+            end = SUB_INDPTR[k + 1]
+            while s + 1 < end:
+                sa = SUB_INDICES[s]
+                sb = SUB_INDICES[s + 1]
                 for j in range(nu):
-                    if sub[j] > row[j]:
-                        row[j] = sub[j]
+                    KV[k, j] = max(KV[k, j], max(KV[sa, j], KV[sb, j]))
+                s += 2
+            if s < end:
+                sa = SUB_INDICES[s]
+                for j in range(nu):
+                    KV[k, j] = max(KV[k, j], KV[sa, j])
 
 
 @njit(cache=True, parallel=True)
-def solve_layer(masks, flags, U_START, U_END, V, SCORE, JOKER_SCORE, YAHTZEE_FACE,
-                UPPER_BOX_OF_FACE, COUNTS_UPPER, IS_LOWER, KEEP_CHILD, SUB_INDPTR, SUB_INDICES,
-                ROLL_PROB, n_keep, n_faces, rolls, threshold, upper_bonus, yahtzee_bonus, ycat,
-                joker_mode):
+def solve_layer(masks, flags, batch_ptr, U_START, U_END, V, SCORE, JOKER_SCORE, YAHTZEE_FACE,
+                UPPER_BOX_OF_FACE, COUNTS_UPPER, IS_LOWER, POS_INDPTR, POS_ROLL, KEEP_CHILD,
+                SUB_INDPTR, SUB_INDICES, ROLL_PROB, n_keep, n_faces, rolls, threshold,
+                upper_bonus, yahtzee_bonus, ycat, joker_mode, batch_cols, n_threads):
     """Fill V[mask, flag, :] for every (mask, flag) pair of one layer (same number of filled boxes).
 
     Upper totals below U_START[mask] cannot reach the bonus any more, so they all share the
     value computed at U_START[mask]; totals above U_END[mask] are unreachable and left alone.
+
+    Pairs are solved in batches (batch b holds pairs batch_ptr[b]..batch_ptr[b+1]-1): their
+    upper-total columns sit side by side in one scratch table, so the reroll sweeps, which are
+    the same for every pair, run once over up to `batch_cols` columns. Each thread takes every
+    n-th batch and reuses one scratch table.
     """
     n_roll = SCORE.shape[0]
-    for i in prange(masks.shape[0]):
-        mask = masks[i]
-        y = flags[i]
-        u0 = U_START[mask]
-        nu = U_END[mask] - u0 + 1
-        KV = np.empty((n_keep, nu))
-        final_roll_values(mask, y, u0, nu, V, KV, SCORE, JOKER_SCORE, YAHTZEE_FACE,
-                          UPPER_BOX_OF_FACE, COUNTS_UPPER, IS_LOWER, threshold, upper_bonus,
-                          yahtzee_bonus, ycat, joker_mode)
-        rerolls(KV, nu, n_roll, n_faces, rolls - 1, KEEP_CHILD, SUB_INDPTR, SUB_INDICES)
-        out = V[mask, y]
-        for j in range(nu):
-            out[u0 + j] = 0.0
-        for r in range(n_roll):
-            p = ROLL_PROB[r]
-            row = KV[r]
-            for j in range(nu):
-                out[u0 + j] += p * row[j]
-        for u in range(u0):
-            out[u] = out[u0]
+    n_batches = batch_ptr.shape[0] - 1
+    for t in prange(min(n_threads, max(1, n_batches))):
+        scratch = np.empty(n_keep * batch_cols)
+        acc = np.empty(batch_cols)
+        for b in range(t, n_batches, n_threads):
+            cols = 0
+            for i in range(batch_ptr[b], batch_ptr[b + 1]):
+                cols += U_END[masks[i]] - U_START[masks[i]] + 1
+            # A compact (n_keep, cols) table keeps the working set small.
+            KV = scratch[: n_keep * cols].reshape((n_keep, cols))
+            off = 0
+            for i in range(batch_ptr[b], batch_ptr[b + 1]):
+                mask = masks[i]
+                u0 = U_START[mask]
+                nu = U_END[mask] - u0 + 1
+                final_roll_values(mask, flags[i], u0, nu, off, V, KV, SCORE, JOKER_SCORE,
+                                  YAHTZEE_FACE, UPPER_BOX_OF_FACE, COUNTS_UPPER, IS_LOWER,
+                                  POS_INDPTR, POS_ROLL, threshold, upper_bonus, yahtzee_bonus,
+                                  ycat, joker_mode)
+                off += nu
+            rerolls(KV, cols, n_roll, n_faces, rolls - 1, KEEP_CHILD, SUB_INDPTR, SUB_INDICES)
+            for j in range(cols):
+                acc[j] = 0.0
+            for r in range(n_roll):
+                p = ROLL_PROB[r]
+                for j in range(cols):
+                    acc[j] += p * KV[r, j]
+            off = 0
+            for i in range(batch_ptr[b], batch_ptr[b + 1]):
+                mask = masks[i]
+                y = flags[i]
+                u0 = U_START[mask]
+                nu = U_END[mask] - u0 + 1
+                for j in range(nu):
+                    V[mask, y, u0 + j] = acc[off + j]
+                for u in range(u0):
+                    V[mask, y, u] = acc[off]
+                off += nu

@@ -1,0 +1,108 @@
+"""Benchmark the exact solver: DP time, states per second, process time, first run, memory.
+
+Run by hand on a quiet machine (no other jobs; timings on 2 cores are noisy):
+
+    .venv/bin/python bench/bench_solve.py                 # every built-in
+    .venv/bin/python bench/bench_solve.py official-free-joker yatzy --repeat 5
+
+For each variant it reports, in one run so the figures compare:
+  dp_s        best in-process DP wall time with a warm JIT cache (targets: official <= 0.3 s,
+              yatzy <= 1 s)
+  states/s    reachable turn-start states solved per second of that time
+  process_s   wall time of a whole `yz solve --no-cache --quiet` process (target <= 1.5 s)
+  peak_MB     peak resident memory of that process (target <= 300 MB)
+and once: `first_run_s`, a `yz solve --no-cache` with an empty numba cache (compilation
+included; target <= 15 s).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from solver.dp import solve_values, state_space  # noqa: E402
+from yahtzee_rules import builtin_names, compile_rules, load_rules  # noqa: E402
+
+YZ = [sys.executable, "-c", "from cli.main import run; run()"]
+
+
+def run_process(args: list[str], env: dict) -> tuple[float, float]:
+    """Wall seconds and peak RSS (MB) of one child process."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    start = time.perf_counter()
+    subprocess.run(YZ + args, check=True, env=env, cwd=ROOT, stdout=subprocess.DEVNULL)
+    wall = time.perf_counter() - start
+    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    return wall, max(peak, before) / 1024
+
+
+def peak_rss_of(name: str, env: dict) -> tuple[float, float]:
+    """Run in a fresh interpreter so each variant's peak memory is its own."""
+    code = ("import resource,subprocess,sys,time;t=time.perf_counter();"
+            f"subprocess.run({[*YZ, 'solve', '--no-cache', '--quiet', '-v', name]!r},"
+            "check=True,stdout=subprocess.DEVNULL);"
+            "print(time.perf_counter()-t, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)")
+    out = subprocess.run([sys.executable, "-c", code], env=env, cwd=ROOT, check=True,
+                         capture_output=True, text=True).stdout.split()
+    return float(out[0]), float(out[1]) / 1024
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("variants", nargs="*", help="default: every built-in")
+    parser.add_argument("--repeat", type=int, default=3, help="timed DP runs per variant")
+    parser.add_argument("--skip-first-run", action="store_true",
+                        help="skip the cold-compile measurement")
+    args = parser.parse_args()
+    names = args.variants or builtin_names()
+    env = dict(os.environ)
+    env["YZ_CACHE_DIR"] = tempfile.mkdtemp(prefix="yz-bench-cache-")
+
+    if not args.skip_first_run:
+        numba_dir = tempfile.mkdtemp(prefix="yz-bench-numba-")
+        cold = dict(env, NUMBA_CACHE_DIR=numba_dir)
+        start = time.perf_counter()
+        subprocess.run([*YZ, "solve", "--no-cache", "--quiet"], check=True, env=cold, cwd=ROOT,
+                       stdout=subprocess.DEVNULL)
+        first = time.perf_counter() - start
+        shutil.rmtree(numba_dir, ignore_errors=True)
+        print(f"first_run_s (official-free-joker, empty numba cache, compile included): "
+              f"{first:.2f}")
+
+    # Warm the JIT cache in this process once.
+    solve_values(compile_rules(load_rules("no-bonus")))
+    import numba
+
+    print(f"numba {numba.__version__}, threads {numba.config.NUMBA_NUM_THREADS}, "
+          f"cores {os.cpu_count()}")
+    header = f"{'variant':<24}{'expected':>12}{'states':>11}{'dp_s':>8}{'states/s':>12}" \
+             f"{'process_s':>11}{'peak_MB':>9}"
+    print(header)
+    print("-" * len(header))
+    for name in names:
+        t = compile_rules(load_rules(name))
+        space = state_space(t)
+        times = []
+        for _ in range(args.repeat):
+            start = time.perf_counter()
+            V, _ = solve_values(t)
+            times.append(time.perf_counter() - start)
+        best = min(times)
+        wall, peak = peak_rss_of(name, env)
+        print(f"{name:<24}{V[0, 0, 0]:>12.4f}{space.reachable:>11,}{best:>8.3f}"
+              f"{space.reachable / best:>12,.0f}{wall:>11.2f}{peak:>9.0f}")
+    shutil.rmtree(env["YZ_CACHE_DIR"], ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
