@@ -159,6 +159,69 @@ def score_cmd(
         typer.echo(render.choices_text(t, roll, choices))
 
 
+# ---------------------------------------------------------------- advise
+
+
+@app.command("advise")
+@handles_errors
+def advise_cmd(
+    variant: Annotated[str | None, typer.Option(
+        "--variant", "-v", help="A built-in variant name or a YAML rule file "
+        "[default: the scorecard's, else official-free-joker].")] = None,
+    dice: Annotated[str | None, typer.Option(
+        "--dice", "-d", help="The dice showing now, e.g. 1,3,4,6,6 (none: before the roll).")
+    ] = None,
+    rolls_left: Annotated[int | None, typer.Option(
+        "--rolls-left", "-r", help="Re-rolls left this turn [default: all but the first].")
+    ] = None,
+    filled: Annotated[str | None, typer.Option(
+        "--filled", help="Boxes already filled with their scores, e.g. 'ones=3,chance=22'.")
+    ] = None,
+    upper_total: Annotated[int | None, typer.Option(
+        "--upper-total", help="Upper-section total so far, instead of each upper score.")
+    ] = None,
+    bonus_points: Annotated[int | None, typer.Option(
+        "--bonus-points", help="Extra Yahtzee bonus points already won (for the final total).")
+    ] = None,
+    card: Annotated[str | None, typer.Option(
+        "--card", help="A scorecard file (YAML or JSON) with variant, filled, upper_total, "
+        "bonus_points, dice, rolls_left; options given here override it.")] = None,
+    top: Annotated[int, typer.Option("--top", help="How many alternatives to list.")] = 5,
+    as_json: JsonOpt = False,
+) -> None:
+    """Best move in a position: which dice to keep, or which box to score, and what it is worth."""
+    from solver import solve
+    from solver.advice import advise
+    from yahtzee_rules import load_rules
+    from yahtzee_rules.position import Scorecard, load_scorecard, parse_dice, parse_filled
+
+    sc = load_scorecard(card) if card else Scorecard()
+    rules = load_rules(variant or sc.variant or "official-free-joker")
+    solution = solve(rules)
+    if solution.cache_note:
+        typer.echo(f"note: {solution.cache_note}", err=True)
+    t = solution.tables
+    pos = parse_filled(filled if filled is not None else sc.filled, t,
+                       upper_total if upper_total is not None else sc.upper_total)
+    bonus = bonus_points if bonus_points is not None else sc.bonus_points
+    banked = render.banked_points(t, pos, bonus)
+    shown = dice if dice is not None else sc.dice
+    rolled = parse_dice(shown, t) if shown is not None else None
+    left = rolls_left if rolls_left is not None else sc.rolls_left
+    if rolled is not None and left is None:
+        left = t.n_rolls_per_turn - 1
+    if rolled is None and left is not None:
+        from yahtzee_rules.errors import InputError
+
+        raise InputError("rolls left: give --dice too (the dice showing now), or leave out "
+                         "--rolls-left to get the value of the position before the roll.")
+    advice = advise(solution, pos, rolled, left, banked)
+    if as_json:
+        emit_json(render.advice_json(t, pos, rolled, left, advice, top))
+    else:
+        typer.echo(render.advice_text(t, pos, rolled, left, advice, top))
+
+
 # ---------------------------------------------------------------- solve, compare, cache
 
 

@@ -193,3 +193,72 @@ def cache_text(root, entries) -> str:
              e.path.name] for e in entries]
     return f"{root}\n" + _table(["variant", "expected", "size", "created", "file"], body,
                                 right={1, 2})
+
+
+# ---------------------------------------------------------------- advise
+
+
+def banked_points(t: RuleTables, pos, bonus_points: int | None) -> int | None:
+    """Points already on the card, when every filled box's score is known."""
+    if any(score is None for score in pos.filled.values()):
+        return None
+    total = sum(pos.filled.values()) + (bonus_points or 0)
+    if t.upper_threshold and pos.upper_total >= t.upper_threshold:
+        total += t.upper_bonus
+    return total
+
+
+def _action_json(action, best_value: float, banked: int | None) -> dict:
+    out = {"kind": action.kind, "value": action.value, "loss": best_value - action.value,
+           "expected_final": None if banked is None else banked + action.value}
+    if action.kind == "keep":
+        out.update(keep=list(action.keep), reroll=list(action.reroll))
+    else:
+        out.update(choice_json(action.box))
+    return out
+
+
+def advice_json(t: RuleTables, pos, dice, rolls_left, advice, top: int) -> dict:
+    best = advice.best
+    out = {
+        "variant": t.rules.name,
+        "filled": pos.filled, "upper_total": pos.upper_total,
+        "yahtzee_full": pos.yahtzee_full,
+        "dice": list(dice) if dice else None, "rolls_left": rolls_left,
+        "banked": advice.banked,
+        "position_value": advice.position_value,
+        "position_expected_final": None if advice.banked is None
+        else advice.banked + advice.position_value,
+        "best": None, "alternatives": [],
+    }
+    if best is not None:
+        out["best"] = _action_json(best, best.value, advice.banked)
+        out["alternatives"] = [_action_json(a, best.value, advice.banked)
+                               for a in advice.actions[1: 1 + top]]
+    return out
+
+
+def advice_text(t: RuleTables, pos, dice, rolls_left, advice, top: int) -> str:
+    def final(value: float) -> str:
+        return f"{value:.4f}" if advice.banked is None else f"{advice.banked + value:.4f}"
+
+    what = "expected points still to come" if advice.banked is None else \
+        "expected final score"
+    filled = ", ".join(f"{k}={v}" if v is not None else k for k, v in pos.filled.items())
+    lines = [f"{t.rules.name}: " + (f"filled {filled}" if filled else "empty card")
+             + (f"; upper total {pos.upper_total}" if t.upper_threshold else "")]
+    if dice is None:
+        lines.append(f"before the roll: {what} {final(advice.position_value)}")
+        return "\n".join(lines)
+    left = f"{rolls_left} re-roll{'s' if rolls_left != 1 else ''} left" if rolls_left \
+        else "no re-rolls left"
+    lines.append(f"dice {' '.join(map(str, dice))}, {left}")
+    best = advice.best
+    lines.append(f"best: {best.label()}  ({what} {final(best.value)})")
+    rows = [[a.label(), final(a.value), f"{a.value - best.value:+.4f}"]
+            for a in advice.actions[1: 1 + top]]
+    if rows:
+        lines.append("")
+        lines.append(_table(["alternative", what.split()[0] + " " + what.split()[1],
+                             "vs best"], rows, right={1, 2}))
+    return "\n".join(lines)

@@ -58,12 +58,13 @@ class Position:
         return key in self.filled
 
 
-def parse_filled(spec: str | dict | None, t: RuleTables) -> Position:
+def parse_filled(spec: str | dict | None, t: RuleTables,
+                 upper_total: int | None = None) -> Position:
     """A position from 'ones=3,chance=22,yahtzee=50' (or a mapping); InputError if impossible.
 
     A box named without a score is filled with an unknown score; the scores of boxes counting
-    toward the upper bonus, and of the Yahtzee box when there is an extra Yahtzee bonus, must be
-    given because they change what comes next.
+    toward the upper bonus (unless `upper_total` gives their sum), and of the Yahtzee box when
+    there is an extra Yahtzee bonus, must be given because they change what comes next.
     """
     rules = t.rules
     pairs: list[tuple[str, str | int | None]] = []
@@ -103,7 +104,7 @@ def parse_filled(spec: str | dict | None, t: RuleTables) -> Position:
         raise InputError("filled: every box is filled, so the game is over and there is no move "
                          "to make; leave at least one box open.")
     need = [k for k in rules.bonus_categories if k in filled and filled[k] is None]
-    if need:
+    if need and upper_total is None:
         raise InputError(f"filled: give the scores of {', '.join(need)} (e.g. {need[0]}=12): "
                          "they count toward the upper bonus.")
     ykey = rules.yahtzee_category
@@ -112,6 +113,18 @@ def parse_filled(spec: str | dict | None, t: RuleTables) -> Position:
                          "value): it decides whether further Yahtzees earn the bonus.")
     mask = sum(1 << rules.index_of(k) for k in filled)
     upper = sum(filled[k] or 0 for k in rules.bonus_categories if k in filled)
+    if upper_total is not None:
+        counted = [k for k in rules.bonus_categories if k in filled]
+        most = sum(max(possible_scores(t, rules.index_of(k))) for k in counted)
+        if not need and counted and upper_total != upper:
+            raise InputError(f"upper total: {upper_total} does not match the scores given for "
+                             f"{', '.join(counted)} (they add up to {upper}); give one or the "
+                             "other.")
+        if not 0 <= upper_total <= most:
+            boxes = ", ".join(counted) or "no box counting toward the bonus"
+            raise InputError(f"upper total: {upper_total} is impossible with {boxes} filled "
+                             f"(0 to {most}); fill the boxes that made it, or correct the total.")
+        upper = upper_total
     yfull = bool(rules.yahtzee_bonus is not None and (filled.get(ykey) or 0) > 0)
     return Position(filled, mask, upper, yfull)
 
@@ -168,3 +181,77 @@ def box_choices(t: RuleTables, roll: int, pos: Position) -> list[BoxChoice]:
         out.append(BoxChoice(cat.key, cat.name, points, bonus, upper, legal,
                              use_joker and points != int(t.SCORE[roll, c])))
     return out
+
+
+@dataclass(frozen=True)
+class Scorecard:
+    """A position read from a YAML or JSON file (every field optional)."""
+
+    variant: str | None = None
+    filled: dict | None = None
+    upper_total: int | None = None
+    bonus_points: int | None = None
+    dice: tuple[int, ...] | None = None
+    rolls_left: int | None = None
+
+
+SCORECARD_FIELDS = ("variant", "filled", "upper_total", "bonus_points", "dice", "rolls_left")
+
+
+def load_scorecard(path: str) -> Scorecard:
+    """Read a scorecard file; InputError naming the file and field when it does not fit.
+
+    Format (YAML or JSON): {variant, filled: {box: score}, upper_total, bonus_points, dice,
+    rolls_left}; `filled` may also be a list of box keys.
+    """
+    import difflib
+    from pathlib import Path
+
+    import yaml
+
+    p = Path(path)
+    try:
+        data = yaml.safe_load(p.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read the scorecard ({exc.strerror or exc}).") from None
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f"{path}:{mark.line + 1}:{mark.column + 1}" if mark else path
+        raise InputError(f"{where}: the scorecard is not valid YAML/JSON "
+                         f"({getattr(exc, 'problem', None) or exc}).") from None
+    if data is None:
+        data = {}
+    if not isinstance(data, dict):
+        raise InputError(f"{path}: a scorecard is a mapping with some of "
+                         f"{', '.join(SCORECARD_FIELDS)}.")
+    for key in data:
+        if key not in SCORECARD_FIELDS:
+            hint = difflib.get_close_matches(str(key), SCORECARD_FIELDS, n=1)
+            tip = f" Did you mean '{hint[0]}'?" if hint else ""
+            raise InputError(f"{path}: {key}: unknown field; a scorecard has "
+                             f"{', '.join(SCORECARD_FIELDS)}.{tip}")
+    filled = data.get("filled")
+    if isinstance(filled, list):
+        filled = {str(k): None for k in filled}
+    if filled is not None and not isinstance(filled, dict):
+        raise InputError(f"{path}: filled: give a mapping of box: score (or a list of boxes).")
+
+    def whole(name: str) -> int | None:
+        value = data.get(name)
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
+            raise InputError(f"{path}: {name}: must be a whole number, not {value!r}.")
+        return value
+
+    dice = data.get("dice")
+    if dice is not None:
+        if isinstance(dice, str | int):
+            dice = str(dice)
+        elif isinstance(dice, list) and all(isinstance(d, int) for d in dice):
+            dice = tuple(dice)
+        else:
+            raise InputError(f"{path}: dice: give a list of numbers such as [1, 3, 4, 6, 6].")
+    variant = data.get("variant")
+    if variant is not None and not isinstance(variant, str):
+        raise InputError(f"{path}: variant: give a built-in name or a rule file path.")
+    return Scorecard(variant, filled, whole("upper_total"), whole("bonus_points"), dice,
+                     whole("rolls_left"))

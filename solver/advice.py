@@ -1,0 +1,180 @@
+"""What to do now: the value of every keep and every box in one position, from a solved table.
+
+This is the DP's turn recursion (see `solver.dp`) for a single turn-start state, in NumPy, so
+that `yz advise` answers from the cache without loading numba. The test suite checks it
+against the kernel (the best action's value equals the position's value) and against a
+brute-force search on small games.
+
+Tie-break, shared with the simulator: among equally good keeps the one with more dice wins,
+then the lower keep index (sorted dice, lexicographically); among equally good boxes the first
+in card order.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+
+import numpy as np
+
+from yahtzee_rules import InputError, RuleTables
+from yahtzee_rules.position import BoxChoice, Position, box_choices
+
+from .dp import Solution
+
+
+@dataclass(frozen=True)
+class Action:
+    """One choice: keep some dice and re-roll the rest, or score the roll in a box."""
+
+    kind: str  # "keep" or "score"
+    value: float  # expected points still to come after this choice, this turn's included
+    keep: tuple[int, ...] = ()
+    reroll: tuple[int, ...] = ()
+    box: BoxChoice | None = None
+
+    def label(self) -> str:
+        if self.kind == "score":
+            extra = "".join(f" +{b} {what}" for b, what in (
+                (self.box.yahtzee_bonus, "Yahtzee bonus"), (self.box.upper_bonus, "upper bonus"))
+                if b)
+            return f"score {self.box.points} in {self.box.key}{extra}"
+        if not self.reroll:
+            return "keep all (stop rolling)"
+        kept = " ".join(map(str, self.keep)) if self.keep else "nothing"
+        return f"keep {kept}, re-roll {len(self.reroll)}"
+
+
+@dataclass(frozen=True)
+class Advice:
+    """The ranked actions in a position (best first) and the position's own value."""
+
+    position_value: float  # expected points still to come, from the start of this turn
+    actions: list[Action]  # empty before the first roll
+    banked: int | None  # points already on the card, when every filled score is known
+
+    @property
+    def best(self) -> Action | None:
+        return self.actions[0] if self.actions else None
+
+
+def state_of(solution: Solution, pos: Position) -> tuple[int, int, int]:
+    t = solution.tables
+    flag = 1 if (pos.yahtzee_full and solution.values.shape[1] == 2) else 0
+    return pos.mask, flag, min(pos.upper_total, t.upper_threshold)
+
+
+def box_values(solution: Solution, pos: Position, roll: int) -> list[tuple[BoxChoice, float]]:
+    """Every legal open box for a final roll, with its value (points now + expected after)."""
+    t = solution.tables
+    V = solution.values
+    mask, flag, u = state_of(solution, pos)
+    out = []
+    for choice in box_choices(t, roll, pos):
+        if not choice.legal:
+            continue
+        c = t.rules.index_of(choice.key)
+        next_flag = flag
+        if c == t.yahtzee_cat and choice.points > 0 and V.shape[1] == 2:
+            next_flag = 1
+        next_u = min(t.upper_threshold, u + choice.points) if t.COUNTS_UPPER[c] else u
+        out.append((choice, choice.total + float(V[mask | (1 << c), next_flag, next_u])))
+    return out
+
+
+@dataclass(frozen=True)
+class TurnTables:
+    """Values inside one turn: roll_values[L][r] with L re-rolls left, keep_values[L][k]."""
+
+    roll_values: list[np.ndarray]
+    keep_values: list[np.ndarray | None]  # keep_values[L]: keep k now, L - 1 re-rolls after
+    start_value: float
+
+
+def turn_tables(solution: Solution, pos: Position) -> TurnTables:
+    """The turn recursion for one state: final rolls, then keeps and rolls, stage by stage."""
+    t = solution.tables
+    final = np.array([max(v for _, v in box_values(solution, pos, r))
+                      for r in range(t.n_rolls)])
+    rolls = [final]
+    keeps: list[np.ndarray | None] = [None]
+    for _ in range(1, t.n_rolls_per_turn):
+        ek = keep_average(t, rolls[-1])
+        keeps.append(ek)
+        rolls.append(best_subkeep(t, ek)[: t.n_rolls])
+    start = float(t.ROLL_PROB @ rolls[-1])
+    return TurnTables(rolls, keeps, start)
+
+
+def _size_ranges(t: RuleTables) -> list[tuple[int, int, int]]:
+    """(size, first, last+1) index ranges of the keeps, largest size first."""
+    sizes = t.KEEP_SIZE
+    out = []
+    start = 0
+    for k in range(1, len(sizes) + 1):
+        if k == len(sizes) or sizes[k] != sizes[start]:
+            out.append((int(sizes[start]), start, k))
+            start = k
+    return out
+
+
+def keep_average(t: RuleTables, roll_values: np.ndarray) -> np.ndarray:
+    """Value of each keep when its free dice are thrown once (add one die at a time)."""
+    ek = np.empty(t.n_keeps)
+    ek[: t.n_rolls] = roll_values
+    for size, lo, hi in _size_ranges(t):
+        if size < t.n_dice:
+            ek[lo:hi] = ek[t.KEEP_CHILD[lo:hi]].mean(axis=1)
+    return ek
+
+
+def best_subkeep(t: RuleTables, keep_values: np.ndarray) -> np.ndarray:
+    """For each keep, the best value of it or any keep inside it (remove one die at a time)."""
+    best = keep_values.copy()
+    for size, lo, hi in reversed(_size_ranges(t)):
+        if size == 0:
+            continue
+        seg = t.SUB_INDICES[t.SUB_INDPTR[lo]: t.SUB_INDPTR[hi]]
+        starts = t.SUB_INDPTR[lo:hi] - t.SUB_INDPTR[lo]
+        best[lo:hi] = np.maximum(best[lo:hi], np.maximum.reduceat(best[seg], starts))
+    return best
+
+
+def sub_keeps(t: RuleTables, dice: tuple[int, ...]) -> list[tuple[int, tuple[int, ...]]]:
+    """Every distinct keep inside a roll: (keep index, kept dice), more dice first."""
+    counts = [dice.count(v) for v in range(1, t.n_faces + 1)]
+    out = []
+    for pick in itertools.product(*[range(c, -1, -1) for c in counts]):
+        kept = tuple(v + 1 for v in range(t.n_faces) for _ in range(pick[v]))
+        out.append((t.keep_index(kept), kept))
+    out.sort(key=lambda item: item[0])
+    return out
+
+
+def advise(solution: Solution, pos: Position, dice: tuple[int, ...] | None = None,
+           rolls_left: int | None = None, banked: int | None = None) -> Advice:
+    """Rank every action in a position; before the first roll (no dice) only its value."""
+    t = solution.tables
+    tables = turn_tables(solution, pos)
+    if dice is None:
+        return Advice(tables.start_value, [], banked)
+    max_left = t.n_rolls_per_turn - 1
+    if rolls_left is None or not 0 <= rolls_left <= max_left:
+        raise InputError(f"rolls left: give how many re-rolls remain this turn, 0 to {max_left} "
+                         f"({t.rules.name} has {t.n_rolls_per_turn} rolls per turn).")
+    roll = t.roll_index(dice)
+    if rolls_left == 0:
+        actions = [Action("score", value, box=choice)
+                   for choice, value in box_values(solution, pos, roll)]
+        order = {key: i for i, key in enumerate(t.rules.keys)}
+        actions.sort(key=lambda a: (-a.value, order[a.box.key]))
+    else:
+        ek = tables.keep_values[rolls_left]
+        actions = []
+        for k, kept in sub_keeps(t, dice):
+            rest = list(dice)
+            for d in kept:
+                rest.remove(d)
+            actions.append(Action("keep", float(ek[k]), keep=kept, reroll=tuple(rest)))
+        actions.sort(key=lambda a: -a.value)  # stable: more dice, then lower index, first
+    return Advice(tables.start_value, actions, banked)
