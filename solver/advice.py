@@ -122,9 +122,24 @@ def keep_average(t: RuleTables, roll_values: np.ndarray) -> np.ndarray:
     """Value of each keep when its free dice are thrown once (add one die at a time)."""
     ek = np.empty(t.n_keeps)
     ek[: t.n_rolls] = roll_values
+    f = t.n_faces
     for size, lo, hi in _size_ranges(t):
         if size < t.n_dice:
-            ek[lo:hi] = ek[t.KEEP_CHILD[lo:hi]].mean(axis=1)
+            # Summed in the kernel's order (`kernels.keep_average`), so values match bit for bit
+            # and ties are broken alike.
+            child = ek[t.KEEP_CHILD[lo:hi]]
+            acc = child[:, 0] + child[:, 1]
+            v = 2
+            while f - v > 2:
+                acc = acc + (child[:, v] + child[:, v + 1])
+                v += 2
+            if v + 2 == f:
+                acc = (acc + child[:, v] + child[:, v + 1]) * (1.0 / f)
+            elif v + 1 == f:
+                acc = (acc + child[:, v]) * (1.0 / f)
+            else:
+                acc = acc * (1.0 / f)
+            ek[lo:hi] = acc
     return ek
 
 

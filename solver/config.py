@@ -4,3 +4,7 @@
 MAX_BATCH_COLS = 256
 # Target size of a thread's scratch table: about half of a core's L2 cache here.
 SCRATCH_BYTES = 1 << 20
+# Games simulated together (their dice are drawn per chunk, so results depend on it: keep it).
+SIM_CHUNK_GAMES = 100_000
+# States whose keep tables are held at once while simulating (4096 x 2 x 462 doubles ~ 30 MB).
+SIM_STATE_BLOCK = 4096

@@ -101,6 +101,25 @@ def _reachable_count(t: RuleTables, bits: np.ndarray) -> int:
     return int((n_u * flags)[:full].sum())
 
 
+def layer_items(t: RuleTables, space: StateSpace, filled: int) -> tuple[np.ndarray, np.ndarray]:
+    """The (box set, flag) pairs with `filled` boxes filled: flag 1 only with the Yahtzee box."""
+    masks = np.arange(space.n_masks, dtype=np.int64)
+    popcount = ((masks[:, None] >> np.arange(t.n_categories)) & 1).sum(axis=1)
+    layer = masks[popcount == filled]
+    items, flags = [layer], [np.zeros(len(layer), dtype=np.int64)]
+    if space.n_flags == 2:
+        with_flag = layer[(layer >> t.yahtzee_cat) & 1 == 1]
+        items.append(with_flag)
+        flags.append(np.ones(len(with_flag), dtype=np.int64))
+    return np.concatenate(items), np.concatenate(flags)
+
+
+def batch_width(t: RuleTables, space: StateSpace) -> int:
+    """Columns solved side by side: enough to fill the vector units, few enough that the
+    scratch table (keeps x columns) stays in a core's L2 cache."""
+    return max(space.n_upper, min(config.MAX_BATCH_COLS, config.SCRATCH_BYTES // (8 * t.n_keeps)))
+
+
 def _batches(widths: np.ndarray, limit: int) -> np.ndarray:
     """Split consecutive items into batches whose widths add up to at most `limit`."""
     ptr = [0]
@@ -158,26 +177,13 @@ def solve_values(t: RuleTables, progress: Callable[[int, int], None] | None = No
     space = state_space(t)
     n_cat = t.n_categories
     V = np.zeros((space.n_masks, space.n_flags, space.n_upper))
-    masks = np.arange(space.n_masks, dtype=np.int64)
-    popcount = ((masks[:, None] >> np.arange(n_cat)) & 1).sum(axis=1)
     pos_indptr, pos_roll = positive_scores(t)
-    # Columns solved side by side: enough to fill the vector units, few enough that the
-    # scratch table (keeps x columns) stays in a core's L2 cache.
-    batch_cols = max(space.n_upper, min(config.MAX_BATCH_COLS,
-                                        config.SCRATCH_BYTES // (8 * t.n_keeps)))
-    has_ybox = (masks >> max(t.yahtzee_cat, 0)) & 1 if t.yahtzee_cat >= 0 else masks * 0
+    batch_cols = batch_width(t, space)
     for done, filled in enumerate(range(n_cat - 1, -1, -1)):
-        layer = masks[popcount == filled]
-        layer_masks = [layer]
-        layer_flags = [np.zeros(len(layer), dtype=np.int64)]
-        if space.n_flags == 2:
-            with_flag = layer[has_ybox[layer] == 1]
-            layer_masks.append(with_flag)
-            layer_flags.append(np.ones(len(with_flag), dtype=np.int64))
-        items = np.concatenate(layer_masks)
+        items, flags = layer_items(t, space, filled)
         batch_ptr = _batches(space.U_END[items] - space.U_START[items] + 1, batch_cols)
         kernels.solve_layer(
-            items, np.concatenate(layer_flags), batch_ptr, space.U_START, space.U_END, V,
+            items, flags, batch_ptr, space.U_START, space.U_END, V,
             t.SCORE, t.JOKER_SCORE, t.YAHTZEE_FACE, t.UPPER_BOX_OF_FACE, t.COUNTS_UPPER,
             t.IS_LOWER, pos_indptr, pos_roll, t.KEEP_CHILD, t.SUB_INDPTR, t.SUB_INDICES,
             t.ROLL_PROB, t.n_keeps, t.n_faces, t.n_rolls_per_turn, t.upper_threshold,

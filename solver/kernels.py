@@ -55,9 +55,11 @@ def _relax(out, r, off, u0, nu, V, next_mask, next_flag, pts, imm, counted, thre
             val = imm + V[next_mask, next_flag, base + j]
             if val > out[r, off + j]:
                 out[r, off + j] = val
-        capped = imm + V[next_mask, next_flag, threshold]
+        # Points are added up before the table value, in the order every other consumer of
+        # the strategy (simulation, advice, exact figures) uses, so equal moves tie exactly.
+        capped = V[next_mask, next_flag, threshold]
         for j in range(split, nu):
-            val = capped + upper_bonus if u0 + j < threshold else capped
+            val = ((imm + upper_bonus) if u0 + j < threshold else imm) + capped
             if val > out[r, off + j]:
                 out[r, off + j] = val
     else:
@@ -130,56 +132,73 @@ def final_roll_values(mask, y, u0, nu, off, V, out, SCORE, JOKER_SCORE, YAHTZEE_
 
 
 @njit(cache=True)
-def rerolls(KV, nu, n_roll, n_faces, stages, KEEP_CHILD, SUB_INDPTR, SUB_INDICES):
-    """Turn roll values into the values one decision earlier, `stages` times, in place.
+def keep_average(KV, nu, n_roll, n_faces, KEEP_CHILD):
+    """KV[k] for every keep smaller than a roll: the mean over one more die (its children).
 
-    KV[:n_roll] holds roll values on entry and on exit. Each stage averages over the dice thrown
-    (keep values, by adding one die at a time) then takes the best sub-keep of every keep (by
-    removing one die at a time), which for a roll is the best keep before the throw.
+    KV[:n_roll] holds roll values. Children are read two at a time and the division is folded
+    into the last pass, so a row is swept about half as often (loop and store overhead, not
+    arithmetic, bounds these short vector loops).
     """
     n_keep = KV.shape[0]
     inv = 1.0 / n_faces
-    for _ in range(stages):
-        # Children and sub-keeps are read two at a time, so a keep's row is swept about half as
-        # often (loop and store overhead, not arithmetic, bounds these short vector loops).
-        for k in range(n_roll, n_keep):
-            c0 = KEEP_CHILD[k, 0]
-            c1 = KEEP_CHILD[k, 1]  # every die has at least two faces
+    for k in range(n_roll, n_keep):
+        c0 = KEEP_CHILD[k, 0]
+        c1 = KEEP_CHILD[k, 1]  # every die has at least two faces
+        for j in range(nu):
+            KV[k, j] = KV[c0, j] + KV[c1, j]
+        v = 2
+        while n_faces - v > 2:
+            ca = KEEP_CHILD[k, v]
+            cb = KEEP_CHILD[k, v + 1]
             for j in range(nu):
-                KV[k, j] = KV[c0, j] + KV[c1, j]
-            v = 2
-            while n_faces - v > 2:
-                ca = KEEP_CHILD[k, v]
-                cb = KEEP_CHILD[k, v + 1]
-                for j in range(nu):
-                    KV[k, j] += KV[ca, j] + KV[cb, j]
-                v += 2
-            # The last one or two children, with the division folded in.
-            if v + 2 == n_faces:
-                ca = KEEP_CHILD[k, v]
-                cb = KEEP_CHILD[k, v + 1]
-                for j in range(nu):
-                    KV[k, j] = (KV[k, j] + KV[ca, j] + KV[cb, j]) * inv
-            elif v + 1 == n_faces:
-                ca = KEEP_CHILD[k, v]
-                for j in range(nu):
-                    KV[k, j] = (KV[k, j] + KV[ca, j]) * inv
-            else:
-                for j in range(nu):
-                    KV[k, j] *= inv
-        for k in range(n_keep - 1, -1, -1):
-            s = SUB_INDPTR[k]
-            end = SUB_INDPTR[k + 1]
-            while s + 1 < end:
-                sa = SUB_INDICES[s]
-                sb = SUB_INDICES[s + 1]
-                for j in range(nu):
-                    KV[k, j] = max(KV[k, j], max(KV[sa, j], KV[sb, j]))
-                s += 2
-            if s < end:
-                sa = SUB_INDICES[s]
-                for j in range(nu):
-                    KV[k, j] = max(KV[k, j], KV[sa, j])
+                KV[k, j] += KV[ca, j] + KV[cb, j]
+            v += 2
+        if v + 2 == n_faces:
+            ca = KEEP_CHILD[k, v]
+            cb = KEEP_CHILD[k, v + 1]
+            for j in range(nu):
+                KV[k, j] = (KV[k, j] + KV[ca, j] + KV[cb, j]) * inv
+        elif v + 1 == n_faces:
+            ca = KEEP_CHILD[k, v]
+            for j in range(nu):
+                KV[k, j] = (KV[k, j] + KV[ca, j]) * inv
+        else:
+            for j in range(nu):
+                KV[k, j] *= inv
+
+
+@njit(cache=True)
+def best_subkeep(KV, nu, SUB_INDPTR, SUB_INDICES):
+    """KV[k] = best of keep k and every keep inside it (one die removed at a time), in place.
+
+    For a roll this is the value of the best keep before the next throw.
+    """
+    n_keep = KV.shape[0]
+    for k in range(n_keep - 1, -1, -1):
+        s = SUB_INDPTR[k]
+        end = SUB_INDPTR[k + 1]
+        while s + 1 < end:
+            sa = SUB_INDICES[s]
+            sb = SUB_INDICES[s + 1]
+            for j in range(nu):
+                KV[k, j] = max(KV[k, j], max(KV[sa, j], KV[sb, j]))
+            s += 2
+        if s < end:
+            sa = SUB_INDICES[s]
+            for j in range(nu):
+                KV[k, j] = max(KV[k, j], KV[sa, j])
+
+
+@njit(cache=True)
+def rerolls(KV, nu, n_roll, n_faces, stages, KEEP_CHILD, SUB_INDPTR, SUB_INDICES):
+    """Turn roll values into the values one decision earlier, `stages` times, in place.
+
+    KV[:n_roll] holds roll values on entry and on exit: each stage averages over the dice
+    thrown, then takes the best keep inside every roll.
+    """
+    for _ in range(stages):
+        keep_average(KV, nu, n_roll, n_faces, KEEP_CHILD)
+        best_subkeep(KV, nu, SUB_INDPTR, SUB_INDICES)
 
 
 @njit(cache=True, parallel=True)
