@@ -233,9 +233,12 @@ NoCacheOpt = Annotated[bool, typer.Option("--no-cache", help="Solve afresh; neit
 @app.command("solve")
 @handles_errors
 def solve_cmd(variant: VariantOpt = "official-free-joker", no_cache: NoCacheOpt = False,
+              no_sd: Annotated[bool, typer.Option(
+                  "--no-sd", help="Skip the exact standard deviation (a second pass).")] = False,
               quiet: QuietOpt = False, as_json: JsonOpt = False) -> None:
-    """Compute the exact optimal expected score of a rule set (and cache the strategy)."""
-    from solver import solve
+    """Compute the exact optimal expected score of a rule set and the SD of the final score
+    under optimal play (both cached with the strategy)."""
+    from solver import exact_figures, solve
     from yahtzee_rules import load_rules
 
     rules = load_rules(variant)
@@ -243,10 +246,11 @@ def solve_cmd(variant: VariantOpt = "official-free-joker", no_cache: NoCacheOpt 
         solution = solve(rules, use_cache=not no_cache, progress=step)
     if solution.cache_note:
         typer.echo(f"note: {solution.cache_note}", err=True)
+    sd = None if no_sd else exact_figures(solution, full=False, use_cache=not no_cache)["sd"]
     if as_json:
-        emit_json(render.solution_json(solution))
+        emit_json({**render.solution_json(solution), "sd": sd})
     else:
-        typer.echo(render.solution_text(solution))
+        typer.echo(render.solution_text(solution, sd))
 
 
 @app.command("compare")
@@ -275,6 +279,57 @@ def compare_cmd(
         emit_json(rows)
     else:
         typer.echo(render.compare_text(rows))
+
+
+@app.command("simulate")
+@handles_errors
+def simulate_cmd(
+    variant: VariantOpt = "official-free-joker",
+    games: Annotated[int, typer.Option("--games", "-n", help="Games to play.")] = 100_000,
+    seed: Annotated[int, typer.Option("--seed", help="Seed: the same seed, the same games.")] = 0,
+    strategy: Annotated[str, typer.Option(
+        "--strategy", "-s", help="optimal, greedy (best score each turn) or heuristic "
+        "(per-turn play against a simple estimate of the future).")] = "optimal",
+    plot: Annotated[str | None, typer.Option(
+        "--plot", help="Write a histogram of the scores to this PNG file (needs matplotlib: "
+        "pip install 'yz[plot]').")] = None,
+    no_exact: Annotated[bool, typer.Option(
+        "--no-exact", help="Skip the exact figures printed beside the sampled ones.")] = False,
+    quiet: QuietOpt = False,
+    as_json: JsonOpt = False,
+) -> None:
+    """Play many games with a strategy: mean with its standard error next to the exact value,
+    spread, percentiles, per-box means and zero rates, bonuses and Joker uses."""
+    from solver import exact_figures, solve
+    from solver.simulate import STRATEGIES, simulate, summarise
+    from yahtzee_rules import load_rules
+    from yahtzee_rules.errors import InputError
+
+    if strategy not in STRATEGIES:
+        raise InputError(f"--strategy: '{strategy}' is not a strategy; choose one of "
+                         f"{', '.join(STRATEGIES)}.")
+    if games < 1:
+        raise InputError("--games: give a positive number of games to play.")
+    if plot is not None:
+        render.check_plot_target(plot)
+    rules = load_rules(variant)
+    show = not quiet and not as_json
+    with render.progress(f"solving {rules.name}", enabled=show) as step:
+        solution = solve(rules, progress=step)
+    if solution.cache_note:
+        typer.echo(f"note: {solution.cache_note}", err=True)
+    with render.progress(f"playing {games:,} games", enabled=show, unit="games") as step:
+        played = simulate(solution, games, seed=seed, strategy=strategy, progress=step)
+    summary = summarise(played)
+    exact = None if no_exact else exact_figures(solution, strategy)
+    if plot is not None:
+        render.plot_histogram(plot, played, exact["mean"] if exact else None)
+    if as_json:
+        emit_json({**summary, "exact": exact, "plot": plot})
+    else:
+        typer.echo(render.simulation_text(summary, exact, played))
+        if plot is not None:
+            typer.echo(f"histogram written to {plot}")
 
 
 @cache_app.command("list")

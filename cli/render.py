@@ -141,16 +141,17 @@ def choices_text(t: RuleTables, roll: int, choices) -> str:
 
 
 @contextlib.contextmanager
-def progress(label: str, enabled: bool = True) -> Iterator[Callable[[int, int], None] | None]:
-    """A progress bar on stderr while solving, only when stderr is a terminal."""
+def progress(label: str, enabled: bool = True,
+             unit: str = "layers") -> Iterator[Callable[[int, int], None] | None]:
+    """A progress bar on stderr while working, only when stderr is a terminal."""
     if not enabled or not sys.stderr.isatty():
         yield None
         return
     from rich.console import Console
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
-    bar = Progress(TextColumn("{task.description}"), BarColumn(), TextColumn("{task.completed}/"
-                   "{task.total} layers"), TimeElapsedColumn(),
+    bar = Progress(TextColumn("{task.description}"), BarColumn(),
+                   TextColumn("{task.completed:,}/{task.total:,} " + unit), TimeElapsedColumn(),
                    console=Console(stderr=True), transient=True)
     with bar:
         task = bar.add_task(label, total=None)
@@ -166,9 +167,10 @@ def solution_json(s) -> dict:
             "seconds": s.seconds, "cached": s.cached}
 
 
-def solution_text(s) -> str:
+def solution_text(s, sd: float | None = None) -> str:
     how = "from the cache" if s.cached else "solved"
-    return (f"{s.rules.name}: expected score {s.expected_score:.4f}\n"
+    spread = f"\n  standard deviation of the final score {sd:.4f}" if sd is not None else ""
+    return (f"{s.rules.name}: expected score {s.expected_score:.4f}{spread}\n"
             f"  {s.states:,} reachable turn-start states, {how} in {s.seconds:.2f} s")
 
 
@@ -262,3 +264,124 @@ def advice_text(t: RuleTables, pos, dice, rolls_left, advice, top: int) -> str:
         lines.append(_table(["alternative", what.split()[0] + " " + what.split()[1],
                              "vs best"], rows, right={1, 2}))
     return "\n".join(lines)
+
+
+# ---------------------------------------------------------------- simulate
+
+
+def check_plot_target(path: str) -> None:
+    """Fail before any work if the plot cannot be written (no matplotlib, bad folder)."""
+    from pathlib import Path
+
+    from yahtzee_rules.errors import InputError
+
+    target = Path(path)
+    if target.suffix.lower() != ".png":
+        raise InputError(f"--plot: '{path}' should be a .png file name.")
+    if not target.parent.is_dir():
+        raise InputError(f"--plot: the folder '{target.parent}' does not exist; create it or "
+                         "give another path.")
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        raise InputError("--plot needs matplotlib, which is not installed: run "
+                         "pip install 'yz[plot]' (or pip install matplotlib), or leave out "
+                         "--plot for the histogram in the terminal.") from None
+
+
+def plot_histogram(path: str, games, exact_mean: float | None) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(9, 5))
+    scores = games.score
+    ax.hist(scores, bins=range(int(scores.min()), int(scores.max()) + 6, 5), color="#4c72b0")
+    if exact_mean is not None:
+        ax.axvline(exact_mean, color="#c44e52", linewidth=2,
+                   label=f"exact mean {exact_mean:.2f}")
+    ax.axvline(scores.mean(), color="#55a868", linestyle="--",
+               label=f"sample mean {scores.mean():.2f}")
+    ax.set_xlabel("final score")
+    ax.set_ylabel("games")
+    ax.set_title(f"{games.tables.rules.name}, {games.strategy} strategy, {games.n:,} games")
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def terminal_histogram(scores, exact_mean: float | None, width: int = 50, bins: int = 24) -> str:
+    """A compact text histogram of the middle 99.8% of the scores (tails noted)."""
+    import numpy as np
+
+    lo, hi = np.percentile(scores, [0.1, 99.9])
+    step = max(1, int(np.ceil((hi - lo) / bins / 5.0)) * 5)
+    start = int(lo // step * step)
+    edges = np.arange(start, hi + step + 1, step).astype(int)
+    counts, _ = np.histogram(scores, bins=edges)
+    top = counts.max() or 1
+    lines = []
+    for left, n in zip(edges[:-1], counts, strict=True):
+        mark = " <- exact mean" if exact_mean is not None and left <= exact_mean < left + step \
+            else ""
+        lines.append(f"{left:5d}-{left + step - 1:<5d} {'#' * round(width * n / top):<{width}} "
+                     f"{100 * n / len(scores):5.2f}%{mark}")
+    below = (scores < edges[0]).mean() * 100
+    above = (scores >= edges[-1]).mean() * 100
+    lines.append(f"(below {edges[0]}: {below:.2f}%, {edges[-1]} or more: {above:.2f}%)")
+    return "\n".join(lines)
+
+
+def simulation_text(summary: dict, exact: dict | None, games) -> str:
+    s = summary
+    out = [f"{s['variant']}, {s['strategy']} strategy: {s['games']:,} games (seed {s['seed']}) "
+           f"in {s['seconds']:.2f} s ({s['games_per_second']:,.0f} games/s)", ""]
+
+    def ex(key, fmt="{:.4f}"):
+        return fmt.format(exact[key]) if exact else "-"
+
+    rows = [["mean", f"{s['mean']:.4f} +- {s['sem']:.4f}", ex("mean")],
+            ["standard deviation", f"{s['sd']:.4f}", ex("sd")]]
+    out.append(_table(["figure", "sampled", "exact"], rows, right={1, 2}))
+    out.append("")
+    out.append("percentiles: " + "  ".join(f"{p}%: {v:.0f}" for p, v in s["percentiles"].items())
+               + f"   (min {s['min']}, max {s['max']})")
+    out.append("")
+    rows = []
+    for key, stats in s["categories"].items():
+        e_mean = f"{exact['box_mean'][key]:.3f}" if exact else "-"
+        e_zero = f"{100 * exact['box_zero_rate'][key]:.2f}" if exact else "-"
+        rows.append([key, f"{stats['mean']:.3f}", e_mean, f"{100 * stats['zero_rate']:.2f}",
+                     e_zero])
+    t = games.tables
+    if t.upper_threshold:
+        rate = s["upper_bonus_rate"]
+        e_rate = exact["upper_bonus_rate"] if exact else None
+        rows.append(["upper bonus", f"{rate * t.upper_bonus:.3f}",
+                     f"{e_rate * t.upper_bonus:.3f}" if exact else "-",
+                     f"{100 * (1 - rate):.2f}", f"{100 * (1 - e_rate):.2f}" if exact else "-"])
+    if t.yahtzee_bonus:
+        none = s["yahtzee_bonus_counts"].get("0", 0) / s["games"]
+        rows.append(["yahtzee bonus", f"{s['yahtzee_bonus_mean'] * t.yahtzee_bonus:.3f}",
+                     f"{exact['yahtzee_bonus_mean'] * t.yahtzee_bonus:.3f}" if exact else "-",
+                     f"{100 * none:.2f}", "-"])
+    out.append(_table(["box", "mean", "exact", "zero %", "exact"], rows, right={1, 2, 3, 4}))
+    out.append("")
+    if t.upper_threshold:
+        e = f" (exact {100 * exact['upper_bonus_rate']:.2f}%)" if exact else ""
+        out.append(f"upper bonus made in {100 * s['upper_bonus_rate']:.2f}% of games{e}")
+    if t.yahtzee_bonus:
+        counts = ", ".join(f"{k}: {100 * v / s['games']:.3f}%"
+                           for k, v in s["yahtzee_bonus_counts"].items())
+        e = f" (exact {exact['yahtzee_bonus_mean']:.4f})" if exact else ""
+        out.append(f"extra Yahtzee bonuses per game {s['yahtzee_bonus_mean']:.4f}{e}; "
+                   f"games with n bonuses: {counts}")
+    if t.joker_mode:
+        e = f" (exact {exact['joker_uses_mean']:.4f})" if exact else ""
+        out.append(f"Joker uses per game {s['joker_uses_mean']:.4f}{e}; in "
+                   f"{100 * s['joker_games_rate']:.2f}% of games")
+    out.append("")
+    out.append(terminal_histogram(games.score, exact["mean"] if exact else None))
+    return "\n".join(out)

@@ -10,7 +10,8 @@ from yahtzee_rules import RuleSet, RuleTables, compile_rules
 from . import cache
 from .dp import SOLVER_VERSION, Solution, solve_tables, state_space
 
-__all__ = ["SOLVER_VERSION", "Solution", "solve", "solve_tables", "state_space"]
+__all__ = ["SOLVER_VERSION", "Solution", "exact_figures", "solve", "solve_tables",
+           "state_space"]
 
 
 def solve(rules: RuleSet | RuleTables, use_cache: bool = True,
@@ -42,3 +43,25 @@ def solve(rules: RuleSet | RuleTables, use_cache: bool = True,
         solution = Solution(t, solution.values, solution.seconds, solution.states,
                             cached=False, cache_note=note)
     return solution
+
+
+def exact_figures(solution: Solution, strategy: str = "optimal", full: bool = True,
+                  use_cache: bool = True) -> dict:
+    """Exact mean and SD of a strategy, and with `full` its per-box figures (cached)."""
+    from .exact import exact_moments, exact_stats
+
+    t = solution.tables
+    cached = cache.load_stats(t, strategy) if use_cache else None
+    if cached is not None and (not full or "box_mean" in cached):
+        return cached
+    if full:
+        figures = exact_stats(solution, strategy).as_dict()
+    else:
+        mean, sd = exact_moments(solution, strategy)
+        figures = {"strategy": strategy, "mean": mean, "sd": sd}
+    if use_cache:
+        try:
+            cache.store_stats(t, strategy, figures)
+        except OSError:
+            pass  # figures are cheap to redo; a read-only cache folder is not an error here
+    return figures

@@ -125,12 +125,46 @@ def entries() -> list[CacheEntry]:
 
 
 def clear() -> int:
-    """Delete every cache file (and stray temporary files); returns how many were removed."""
+    """Delete every cache file (and stray temporary files); returns how many tables went."""
     root = cache_dir()
     if not root.is_dir():
         return 0
     removed = 0
-    for path in root.glob("*.npz"):
+    for path in [*root.glob("*.npz"), *root.glob("*.json")]:
         path.unlink(missing_ok=True)
-        removed += 1
+        removed += path.suffix == ".npz"
     return removed
+
+
+def stats_path(t: RuleTables, strategy: str) -> Path:
+    """Sidecar file of the exact figures of a strategy, next to the value table."""
+    return cache_path(t).with_suffix(f".{strategy}.json")
+
+
+def load_stats(t: RuleTables, strategy: str) -> dict | None:
+    """Cached exact figures, or None when absent, stale or unreadable (then they are redone)."""
+    path = stats_path(t, strategy)
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(data, dict) or data.get("digest") != t.digest or \
+            data.get("solver_version") != SOLVER_VERSION or data.get("strategy") != strategy:
+        return None
+    return data.get("figures")
+
+
+def store_stats(t: RuleTables, strategy: str, figures: dict) -> None:
+    """Write atomically, like the value tables."""
+    path = stats_path(t, strategy)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    payload = {"digest": t.digest, "solver_version": SOLVER_VERSION, "strategy": strategy,
+               "figures": figures}
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".json")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            json.dump(payload, fh)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise

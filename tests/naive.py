@@ -13,7 +13,6 @@ loops over every possibility:
 
 from __future__ import annotations
 
-from functools import cache
 from itertools import product
 
 # ---------------------------------------------------------------- one category, one roll
@@ -179,76 +178,88 @@ def naive_bonus_keys(rules) -> frozenset[str]:
     return frozenset(c.key for c in rules.categories if c.section == "upper")
 
 
-def naive_solve(rules) -> float:
-    """Optimal expected final score of a whole game, by plain expectimax over ordered dice.
+class NaiveGame:
+    """Plain expectimax over ordered dice for one rule set (only for tiny games).
 
     Turn-start states are (filled boxes, upper total capped at the threshold, whether the
     Yahtzee box holds a non-zero score). Within a turn the dice are an ordered tuple; after each
     roll but the last, any subset of dice positions is kept and the others are re-thrown (each
-    of the F**m outcomes of the m thrown dice has probability 1/F**m). Only for tiny games.
+    of the F**m outcomes of the m thrown dice has probability 1/F**m).
     """
-    keys = tuple(c.key for c in rules.categories)
-    n, faces, rolls = rules.dice, rules.faces, rules.rolls
-    threshold = rules.upper_bonus.threshold if rules.upper_bonus is not None else 0
-    amount = rules.upper_bonus.amount if rules.upper_bonus is not None else 0
-    counted = naive_bonus_keys(rules)
-    ybox = rules.yahtzee_category
-    outcomes = list(product(range(1, faces + 1), repeat=n))
 
-    @cache
-    def value(filled: frozenset[str], upper: int, yfull: bool) -> float:
+    def __init__(self, rules):
+        self.rules = rules
+        self.keys = tuple(c.key for c in rules.categories)
+        self.threshold = rules.upper_bonus.threshold if rules.upper_bonus is not None else 0
+        self.amount = rules.upper_bonus.amount if rules.upper_bonus is not None else 0
+        self.counted = naive_bonus_keys(rules)
+        self.outcomes = list(product(range(1, rules.faces + 1), repeat=rules.dice))
+        self._values: dict = {}
+
+    def value(self, filled: frozenset[str], upper: int, yfull: bool) -> float:
         """Expected points still to come from the start of a turn in this state."""
-        if len(filled) == len(keys):
-            return 0.0
-        final_memo: dict[tuple[int, ...], float] = {}
-        turn_memo: dict[tuple[tuple[int, ...], int], float] = {}
+        key = (filled, upper, yfull)
+        if key not in self._values:
+            if len(filled) == len(self.keys):
+                self._values[key] = 0.0
+            else:
+                memo: dict = {}
+                left = self.rules.rolls - 1
+                self._values[key] = sum(self._hold(filled, upper, yfull, o, left, memo)
+                                        for o in self.outcomes) / len(self.outcomes)
+        return self._values[key]
 
-        def final(dice: tuple[int, ...]) -> float:
-            if dice in final_memo:
-                return final_memo[dice]
-            best = None
-            for key in keys:
-                parts = naive_box_parts(rules, dice, key, filled, yfull)
-                if parts is None:
-                    continue
-                box, ybonus = parts
-                points = box + ybonus
-                new_upper = upper
-                if key in counted:
-                    new_upper = min(threshold, upper + box)
-                    if upper < threshold <= upper + box:
-                        points += amount
-                new_yfull = yfull or (key == ybox and box > 0)
-                total = points + value(filled | {key}, new_upper, new_yfull)
-                best = total if best is None else max(best, total)
-            assert best is not None, "no legal box: the rules left a roll nowhere to go"
-            final_memo[dice] = best
-            return best
+    def box_values(self, filled, upper, yfull, dice) -> dict[str, float]:
+        """Value of scoring a final roll in each legal open box (points now + what follows)."""
+        out = {}
+        for key in self.keys:
+            parts = naive_box_parts(self.rules, dice, key, filled, yfull)
+            if parts is None:
+                continue
+            box, ybonus = parts
+            points = box + ybonus
+            new_upper = upper
+            if key in self.counted:
+                new_upper = min(self.threshold, upper + box)
+                if upper < self.threshold <= upper + box:
+                    points += self.amount
+            new_yfull = yfull or (key == self.rules.yahtzee_category and box > 0)
+            out[key] = points + self.value(filled | {key}, new_upper, new_yfull)
+        assert out, "no legal box: the rules left a roll nowhere to go"
+        return out
 
-        def best_from(dice: tuple[int, ...], left: int) -> float:
-            """Value of holding these dice with `left` re-throws still allowed."""
+    def keep_values(self, filled, upper, yfull, dice, left,
+                    memo: dict | None = None) -> dict[tuple[int, ...], float]:
+        """Value of each keep (as sorted kept dice) with `left` re-rolls remaining, left >= 1."""
+        memo = {} if memo is None else memo
+        n, faces = self.rules.dice, self.rules.faces
+        out = {}
+        for mask in range(1 << n):  # bit i set: die i is kept
+            kept = tuple(sorted(dice[i] for i in range(n) if mask >> i & 1))
+            thrown = [i for i in range(n) if not mask >> i & 1]
+            total = 0.0
+            for new_faces in product(range(1, faces + 1), repeat=len(thrown)):
+                new = list(dice)
+                for i, face in zip(thrown, new_faces, strict=True):
+                    new[i] = face
+                total += self._hold(filled, upper, yfull, tuple(new), left - 1, memo)
+            out[kept] = total / faces ** len(thrown)
+        return out
+
+    def _hold(self, filled, upper, yfull, dice, left, memo) -> float:
+        """Value of holding these dice with `left` re-throws still allowed."""
+        key = (dice, left)
+        if key not in memo:
             if left == 0:
-                return final(dice)
-            memo_key = (dice, left)
-            if memo_key in turn_memo:
-                return turn_memo[memo_key]
-            best = None
-            for mask in range(1 << n):  # bit i set: die i is kept
-                thrown = [i for i in range(n) if not mask >> i & 1]
-                total = 0.0
-                for new_faces in product(range(1, faces + 1), repeat=len(thrown)):
-                    new = list(dice)
-                    for i, face in zip(thrown, new_faces, strict=True):
-                        new[i] = face
-                    total += best_from(tuple(new), left - 1)
-                avg = total / faces ** len(thrown)
-                best = avg if best is None else max(best, avg)
-            turn_memo[memo_key] = best
-            return best
+                memo[key] = max(self.box_values(filled, upper, yfull, dice).values())
+            else:
+                memo[key] = max(self.keep_values(filled, upper, yfull, dice, left, memo).values())
+        return memo[key]
 
-        return sum(best_from(o, rolls - 1) for o in outcomes) / len(outcomes)
 
-    return value(frozenset(), 0, False)
+def naive_solve(rules) -> float:
+    """Optimal expected final score of a whole game (see NaiveGame)."""
+    return NaiveGame(rules).value(frozenset(), 0, False)
 
 
 # ---------------------------------------------------------------- score cards
