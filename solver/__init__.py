@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections.abc import Callable
 
@@ -60,8 +61,7 @@ def exact_figures(solution: Solution, strategy: str = "optimal", full: bool = Tr
         mean, sd = exact_moments(solution, strategy)
         figures = {"strategy": strategy, "mean": mean, "sd": sd}
     if use_cache:
-        try:
+        # Figures are cheap to redo: a read-only cache folder is not an error here.
+        with contextlib.suppress(OSError):
             cache.store_stats(t, strategy, figures)
-        except OSError:
-            pass  # figures are cheap to redo; a read-only cache folder is not an error here
     return figures
