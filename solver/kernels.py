@@ -44,6 +44,13 @@ def _open_box_rule(mask, r, YAHTZEE_FACE, UPPER_BOX_OF_FACE, IS_LOWER, ycat, jok
 
 
 @njit(cache=True, inline="always")
+def _may_fill(mask, c, only_box, lower_only, IS_LOWER):
+    """Whether box c is open in `mask` and allowed by `_open_box_rule`'s verdict."""
+    return (((mask >> c) & 1) == 0 and (only_box < 0 or c == only_box)
+            and (not lower_only or IS_LOWER[c] == 1))
+
+
+@njit(cache=True, inline="always")
 def _relax(out, r, off, u0, nu, V, next_mask, next_flag, pts, imm, counted, threshold,
            upper_bonus):
     """out[r, off + j] = max(itself, value of scoring `pts` in a box at upper total u0 + j)."""
@@ -119,11 +126,7 @@ def final_roll_values(mask, y, u0, nu, off, V, out, SCORE, JOKER_SCORE, YAHTZEE_
         for j in range(nu):
             out[r, off + j] = NEG
         for c in range(n_cat):
-            if (mask >> c) & 1:
-                continue
-            if only_box >= 0 and c != only_box:
-                continue
-            if lower_only and IS_LOWER[c] == 0:
+            if not _may_fill(mask, c, only_box, lower_only, IS_LOWER):
                 continue
             pts = JOKER_SCORE[r, c] if use_joker else SCORE[r, c]
             ny = 1 if (c == ycat and pts > 0 and n_flag == 2) else y

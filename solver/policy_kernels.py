@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from .kernels import _open_box_rule, final_roll_values, keep_average
+from .kernels import _may_fill, _open_box_rule, final_roll_values, keep_average
 
 
 @njit(cache=True)
@@ -78,11 +78,7 @@ def choose_box(m, y, u, r, V, SCORE, JOKER_SCORE, YAHTZEE_FACE, UPPER_BOX_OF_FAC
     best_val = -1.0e300
     best = -1
     for c in range(n_cat):
-        if (m >> c) & 1:
-            continue
-        if only_box >= 0 and c != only_box:
-            continue
-        if lower_only and IS_LOWER[c] == 0:
+        if not _may_fill(m, c, only_box, lower_only, IS_LOWER):
             continue
         pts = JOKER_SCORE[r, c] if use_joker else SCORE[r, c]
         ny = 1 if (c == ycat and pts > 0 and n_flag == 2) else y
@@ -301,11 +297,7 @@ def final_moments(mask, y, u0, nu, off, V, M1, M2, KV, A1, A2, BOX, SCORE, JOKER
         for j in range(nu):
             KV[r, off + j] = -1.0e300
         for c in range(n_cat):
-            if (mask >> c) & 1:
-                continue
-            if only_box >= 0 and c != only_box:
-                continue
-            if lower_only and IS_LOWER[c] == 0:
+            if not _may_fill(mask, c, only_box, lower_only, IS_LOWER):
                 continue
             pts = JOKER_SCORE[r, c] if use_joker else SCORE[r, c]
             nm = mask | (1 << c)
