@@ -243,7 +243,7 @@ def solve_cmd(variant: VariantOpt = "official-free-joker", no_cache: NoCacheOpt 
 
     rules = load_rules(variant)
     with render.progress(f"solving {rules.name}", enabled=not quiet and not as_json) as step:
-        solution = solve(rules, use_cache=not no_cache, progress=step)
+        solution = solve(rules, use_cache=not no_cache, progress=step, with_sd=not no_sd)
     if solution.cache_note:
         typer.echo(f"note: {solution.cache_note}", err=True)
     sd = None if no_sd else exact_figures(solution, full=False, use_cache=not no_cache)["sd"]

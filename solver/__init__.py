@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import time
 from collections.abc import Callable
+from dataclasses import replace
 
 from yahtzee_rules import RuleSet, RuleTables, compile_rules
 
@@ -16,9 +17,11 @@ __all__ = ["SOLVER_VERSION", "Solution", "exact_figures", "solve", "solve_tables
 
 
 def solve(rules: RuleSet | RuleTables, use_cache: bool = True,
-          progress: Callable[[int, int], None] | None = None) -> Solution:
+          progress: Callable[[int, int], None] | None = None, with_sd: bool = False) -> Solution:
     """Solve a rule set exactly, reusing a verified cached table when there is one.
 
+    With `with_sd`, a fresh solve also computes the exact SD of the final score in the same
+    sweeps (about twice the work); a cached table brings the SD it was stored with, if any.
     A cache file that fails verification is reported in `Solution.cache_note`, recomputed and
     replaced; it is never used.
     """
@@ -33,16 +36,15 @@ def solve(rules: RuleSet | RuleTables, use_cache: bool = True,
         if hit is not None:
             values, meta = hit
             return Solution(t, values, time.perf_counter() - start, int(meta["states"]),
-                            cached=True)
-    solution = solve_tables(t, progress)
+                            cached=True, sd=meta.get("sd"))
+    solution = solve_tables(t, progress, with_sd)
     if use_cache:
         try:
-            cache.store(t, solution.values, solution.states)
+            cache.store(t, solution.values, solution.states, solution.sd)
         except OSError as exc:
             note = (note + "; " if note else "") + f"could not write the cache: {exc}"
     if note:
-        solution = Solution(t, solution.values, solution.seconds, solution.states,
-                            cached=False, cache_note=note)
+        solution = replace(solution, cache_note=note)
     return solution
 
 
@@ -52,6 +54,8 @@ def exact_figures(solution: Solution, strategy: str = "optimal", full: bool = Tr
     from .exact import exact_moments, exact_stats
 
     t = solution.tables
+    if not full and strategy == "optimal" and solution.sd is not None:
+        return {"strategy": strategy, "mean": solution.expected_score, "sd": solution.sd}
     cached = cache.load_stats(t, strategy) if use_cache else None
     if cached is not None and (not full or "box_mean" in cached):
         return cached

@@ -84,13 +84,14 @@ def load(t: RuleTables) -> tuple[np.ndarray, dict] | None:
     return values, meta
 
 
-def store(t: RuleTables, values: np.ndarray, states: int) -> Path:
+def store(t: RuleTables, values: np.ndarray, states: int, sd: float | None = None) -> Path:
     """Write atomically: a temporary file in the same folder, then os.replace."""
     path = cache_path(t)
     path.parent.mkdir(parents=True, exist_ok=True)
     meta = {
         "format": CACHE_FORMAT, "solver_version": SOLVER_VERSION, "digest": t.digest,
         "variant": t.rules.name, "expected_score": float(values[0, 0, 0]), "states": states,
+        "sd": sd,
         "shape": list(values.shape), "sha256": _checksum(values),
         "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
     }

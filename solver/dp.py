@@ -151,6 +151,7 @@ class Solution:
     states: int
     cached: bool = False
     cache_note: str | None = None
+    sd: float | None = None  # SD of the final score under optimal play, when computed
 
     @property
     def expected_score(self) -> float:
@@ -167,9 +168,10 @@ class Solution:
         return float(self.values[mask, flag, u])
 
 
-def solve_values(t: RuleTables, progress: Callable[[int, int], None] | None = None
-                 ) -> tuple[np.ndarray, StateSpace]:
-    """Run the DP on compiled tables; returns V[mask, flag, u] and the state space."""
+def solve_values(t: RuleTables, progress: Callable[[int, int], None] | None = None,
+                 with_sd: bool = False) -> tuple[np.ndarray, StateSpace, float | None]:
+    """Run the DP on compiled tables: V[mask, flag, u], the state space, and with `with_sd`
+    the standard deviation of the final score under the optimal play it finds (else None)."""
     import numba
 
     from . import kernels
@@ -177,25 +179,31 @@ def solve_values(t: RuleTables, progress: Callable[[int, int], None] | None = No
     space = state_space(t)
     n_cat = t.n_categories
     V = np.zeros((space.n_masks, space.n_flags, space.n_upper))
+    M2 = np.zeros_like(V) if with_sd else np.zeros((1, 1, 1))
     pos_indptr, pos_roll = positive_scores(t)
     batch_cols = batch_width(t, space)
     for done, filled in enumerate(range(n_cat - 1, -1, -1)):
         items, flags = layer_items(t, space, filled)
         batch_ptr = _batches(space.U_END[items] - space.U_START[items] + 1, batch_cols)
-        kernels.solve_layer(
-            items, flags, batch_ptr, space.U_START, space.U_END, V,
-            t.SCORE, t.JOKER_SCORE, t.YAHTZEE_FACE, t.UPPER_BOX_OF_FACE, t.COUNTS_UPPER,
-            t.IS_LOWER, pos_indptr, pos_roll, t.KEEP_CHILD, t.SUB_INDPTR, t.SUB_INDICES,
-            t.ROLL_PROB, t.n_keeps, t.n_faces, t.n_rolls_per_turn, t.upper_threshold,
-            t.upper_bonus, t.yahtzee_bonus, t.yahtzee_cat, t.joker_mode, batch_cols,
-            numba.get_num_threads())
+        tables = (t.SCORE, t.JOKER_SCORE, t.YAHTZEE_FACE, t.UPPER_BOX_OF_FACE, t.COUNTS_UPPER,
+                  t.IS_LOWER, pos_indptr, pos_roll, t.KEEP_CHILD, t.SUB_INDPTR, t.SUB_INDICES,
+                  t.ROLL_PROB, t.n_keeps, t.n_faces, t.n_rolls_per_turn, t.upper_threshold,
+                  t.upper_bonus, t.yahtzee_bonus, t.yahtzee_cat, t.joker_mode, batch_cols,
+                  numba.get_num_threads())
+        if with_sd:
+            kernels.solve_layer_sd(items, flags, batch_ptr, space.U_START, space.U_END, V, M2,
+                                   *tables)
+        else:
+            kernels.solve_layer(items, flags, batch_ptr, space.U_START, space.U_END, V, *tables)
         if progress is not None:
             progress(done + 1, n_cat)
-    return V, space
+    sd = float(np.sqrt(max(0.0, M2[0, 0, 0] - V[0, 0, 0] ** 2))) if with_sd else None
+    return V, space, sd
 
 
-def solve_tables(t: RuleTables, progress: Callable[[int, int], None] | None = None) -> Solution:
-    """Solve compiled tables from scratch (no cache)."""
+def solve_tables(t: RuleTables, progress: Callable[[int, int], None] | None = None,
+                 with_sd: bool = False) -> Solution:
+    """Solve compiled tables from scratch (no cache); `with_sd` adds the exact SD."""
     start = time.perf_counter()
-    V, space = solve_values(t, progress)
-    return Solution(t, V, time.perf_counter() - start, space.reachable)
+    V, space, sd = solve_values(t, progress, with_sd)
+    return Solution(t, V, time.perf_counter() - start, space.reachable, sd=sd)

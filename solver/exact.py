@@ -53,7 +53,9 @@ def exact_moments(solution: Solution, strategy: str = "optimal") -> tuple[float,
     space = state_space(t)
     pos_indptr, pos_roll = positive_scores(t)
     batch_cols = batch_width(t, space)
-    M1 = np.zeros_like(V)
+    # Optimal play's own value is V, so its first moment needs no carrying.
+    track_m1 = strategy != "optimal"
+    M1 = np.zeros_like(V) if track_m1 else V
     M2 = np.zeros_like(V)
     for filled in range(t.n_categories - 1, -1, -1):
         items, flags = layer_items(t, space, filled)
@@ -63,7 +65,8 @@ def exact_moments(solution: Solution, strategy: str = "optimal") -> tuple[float,
             t.SCORE, t.JOKER_SCORE, t.YAHTZEE_FACE, t.UPPER_BOX_OF_FACE, t.COUNTS_UPPER,
             t.IS_LOWER, pos_indptr, pos_roll, t.KEEP_CHILD, t.SUB_INDPTR, t.SUB_INDICES,
             t.ROLL_PROB, t.n_faces, t.n_rolls_per_turn, t.upper_threshold, t.upper_bonus,
-            t.yahtzee_bonus, t.yahtzee_cat, t.joker_mode, batch_cols, numba.get_num_threads())
+            t.yahtzee_bonus, t.yahtzee_cat, t.joker_mode, batch_cols, numba.get_num_threads(),
+            track_m1)
     mean = float(M1[0, 0, 0])
     return mean, float(np.sqrt(max(0.0, M2[0, 0, 0] - mean * mean)))
 

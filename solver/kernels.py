@@ -193,6 +193,146 @@ def best_subkeep(KV, nu, SUB_INDPTR, SUB_INDICES):
 
 
 @njit(cache=True)
+def best_subkeep_arg(KV, ARG, nu, SUB_INDPTR, SUB_INDICES):
+    """Like `kernels.best_subkeep`, also recording the best keep: ARG[k, j] is the lowest keep
+    index among the keeps inside k (k included) of highest value. A keep's index is lower than
+    its sub-keeps', so on a tie the larger keep wins. (Selects, not branches: it vectorises.)
+    """
+    n_keep = KV.shape[0]
+    for k in range(n_keep - 1, -1, -1):
+        for j in range(nu):
+            ARG[k, j] = k
+        for s in range(SUB_INDPTR[k], SUB_INDPTR[k + 1]):
+            sub = SUB_INDICES[s]
+            for j in range(nu):
+                a = KV[sub, j]
+                b = KV[k, j]
+                ia = ARG[sub, j]
+                ib = ARG[k, j]
+                take = (a > b) | ((a == b) & (ia < ib))
+                KV[k, j] = a if take else b
+                ARG[k, j] = ia if take else ib
+
+
+@njit(cache=True, inline="always")
+def _choose(KV, BOX, A1, A2, r, col, c, g, val, m1, m2):
+    """Box c with gain g and value val becomes the choice at (r, col) if it is better, or as
+    good and earlier on the card; its moments come along."""
+    cur = KV[r, col]
+    take = (val > cur) | ((val == cur) & (c < BOX[r, col]))
+    KV[r, col] = val if take else cur
+    BOX[r, col] = c if take else BOX[r, col]
+    A1[r, col] = (g + m1) if take else A1[r, col]
+    A2[r, col] = (g * g + 2.0 * g * m1 + m2) if take else A2[r, col]
+
+
+@njit(cache=True)
+def final_moments(mask, y, u0, nu, off, V, M1, M2, KV, A1, A2, BOX, SCORE, JOKER_SCORE,
+                  YAHTZEE_FACE, UPPER_BOX_OF_FACE, COUNTS_UPPER, IS_LOWER, POS_INDPTR, POS_ROLL,
+                  threshold, upper_bonus, yahtzee_bonus, ycat, joker_mode):
+    """For every final roll r and upper total u0 + j: the strategy's value (KV), its box (BOX,
+    the first best in card order, as `choose_box` picks) and the first and second moments (A1,
+    A2) of the points gained from there on.
+
+    As in `kernels.final_roll_values`, an ordinary roll starts from the best zero move (a box
+    where it scores nothing; kept in row n_roll) and then tries only its positive-score moves:
+    a box's positive move always beats its zero move, so a zero move that is not really open
+    to the roll can never be chosen.
+    """
+    n_roll, n_cat = SCORE.shape
+    n_flag = V.shape[1]
+    ybox_filled = ycat >= 0 and ((mask >> ycat) & 1) == 1
+    z = n_roll
+    for j in range(nu):
+        KV[z, off + j] = -1.0e300
+    for c in range(n_cat):
+        if (mask >> c) & 1:
+            continue
+        nm = mask | (1 << c)
+        for j in range(nu):
+            u = u0 + j
+            val = V[nm, y, u]
+            if val > KV[z, off + j]:
+                KV[z, off + j] = val
+                BOX[z, off + j] = c
+                A1[z, off + j] = M1[nm, y, u]
+                A2[z, off + j] = M2[nm, y, u]
+    for r in range(n_roll):
+        if ybox_filled and YAHTZEE_FACE[r] >= 0:
+            continue
+        for j in range(nu):
+            KV[r, off + j] = KV[z, off + j]
+            BOX[r, off + j] = BOX[z, off + j]
+            A1[r, off + j] = A1[z, off + j]
+            A2[r, off + j] = A2[z, off + j]
+    for c in range(n_cat):
+        if (mask >> c) & 1:
+            continue
+        nm = mask | (1 << c)
+        ny = 1 if (c == ycat and n_flag == 2) else y
+        counted = COUNTS_UPPER[c] == 1
+        for i in range(POS_INDPTR[c], POS_INDPTR[c + 1]):
+            r = POS_ROLL[i]
+            if ybox_filled and YAHTZEE_FACE[r] >= 0:
+                continue
+            pts = SCORE[r, c]
+            # As in `kernels._relax`: totals below `split` stay below the threshold (reads are
+            # contiguous), the rest reach it; selects, not branches, so the loops vectorise.
+            split = min(nu, max(0, threshold - pts - u0)) if counted else nu
+            shift = u0 + (pts if counted else 0)
+            g = float(pts)
+            for j in range(split):
+                un = shift + j
+                _choose(KV, BOX, A1, A2, r, off + j, c, g, g + V[nm, ny, un], M1[nm, ny, un],
+                        M2[nm, ny, un])
+            for j in range(split, nu):
+                gj = g + upper_bonus if u0 + j < threshold else g
+                _choose(KV, BOX, A1, A2, r, off + j, c, gj, gj + V[nm, ny, threshold],
+                        M1[nm, ny, threshold], M2[nm, ny, threshold])
+    if not ybox_filled:
+        return
+    for r in range(n_roll):
+        if YAHTZEE_FACE[r] < 0:
+            continue
+        only_box, lower_only, use_joker, extra = _open_box_rule(
+            mask, r, YAHTZEE_FACE, UPPER_BOX_OF_FACE, IS_LOWER, ycat, joker_mode, n_cat)
+        bonus = yahtzee_bonus if (extra and y == 1) else 0
+        for j in range(nu):
+            KV[r, off + j] = -1.0e300
+        for c in range(n_cat):
+            if not _may_fill(mask, c, only_box, lower_only, IS_LOWER):
+                continue
+            pts = JOKER_SCORE[r, c] if use_joker else SCORE[r, c]
+            nm = mask | (1 << c)
+            ny = 1 if (c == ycat and pts > 0 and n_flag == 2) else y
+            counted = COUNTS_UPPER[c] == 1
+            for j in range(nu):
+                u = u0 + j
+                un = u
+                g = float(pts + bonus)
+                if counted:
+                    un = min(threshold, u + pts)
+                    if u < threshold <= u + pts:
+                        g += upper_bonus
+                val = g + V[nm, ny, un]
+                col = off + j
+                if val > KV[r, col]:  # boxes in card order: the first best stays
+                    m1 = M1[nm, ny, un]
+                    KV[r, col] = val
+                    A1[r, col] = g + m1
+                    A2[r, col] = g * g + 2.0 * g * m1 + M2[nm, ny, un]
+
+
+@njit(cache=True)
+def follow_choice(A, ARG, n_roll, nu):
+    """A[r] = A[ARG[r]] for every roll: the moments of the keep the strategy holds. ARG[r] is
+    r itself or a keep with a higher index, so going up through r reads only unchanged rows."""
+    for r in range(n_roll):
+        for j in range(nu):
+            A[r, j] = A[ARG[r, j], j]
+
+
+@njit(cache=True)
 def rerolls(KV, nu, n_roll, n_faces, stages, KEEP_CHILD, SUB_INDPTR, SUB_INDICES):
     """Turn roll values into the values one decision earlier, `stages` times, in place.
 
@@ -202,6 +342,38 @@ def rerolls(KV, nu, n_roll, n_faces, stages, KEEP_CHILD, SUB_INDPTR, SUB_INDICES
     for _ in range(stages):
         keep_average(KV, nu, n_roll, n_faces, KEEP_CHILD)
         best_subkeep(KV, nu, SUB_INDPTR, SUB_INDICES)
+
+
+@njit(cache=True)
+def _batch_columns(b, batch_ptr, masks, U_START, U_END):
+    """Number of upper-total columns of batch b."""
+    cols = 0
+    for i in range(batch_ptr[b], batch_ptr[b + 1]):
+        cols += U_END[masks[i]] - U_START[masks[i]] + 1
+    return cols
+
+
+@njit(cache=True)
+def _expect_and_store(KV, cols, ROLL_PROB, out, b, batch_ptr, masks, flags, U_START, U_END, acc):
+    """out[mask, flag, u] = sum over rolls of P(r) KV[r, column of u], for batch b; totals
+    below U_START share the value at U_START."""
+    for j in range(cols):
+        acc[j] = 0.0
+    for r in range(ROLL_PROB.shape[0]):
+        p = ROLL_PROB[r]
+        for j in range(cols):
+            acc[j] += p * KV[r, j]
+    off = 0
+    for i in range(batch_ptr[b], batch_ptr[b + 1]):
+        mask = masks[i]
+        y = flags[i]
+        u0 = U_START[mask]
+        nu = U_END[mask] - u0 + 1
+        for j in range(nu):
+            out[mask, y, u0 + j] = acc[off + j]
+        for u in range(u0):
+            out[mask, y, u] = acc[off]
+        off += nu
 
 
 @njit(cache=True, parallel=True)
@@ -225,36 +397,64 @@ def solve_layer(masks, flags, batch_ptr, U_START, U_END, V, SCORE, JOKER_SCORE, 
         scratch = np.empty(n_keep * batch_cols)
         acc = np.empty(batch_cols)
         for b in range(t, n_batches, n_threads):
-            cols = 0
-            for i in range(batch_ptr[b], batch_ptr[b + 1]):
-                cols += U_END[masks[i]] - U_START[masks[i]] + 1
+            cols = _batch_columns(b, batch_ptr, masks, U_START, U_END)
             # A compact (n_keep, cols) table keeps the working set small.
             KV = scratch[: n_keep * cols].reshape((n_keep, cols))
             off = 0
             for i in range(batch_ptr[b], batch_ptr[b + 1]):
-                mask = masks[i]
-                u0 = U_START[mask]
-                nu = U_END[mask] - u0 + 1
-                final_roll_values(mask, flags[i], u0, nu, off, V, KV, SCORE, JOKER_SCORE,
+                u0 = U_START[masks[i]]
+                nu = U_END[masks[i]] - u0 + 1
+                final_roll_values(masks[i], flags[i], u0, nu, off, V, KV, SCORE, JOKER_SCORE,
                                   YAHTZEE_FACE, UPPER_BOX_OF_FACE, COUNTS_UPPER, IS_LOWER,
                                   POS_INDPTR, POS_ROLL, threshold, upper_bonus, yahtzee_bonus,
                                   ycat, joker_mode)
                 off += nu
             rerolls(KV, cols, n_roll, n_faces, rolls - 1, KEEP_CHILD, SUB_INDPTR, SUB_INDICES)
-            for j in range(cols):
-                acc[j] = 0.0
-            for r in range(n_roll):
-                p = ROLL_PROB[r]
-                for j in range(cols):
-                    acc[j] += p * KV[r, j]
+            _expect_and_store(KV, cols, ROLL_PROB, V, b, batch_ptr, masks, flags, U_START, U_END,
+                              acc)
+
+
+@njit(cache=True, parallel=True)
+def solve_layer_sd(masks, flags, batch_ptr, U_START, U_END, V, M2, SCORE, JOKER_SCORE,
+                   YAHTZEE_FACE, UPPER_BOX_OF_FACE, COUNTS_UPPER, IS_LOWER, POS_INDPTR, POS_ROLL,
+                   KEEP_CHILD, SUB_INDPTR, SUB_INDICES, ROLL_PROB, n_keep, n_faces, rolls,
+                   threshold, upper_bonus, yahtzee_bonus, ycat, joker_mode, batch_cols,
+                   n_threads):
+    """`solve_layer`, also filling M2 with the second moment of the points still to come under
+    the optimal play being computed (its first moment is V itself). The moments ride along the
+    same sweeps and follow the same choices, ties broken as `solver.policy_kernels` documents.
+    """
+    n_roll = SCORE.shape[0]
+    n_batches = batch_ptr.shape[0] - 1
+    for t in prange(min(n_threads, max(1, n_batches))):
+        scratch = np.empty(n_keep * batch_cols)
+        s_a2 = np.empty(n_keep * batch_cols)
+        s_a1 = np.empty((n_roll + 1) * batch_cols)
+        s_arg = np.empty(n_keep * batch_cols, dtype=np.int32)
+        s_box = np.empty((n_roll + 1) * batch_cols, dtype=np.int32)
+        acc = np.empty(batch_cols)
+        for b in range(t, n_batches, n_threads):
+            cols = _batch_columns(b, batch_ptr, masks, U_START, U_END)
+            KV = scratch[: n_keep * cols].reshape((n_keep, cols))
+            A2 = s_a2[: n_keep * cols].reshape((n_keep, cols))
+            A1 = s_a1[: (n_roll + 1) * cols].reshape((n_roll + 1, cols))
+            BOX = s_box[: (n_roll + 1) * cols].reshape((n_roll + 1, cols))
+            ARG = s_arg[: n_keep * cols].reshape((n_keep, cols))
             off = 0
             for i in range(batch_ptr[b], batch_ptr[b + 1]):
-                mask = masks[i]
-                y = flags[i]
-                u0 = U_START[mask]
-                nu = U_END[mask] - u0 + 1
-                for j in range(nu):
-                    V[mask, y, u0 + j] = acc[off + j]
-                for u in range(u0):
-                    V[mask, y, u] = acc[off]
+                u0 = U_START[masks[i]]
+                nu = U_END[masks[i]] - u0 + 1
+                final_moments(masks[i], flags[i], u0, nu, off, V, V, M2, KV, A1, A2, BOX, SCORE,
+                              JOKER_SCORE, YAHTZEE_FACE, UPPER_BOX_OF_FACE, COUNTS_UPPER,
+                              IS_LOWER, POS_INDPTR, POS_ROLL, threshold, upper_bonus,
+                              yahtzee_bonus, ycat, joker_mode)
                 off += nu
+            for _ in range(rolls - 1):
+                keep_average(KV, cols, n_roll, n_faces, KEEP_CHILD)
+                keep_average(A2, cols, n_roll, n_faces, KEEP_CHILD)
+                best_subkeep_arg(KV, ARG, cols, SUB_INDPTR, SUB_INDICES)
+                follow_choice(A2, ARG, n_roll, cols)
+            _expect_and_store(KV, cols, ROLL_PROB, V, b, batch_ptr, masks, flags, U_START, U_END,
+                              acc)
+            _expect_and_store(A2, cols, ROLL_PROB, M2, b, batch_ptr, masks, flags, U_START,
+                              U_END, acc)

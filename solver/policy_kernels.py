@@ -19,47 +19,15 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from .kernels import _may_fill, _open_box_rule, final_roll_values, keep_average
-
-
-@njit(cache=True)
-def best_subkeep_arg(KV, ARG, nu, SUB_INDPTR, SUB_INDICES):
-    """Like `kernels.best_subkeep`, also recording the best keep: ARG[k, j] is the lowest keep
-    index among the keeps inside k (k included) of highest value. A keep's index is lower than
-    its sub-keeps', so on a tie the larger keep wins.
-
-    Written as separate max, arg-min and select passes (no data-dependent branches), which
-    vectorise.
-    """
-    n_keep = KV.shape[0]
-    big = n_keep
-    best = np.empty(nu)
-    arg = np.empty(nu, dtype=ARG.dtype)
-    for k in range(n_keep - 1, -1, -1):
-        lo = SUB_INDPTR[k]
-        hi = SUB_INDPTR[k + 1]
-        if lo == hi:
-            for j in range(nu):
-                ARG[k, j] = k
-            continue
-        first = SUB_INDICES[lo]
-        for j in range(nu):
-            best[j] = KV[first, j]
-        for s in range(lo + 1, hi):
-            sub = SUB_INDICES[s]
-            for j in range(nu):
-                best[j] = max(best[j], KV[sub, j])
-        for j in range(nu):
-            arg[j] = big
-        for s in range(lo, hi):
-            sub = SUB_INDICES[s]
-            for j in range(nu):
-                cand = ARG[sub, j] if KV[sub, j] == best[j] else big
-                arg[j] = min(arg[j], cand)
-        for j in range(nu):
-            own = KV[k, j] >= best[j]
-            ARG[k, j] = k if own else arg[j]
-            KV[k, j] = KV[k, j] if own else best[j]
+from .kernels import (
+    _may_fill,
+    _open_box_rule,
+    best_subkeep_arg,
+    final_moments,
+    final_roll_values,
+    follow_choice,
+    keep_average,
+)
 
 
 @njit(cache=True)
@@ -220,123 +188,17 @@ def final_roll_distribution(st, CHOICE, P, Q, ROLL_PROB, KEEP_OUT_INDPTR, KEEP_O
                     P[KEEP_OUT_ROLL[e]] += q * KEEP_OUT_PROB[e]
 
 
-@njit(cache=True)
-def final_moments(mask, y, u0, nu, off, V, M1, M2, KV, A1, A2, BOX, SCORE, JOKER_SCORE,
-                  YAHTZEE_FACE, UPPER_BOX_OF_FACE, COUNTS_UPPER, IS_LOWER, POS_INDPTR, POS_ROLL,
-                  threshold, upper_bonus, yahtzee_bonus, ycat, joker_mode):
-    """For every final roll r and upper total u0 + j: the strategy's value (KV), its box (BOX,
-    the first best in card order, as `choose_box` picks) and the first and second moments (A1,
-    A2) of the points gained from there on.
-
-    As in `kernels.final_roll_values`, an ordinary roll starts from the best zero move (a box
-    where it scores nothing; kept in row n_roll) and then tries only its positive-score moves:
-    a box's positive move always beats its zero move, so a zero move that is not really open
-    to the roll can never be chosen.
-    """
-    n_roll, n_cat = SCORE.shape
-    n_flag = V.shape[1]
-    ybox_filled = ycat >= 0 and ((mask >> ycat) & 1) == 1
-    z = n_roll
-    for j in range(nu):
-        KV[z, off + j] = -1.0e300
-    for c in range(n_cat):
-        if (mask >> c) & 1:
-            continue
-        nm = mask | (1 << c)
-        for j in range(nu):
-            u = u0 + j
-            val = V[nm, y, u]
-            if val > KV[z, off + j]:
-                KV[z, off + j] = val
-                BOX[z, off + j] = c
-                A1[z, off + j] = M1[nm, y, u]
-                A2[z, off + j] = M2[nm, y, u]
-    for r in range(n_roll):
-        if ybox_filled and YAHTZEE_FACE[r] >= 0:
-            continue
-        for j in range(nu):
-            KV[r, off + j] = KV[z, off + j]
-            BOX[r, off + j] = BOX[z, off + j]
-            A1[r, off + j] = A1[z, off + j]
-            A2[r, off + j] = A2[z, off + j]
-    for c in range(n_cat):
-        if (mask >> c) & 1:
-            continue
-        nm = mask | (1 << c)
-        ny = 1 if (c == ycat and n_flag == 2) else y
-        counted = COUNTS_UPPER[c] == 1
-        for i in range(POS_INDPTR[c], POS_INDPTR[c + 1]):
-            r = POS_ROLL[i]
-            if ybox_filled and YAHTZEE_FACE[r] >= 0:
-                continue
-            pts = SCORE[r, c]
-            for j in range(nu):
-                u = u0 + j
-                un = u
-                g = float(pts)
-                if counted:
-                    un = min(threshold, u + pts)
-                    if u < threshold <= u + pts:
-                        g += upper_bonus
-                val = g + V[nm, ny, un]
-                col = off + j
-                if val > KV[r, col] or (val == KV[r, col] and c < BOX[r, col]):
-                    m1 = M1[nm, ny, un]
-                    KV[r, col] = val
-                    BOX[r, col] = c
-                    A1[r, col] = g + m1
-                    A2[r, col] = g * g + 2.0 * g * m1 + M2[nm, ny, un]
-    if not ybox_filled:
-        return
-    for r in range(n_roll):
-        if YAHTZEE_FACE[r] < 0:
-            continue
-        only_box, lower_only, use_joker, extra = _open_box_rule(
-            mask, r, YAHTZEE_FACE, UPPER_BOX_OF_FACE, IS_LOWER, ycat, joker_mode, n_cat)
-        bonus = yahtzee_bonus if (extra and y == 1) else 0
-        for j in range(nu):
-            KV[r, off + j] = -1.0e300
-        for c in range(n_cat):
-            if not _may_fill(mask, c, only_box, lower_only, IS_LOWER):
-                continue
-            pts = JOKER_SCORE[r, c] if use_joker else SCORE[r, c]
-            nm = mask | (1 << c)
-            ny = 1 if (c == ycat and pts > 0 and n_flag == 2) else y
-            counted = COUNTS_UPPER[c] == 1
-            for j in range(nu):
-                u = u0 + j
-                un = u
-                g = float(pts + bonus)
-                if counted:
-                    un = min(threshold, u + pts)
-                    if u < threshold <= u + pts:
-                        g += upper_bonus
-                val = g + V[nm, ny, un]
-                col = off + j
-                if val > KV[r, col]:  # boxes in card order: the first best stays
-                    m1 = M1[nm, ny, un]
-                    KV[r, col] = val
-                    A1[r, col] = g + m1
-                    A2[r, col] = g * g + 2.0 * g * m1 + M2[nm, ny, un]
-
-
-@njit(cache=True)
-def follow_choice(A, ARG, n_roll, nu):
-    """A[r] = A[ARG[r]] for every roll: the moments of the keep the strategy holds. ARG[r] is
-    r itself or a keep with a higher index, so going up through r reads only unchanged rows."""
-    for r in range(n_roll):
-        for j in range(nu):
-            A[r, j] = A[ARG[r, j], j]
-
-
 @njit(cache=True, parallel=True)
 def policy_moments(masks, flags, batch_ptr, U_START, U_END, V, M1, M2, SCORE, JOKER_SCORE,
                    YAHTZEE_FACE, UPPER_BOX_OF_FACE, COUNTS_UPPER, IS_LOWER, POS_INDPTR, POS_ROLL,
                    KEEP_CHILD,
                    SUB_INDPTR, SUB_INDICES, ROLL_PROB, n_faces, rolls, threshold, upper_bonus,
-                   yahtzee_bonus, ycat, joker_mode, batch_cols, n_threads):
+                   yahtzee_bonus, ycat, joker_mode, batch_cols, n_threads, track_m1):
     """M1/M2[mask, flag, u]: first and second moments of the points still to come when the
     strategy given by table V is followed, for one layer (batched like `solve_layer`).
+
+    When V is the strategy's own value (optimal play), M1 is V: pass M1 = V and
+    track_m1 = False to skip carrying it.
 
     Moments average over dice exactly as values do, so they ride along the same sweeps; at
     every decision they follow the choice the values make.
@@ -370,10 +232,12 @@ def policy_moments(masks, flags, batch_ptr, U_START, U_END, V, M1, M2, SCORE, JO
                 off += nu
             for _ in range(1, rolls):
                 keep_average(KV, cols, n_roll, n_faces, KEEP_CHILD)
-                keep_average(A1, cols, n_roll, n_faces, KEEP_CHILD)
+                if track_m1:
+                    keep_average(A1, cols, n_roll, n_faces, KEEP_CHILD)
                 keep_average(A2, cols, n_roll, n_faces, KEEP_CHILD)
                 best_subkeep_arg(KV, ARG, cols, SUB_INDPTR, SUB_INDICES)
-                follow_choice(A1, ARG, n_roll, cols)
+                if track_m1:
+                    follow_choice(A1, ARG, n_roll, cols)
                 follow_choice(A2, ARG, n_roll, cols)
             off = 0
             for i in range(batch_ptr[b], batch_ptr[b + 1]):
@@ -387,10 +251,12 @@ def policy_moments(masks, flags, batch_ptr, U_START, U_END, V, M1, M2, SCORE, JO
                     for r in range(n_roll):
                         m1 += ROLL_PROB[r] * A1[r, off + j]
                         m2 += ROLL_PROB[r] * A2[r, off + j]
-                    M1[mask, y, u0 + j] = m1
+                    if track_m1:
+                        M1[mask, y, u0 + j] = m1
                     M2[mask, y, u0 + j] = m2
                 for u in range(u0):
-                    M1[mask, y, u] = M1[mask, y, u0]
+                    if track_m1:
+                        M1[mask, y, u] = M1[mask, y, u0]
                     M2[mask, y, u] = M2[mask, y, u0]
                 off += nu
 
