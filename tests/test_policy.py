@@ -296,3 +296,26 @@ def test_plot_needs_matplotlib_or_writes_png(tmp_path):
         assert not target.exists()
     else:
         assert result.exit_code == 0 and target.read_bytes()[:4] == b"\x89PNG"
+
+
+def test_sd_from_the_dp_sweeps_matches_the_policy_pass(official):
+    """Two computations of the SD: fused into the DP, and a separate pass along the policy."""
+    fused = solve_tables(official.tables, with_sd=True)
+    assert np.array_equal(fused.values, official.values)  # the moments change no value
+    assert fused.sd == pytest.approx(exact_moments(official)[1], abs=1e-9)
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(small_rule_sets())
+def test_sd_paths_agree_on_small_games(rules):
+    fused = solve_tables(compile_rules(rules), with_sd=True)
+    mean, sd = exact_moments(fused)
+    assert mean == pytest.approx(fused.expected_score, abs=1e-9)
+    assert fused.sd == pytest.approx(sd, abs=1e-9)
+
+
+def test_yz_solve_shows_the_sd():
+    data = json.loads(yz("solve", "--json").stdout)
+    assert data["sd"] == pytest.approx(59.6114, abs=1e-4)
+    assert "standard deviation of the final score 59.6114" in yz("solve").stdout
+    assert json.loads(yz("solve", "--json", "--no-sd").stdout)["sd"] is None
