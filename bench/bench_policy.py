@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -70,6 +71,7 @@ def main() -> None:
         times.append(time.perf_counter() - start)
     print(f"advise_s (whole process, from the cache): median {statistics.median(times):.3f}, "
           f"max {max(times):.3f}")
+    shutil.rmtree(env["YZ_CACHE_DIR"], ignore_errors=True)
 
 
 if __name__ == "__main__":

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import resource
 import shutil
 import subprocess
 import sys
@@ -36,16 +35,6 @@ from solver.dp import solve_values, state_space  # noqa: E402
 from yahtzee_rules import builtin_names, compile_rules, load_rules  # noqa: E402
 
 YZ = [sys.executable, "-c", "from cli.main import run; run()"]
-
-
-def run_process(args: list[str], env: dict) -> tuple[float, float]:
-    """Wall seconds and peak RSS (MB) of one child process."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    start = time.perf_counter()
-    subprocess.run(YZ + args, check=True, env=env, cwd=ROOT, stdout=subprocess.DEVNULL)
-    wall = time.perf_counter() - start
-    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    return wall, max(peak, before) / 1024
 
 
 def peak_rss_of(name: str, env: dict) -> tuple[float, float]:

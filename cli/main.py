@@ -126,24 +126,14 @@ def score_cmd(
 ) -> None:
     """Score a roll in every open box (best first) or in one box, in an optional position."""
     from yahtzee_rules import compile_rules, load_rules
-    from yahtzee_rules.errors import InputError
-    from yahtzee_rules.position import box_choices, parse_dice, parse_filled
+    from yahtzee_rules.position import box_choices, check_open_box, parse_dice, parse_filled
 
     t = compile_rules(load_rules(variant))
     roll = t.roll_index(parse_dice(dice, t))
     pos = parse_filled(filled, t)
     choices = box_choices(t, roll, pos)
     if category is not None:
-        if category not in t.rules.keys:
-            import difflib
-
-            hint = difflib.get_close_matches(category, t.rules.keys, n=1)
-            tip = f" Did you mean '{hint[0]}'?" if hint else ""
-            raise InputError(f"--category: '{category}' is not a box of {t.rules.name} (boxes: "
-                             f"{', '.join(t.rules.keys)}).{tip}")
-        if pos.is_filled(category):
-            raise InputError(f"--category: the box '{category}' is already filled in the given "
-                             "position; pick an open box or leave it out of --filled.")
+        check_open_box(t, pos, category)
         choices = [c for c in choices if c.key == category]
     else:
         choices = sorted(choices, key=lambda c: (not c.legal, -c.total))
@@ -186,35 +176,32 @@ def advise_cmd(
     card: Annotated[str | None, typer.Option(
         "--card", help="A scorecard file (YAML or JSON) with variant, filled, upper_total, "
         "bonus_points, dice, rolls_left; options given here override it.")] = None,
-    top: Annotated[int, typer.Option("--top", help="How many alternatives to list.")] = 5,
+    top: Annotated[int, typer.Option("--top", min=0, help="How many alternatives to list.")] = 5,
     as_json: JsonOpt = False,
 ) -> None:
     """Best move in a position: which dice to keep, or which box to score, and what it is worth."""
     from solver import solve
-    from solver.advice import advise
-    from yahtzee_rules import load_rules
+    from solver.advice import advise, check_rolls_left
+    from yahtzee_rules import compile_rules, load_rules
     from yahtzee_rules.position import Scorecard, load_scorecard, parse_dice, parse_filled
 
     sc = load_scorecard(card) if card else Scorecard()
-    rules = load_rules(variant or sc.variant or "official-free-joker")
-    solution = solve(rules)
-    if solution.cache_note:
-        typer.echo(f"note: {solution.cache_note}", err=True)
-    t = solution.tables
+    t = compile_rules(load_rules(variant or sc.variant or "official-free-joker"))
+    # Check the whole position before solving, so a typo costs no solve.
     pos = parse_filled(filled if filled is not None else sc.filled, t,
-                       upper_total if upper_total is not None else sc.upper_total)
-    bonus = bonus_points if bonus_points is not None else sc.bonus_points
-    banked = render.banked_points(t, pos, bonus)
+                       upper_total if upper_total is not None else sc.upper_total,
+                       origin=card if filled is None and card else None)
     shown = dice if dice is not None else sc.dice
     rolled = parse_dice(shown, t) if shown is not None else None
     left = rolls_left if rolls_left is not None else sc.rolls_left
     if rolled is not None and left is None:
         left = t.n_rolls_per_turn - 1
-    if rolled is None and left is not None:
-        from yahtzee_rules.errors import InputError
-
-        raise InputError("rolls left: give --dice too (the dice showing now), or leave out "
-                         "--rolls-left to get the value of the position before the roll.")
+    check_rolls_left(t, rolled, left)
+    banked = render.banked_points(t, pos, bonus_points if bonus_points is not None
+                                  else sc.bonus_points)
+    solution = solve(t)
+    if solution.cache_note:
+        typer.echo(f"note: {solution.cache_note}", err=True)
     advice = advise(solution, pos, rolled, left, banked)
     if as_json:
         emit_json(render.advice_json(t, pos, rolled, left, advice, top))
@@ -292,7 +279,7 @@ def simulate_cmd(
         "(per-turn play against a simple estimate of the future).")] = "optimal",
     plot: Annotated[str | None, typer.Option(
         "--plot", help="Write a histogram of the scores to this PNG file (needs matplotlib: "
-        "pip install 'yz[plot]').")] = None,
+        "pip install matplotlib).")] = None,
     no_exact: Annotated[bool, typer.Option(
         "--no-exact", help="Skip the exact figures printed beside the sampled ones.")] = False,
     quiet: QuietOpt = False,
@@ -301,15 +288,10 @@ def simulate_cmd(
     """Play many games with a strategy: mean with its standard error next to the exact value,
     spread, percentiles, per-box means and zero rates, bonuses and Joker uses."""
     from solver import exact_figures, solve
-    from solver.simulate import STRATEGIES, simulate, summarise
+    from solver.simulate import check_simulation, simulate, summarise
     from yahtzee_rules import load_rules
-    from yahtzee_rules.errors import InputError
 
-    if strategy not in STRATEGIES:
-        raise InputError(f"--strategy: '{strategy}' is not a strategy; choose one of "
-                         f"{', '.join(STRATEGIES)}.")
-    if games < 1:
-        raise InputError("--games: give a positive number of games to play.")
+    check_simulation(games, seed, strategy)  # before any work
     if plot is not None:
         render.check_plot_target(plot)
     rules = load_rules(variant)

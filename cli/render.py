@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import os
 import sys
 import textwrap
 from collections.abc import Callable, Iterator
@@ -278,15 +279,21 @@ def check_plot_target(path: str) -> None:
     target = Path(path)
     if target.suffix.lower() != ".png":
         raise InputError(f"--plot: '{path}' should be a .png file name.")
+    if target.is_dir():
+        raise InputError(f"--plot: '{path}' is a folder; give a file name ending in .png.")
     if not target.parent.is_dir():
         raise InputError(f"--plot: the folder '{target.parent}' does not exist; create it or "
                          "give another path.")
+    if not os.access(target.parent, os.W_OK):
+        raise InputError(f"--plot: the folder '{target.parent}' is not writable; give another "
+                         "path.")
     try:
         import matplotlib  # noqa: F401
     except ImportError:
         raise InputError("--plot needs matplotlib, which is not installed: run "
-                         "pip install 'yz[plot]' (or pip install matplotlib), or leave out "
-                         "--plot for the histogram in the terminal.") from None
+                         "pip install matplotlib (or pip install '.[plot]' in yz's source "
+                         "folder), or leave out --plot for the histogram in the terminal."
+                         ) from None
 
 
 def plot_histogram(path: str, games, exact_mean: float | None) -> None:
@@ -308,8 +315,15 @@ def plot_histogram(path: str, games, exact_mean: float | None) -> None:
     ax.set_title(f"{games.tables.rules.name}, {games.strategy} strategy, {games.n:,} games")
     ax.legend()
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    try:
+        fig.savefig(path, dpi=110)
+    except OSError as exc:
+        from yahtzee_rules.errors import InputError
+
+        raise InputError(f"--plot: could not write '{path}' ({exc.strerror or exc}); the "
+                         "figures above are unaffected.") from None
+    finally:
+        plt.close(fig)
 
 
 def terminal_histogram(scores, exact_mean: float | None, width: int = 50, bins: int = 24) -> str:

@@ -166,17 +166,27 @@ def sub_keeps(t: RuleTables, dice: tuple[int, ...]) -> list[tuple[int, tuple[int
     return out
 
 
+def check_rolls_left(t: RuleTables, dice: tuple[int, ...] | None, rolls_left: int | None) -> None:
+    """InputError unless the re-rolls left fit the rule set (and come with dice)."""
+    max_left = t.n_rolls_per_turn - 1
+    if dice is None:
+        if rolls_left is not None:
+            raise InputError("rolls left: give --dice too (the dice showing now), or leave out "
+                             "--rolls-left to get the value of the position before the roll.")
+        return
+    if rolls_left is None or not 0 <= rolls_left <= max_left:
+        raise InputError(f"rolls left: give how many re-rolls remain this turn, 0 to {max_left} "
+                         f"({t.rules.name} has {t.n_rolls_per_turn} rolls per turn).")
+
+
 def advise(solution: Solution, pos: Position, dice: tuple[int, ...] | None = None,
            rolls_left: int | None = None, banked: int | None = None) -> Advice:
     """Rank every action in a position; before the first roll (no dice) only its value."""
     t = solution.tables
+    check_rolls_left(t, dice, rolls_left)
     tables = turn_tables(solution, pos)
     if dice is None:
         return Advice(tables.start_value, [], banked)
-    max_left = t.n_rolls_per_turn - 1
-    if rolls_left is None or not 0 <= rolls_left <= max_left:
-        raise InputError(f"rolls left: give how many re-rolls remain this turn, 0 to {max_left} "
-                         f"({t.rules.name} has {t.n_rolls_per_turn} rolls per turn).")
     roll = t.roll_index(dice)
     if rolls_left == 0:
         actions = [Action("score", value, box=choice)

@@ -67,12 +67,12 @@ class CorruptCache(Exception):
 def load(t: RuleTables) -> tuple[np.ndarray, dict] | None:
     """The cached values for these tables, None when absent; CorruptCache when unusable."""
     path = cache_path(t)
-    if not path.exists():
-        return None
     try:
         with np.load(path, allow_pickle=False) as npz:
             meta = json.loads(str(npz["meta"]))
             values = npz["values"]
+    except FileNotFoundError:
+        return None
     except (OSError, ValueError, KeyError, zipfile.BadZipFile, EOFError) as exc:
         raise CorruptCache(f"{path}: unreadable ({type(exc).__name__}: {exc})") from None
     if meta.get("format") != CACHE_FORMAT or meta.get("digest") != t.digest:
@@ -126,12 +126,14 @@ def entries() -> list[CacheEntry]:
 
 
 def clear() -> int:
-    """Delete every cache file (and stray temporary files); returns how many tables went."""
+    """Delete every cached table and figures file; returns how many tables went."""
     root = cache_dir()
     if not root.is_dir():
         return 0
     removed = 0
     for path in [*root.glob("*.npz"), *root.glob("*.json")]:
+        if path.name.startswith(".tmp-"):
+            continue  # another process is writing it; it will be renamed into place
         path.unlink(missing_ok=True)
         removed += path.suffix == ".npz"
     return removed
@@ -143,7 +145,8 @@ def stats_path(t: RuleTables, strategy: str) -> Path:
 
 
 def load_stats(t: RuleTables, strategy: str) -> dict | None:
-    """Cached exact figures, or None when absent, stale or unreadable (then they are redone)."""
+    """Cached exact figures, or None when absent, stale, altered or unreadable (then they are
+    recomputed by the caller)."""
     path = stats_path(t, strategy)
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
@@ -152,7 +155,14 @@ def load_stats(t: RuleTables, strategy: str) -> dict | None:
     if not isinstance(data, dict) or data.get("digest") != t.digest or \
             data.get("solver_version") != SOLVER_VERSION or data.get("strategy") != strategy:
         return None
-    return data.get("figures")
+    figures = data.get("figures")
+    if data.get("sha256") != _figures_checksum(figures):
+        return None  # altered or damaged: recomputed by the caller
+    return figures
+
+
+def _figures_checksum(figures) -> str:
+    return hashlib.sha256(json.dumps(figures, sort_keys=True).encode()).hexdigest()
 
 
 def store_stats(t: RuleTables, strategy: str, figures: dict) -> None:
@@ -160,7 +170,7 @@ def store_stats(t: RuleTables, strategy: str, figures: dict) -> None:
     path = stats_path(t, strategy)
     path.parent.mkdir(parents=True, exist_ok=True)
     payload = {"digest": t.digest, "solver_version": SOLVER_VERSION, "strategy": strategy,
-               "figures": figures}
+               "figures": figures, "sha256": _figures_checksum(figures)}
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".json")
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:

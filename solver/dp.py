@@ -60,7 +60,19 @@ def upper_max_scores(t: RuleTables) -> np.ndarray:
     return np.where(t.COUNTS_UPPER == 1, best, 0).astype(np.int64)
 
 
+_SPACES: dict[str, StateSpace] = {}
+
+
 def state_space(t: RuleTables) -> StateSpace:
+    """The state space of compiled tables (remembered per rule set: the solver, the exact
+    figures and the simulator all ask for it)."""
+    if t.digest not in _SPACES:
+        _SPACES.clear()  # one rule set at a time is the common case; keep memory flat
+        _SPACES[t.digest] = _state_space(t)
+    return _SPACES[t.digest]
+
+
+def _state_space(t: RuleTables) -> StateSpace:
     n_cat = t.n_categories
     n_masks = 1 << n_cat
     T = t.upper_threshold
@@ -81,24 +93,27 @@ def _reachable_count(t: RuleTables, bits: np.ndarray) -> int:
     """Count (mask, flag, u) that some play reaches: u must be a capped sum of possible scores."""
     T = t.upper_threshold
     counted = [c for c in range(t.n_categories) if t.COUNTS_UPPER[c]]
-    # Reachable capped totals for every subset of the counted boxes, as boolean rows.
-    reach = {0: np.zeros(T + 1, bool)}
-    reach[0][0] = True
+    cap = (1 << (T + 1)) - 1
+    # Reachable capped totals of every subset of the counted boxes, as bit sets (bit u: total
+    # u); each subset extends the one without its highest box.
+    reach = [1]
     for c in counted:
-        values = np.union1d(t.SCORE[:, c], t.JOKER_SCORE[:, c])
-        for subset in list(reach):
-            row = np.zeros(T + 1, bool)
-            for u in np.flatnonzero(reach[subset]):
-                row[np.minimum(T, u + values)] = True
-            reach[subset | (1 << c)] = row
-    counted_mask = sum(1 << c for c in counted)
-    subset_of = (bits @ (1 << np.arange(t.n_categories))) & counted_mask
-    n_u = np.array([reach[int(s)].sum() for s in subset_of])
-    flags = np.ones(len(subset_of), dtype=np.int64)
+        values = np.union1d(t.SCORE[:, c], t.JOKER_SCORE[:, c]).tolist()
+        for bitset in list(reach):
+            out = 0
+            for v in values:
+                out |= bitset << v
+            if out >> T:  # totals at or past the threshold count as the threshold
+                out = (out & cap) | (1 << T)
+            reach.append(out)
+    n_u_by_subset = np.array([b.bit_count() for b in reach])
+    subset_index = bits[:, counted] @ (1 << np.arange(len(counted))) if counted else \
+        np.zeros(len(bits), dtype=np.int64)
+    n_u = n_u_by_subset[subset_index]
+    flags = np.ones(len(bits), dtype=np.int64)
     if t.yahtzee_bonus > 0:
         flags += bits[:, t.yahtzee_cat]
-    full = len(subset_of) - 1
-    return int((n_u * flags)[:full].sum())
+    return int((n_u * flags)[:-1].sum())  # the full card starts no turn
 
 
 def layer_items(t: RuleTables, space: StateSpace, filled: int) -> tuple[np.ndarray, np.ndarray]:
@@ -114,10 +129,17 @@ def layer_items(t: RuleTables, space: StateSpace, filled: int) -> tuple[np.ndarr
     return np.concatenate(items), np.concatenate(flags)
 
 
-def batch_width(t: RuleTables, space: StateSpace) -> int:
+def batch_width(t: RuleTables, widest: int) -> int:
     """Columns solved side by side: enough to fill the vector units, few enough that the
-    scratch table (keeps x columns) stays in a core's L2 cache."""
-    return max(space.n_upper, min(config.MAX_BATCH_COLS, config.SCRATCH_BYTES // (8 * t.n_keeps)))
+    scratch table (keeps x columns) stays in a core's L2 cache; at least `widest`, the widest
+    run of columns that must stay together."""
+    return max(widest, min(config.MAX_BATCH_COLS, config.SCRATCH_BYTES // (8 * t.n_keeps)))
+
+
+def state_block(t: RuleTables) -> int:
+    """States whose keep choices are held at once (CHOICE: rolls - 1 x rolls int32 each)."""
+    per_state = max(1, t.n_rolls_per_turn - 1) * t.n_rolls * 4
+    return max(1, min(config.SIM_STATE_BLOCK, config.CHOICE_BYTES // per_state))
 
 
 def _batches(widths: np.ndarray, limit: int) -> np.ndarray:
@@ -174,27 +196,31 @@ def solve_values(t: RuleTables, progress: Callable[[int, int], None] | None = No
     the standard deviation of the final score under the optimal play it finds (else None)."""
     import numba
 
-    from . import kernels
+    from . import kernels, policy_kernels
 
     space = state_space(t)
     n_cat = t.n_categories
     V = np.zeros((space.n_masks, space.n_flags, space.n_upper))
     M2 = np.zeros_like(V) if with_sd else np.zeros((1, 1, 1))
     pos_indptr, pos_roll = positive_scores(t)
-    batch_cols = batch_width(t, space)
+    batch_cols = batch_width(t, space.n_upper)
     for done, filled in enumerate(range(n_cat - 1, -1, -1)):
         items, flags = layer_items(t, space, filled)
         batch_ptr = _batches(space.U_END[items] - space.U_START[items] + 1, batch_cols)
-        tables = (t.SCORE, t.JOKER_SCORE, t.YAHTZEE_FACE, t.UPPER_BOX_OF_FACE, t.COUNTS_UPPER,
+        common = (t.SCORE, t.JOKER_SCORE, t.YAHTZEE_FACE, t.UPPER_BOX_OF_FACE, t.COUNTS_UPPER,
                   t.IS_LOWER, pos_indptr, pos_roll, t.KEEP_CHILD, t.SUB_INDPTR, t.SUB_INDICES,
-                  t.ROLL_PROB, t.n_keeps, t.n_faces, t.n_rolls_per_turn, t.upper_threshold,
-                  t.upper_bonus, t.yahtzee_bonus, t.yahtzee_cat, t.joker_mode, batch_cols,
-                  numba.get_num_threads())
+                  t.ROLL_PROB)
+        shape = (t.n_faces, t.n_rolls_per_turn, t.upper_threshold, t.upper_bonus,
+                 t.yahtzee_bonus, t.yahtzee_cat, t.joker_mode, batch_cols,
+                 numba.get_num_threads())
         if with_sd:
-            kernels.solve_layer_sd(items, flags, batch_ptr, space.U_START, space.U_END, V, M2,
-                                   *tables)
+            # The same DP, with the second moment of optimal play carried along (its first
+            # moment is V itself).
+            policy_kernels.policy_moments(items, flags, batch_ptr, space.U_START, space.U_END,
+                                          V, V, M2, *common, *shape, False, True)
         else:
-            kernels.solve_layer(items, flags, batch_ptr, space.U_START, space.U_END, V, *tables)
+            kernels.solve_layer(items, flags, batch_ptr, space.U_START, space.U_END, V, *common,
+                                t.n_keeps, *shape)
         if progress is not None:
             progress(done + 1, n_cat)
     sd = float(np.sqrt(max(0.0, M2[0, 0, 0] - V[0, 0, 0] ** 2))) if with_sd else None

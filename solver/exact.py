@@ -19,8 +19,15 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from . import config
-from .dp import Solution, _batches, batch_width, layer_items, positive_scores, state_space
+from .dp import (
+    Solution,
+    _batches,
+    batch_width,
+    layer_items,
+    positive_scores,
+    state_block,
+    state_space,
+)
 from .simulate import keep_choices, strategy_table
 
 
@@ -52,7 +59,7 @@ def exact_moments(solution: Solution, strategy: str = "optimal") -> tuple[float,
     V = strategy_table(strategy, solution)
     space = state_space(t)
     pos_indptr, pos_roll = positive_scores(t)
-    batch_cols = batch_width(t, space)
+    batch_cols = batch_width(t, space.n_upper)
     # Optimal play's own value is V, so its first moment needs no carrying.
     track_m1 = strategy != "optimal"
     M1 = np.zeros_like(V) if track_m1 else V
@@ -66,7 +73,7 @@ def exact_moments(solution: Solution, strategy: str = "optimal") -> tuple[float,
             t.IS_LOWER, pos_indptr, pos_roll, t.KEEP_CHILD, t.SUB_INDPTR, t.SUB_INDICES,
             t.ROLL_PROB, t.n_faces, t.n_rolls_per_turn, t.upper_threshold, t.upper_bonus,
             t.yahtzee_bonus, t.yahtzee_cat, t.joker_mode, batch_cols, numba.get_num_threads(),
-            track_m1)
+            track_m1, False)
     mean = float(M1[0, 0, 0])
     return mean, float(np.sqrt(max(0.0, M2[0, 0, 0] - mean * mean)))
 
@@ -101,8 +108,9 @@ def exact_stats(solution: Solution, strategy: str = "optimal") -> ExactStats:
         order = np.lexsort((su, sf, sm))
         sm, sf, su = sm[order], sf[order], su[order]
         pi_next = np.zeros((threads, *V.shape))
-        for b0 in range(0, len(sm), config.SIM_STATE_BLOCK):
-            sl = slice(b0, b0 + config.SIM_STATE_BLOCK)
+        block = state_block(t)
+        for b0 in range(0, len(sm), block):
+            sl = slice(b0, b0 + block)
             choice = keep_choices(t, V, sm[sl], sf[sl], su[sl])
             pk.policy_forward(
                 sm[sl], sf[sl], su[sl], choice, V, PI, pi_next, stats, t.SCORE, t.JOKER_SCORE,

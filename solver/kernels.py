@@ -1,6 +1,7 @@
 """numba kernels of the DP: plain arrays and scalars in, values written into caller arrays.
 
-They never validate and never raise: `solver.dp` checks everything once, up front. See
+They never validate and never raise: every rule set is validated by `yahtzee_rules.models`
+when it is loaded, and the Python wrappers in `solver` pass only tables compiled from it. See
 `solver.dp` for the mathematics and `yahtzee_rules.tables` for the index layout of the tables.
 Inner loops run over a contiguous range of upper totals so that they vectorise; rows are
 indexed directly (no array views are made in the hot loops).
@@ -82,8 +83,9 @@ def final_roll_values(mask, y, u0, nu, off, V, out, SCORE, JOKER_SCORE, YAHTZEE_
                       upper_bonus, yahtzee_bonus, ycat, joker_mode):
     """out[r, off + j]: value of ending the turn with roll r at upper total u0 + j.
 
-    Scores are never negative and V never falls as the upper total or the bonus flag rises, so
-    scoring p > 0 in a box is never worse than scoring 0 there. An ordinary roll's value is
+    Scores are never negative, and neither V plus the upper bonus once it is made, nor V with
+    the bonus flag raised, is ever lower (more upper total or a filled Yahtzee box never hurts),
+    so scoring p > 0 in a box is never worse than scoring 0 there. An ordinary roll's value is
     therefore the best "zero" move over all open boxes, or one of its few positive-score moves
     (listed per box in POS_INDPTR/POS_ROLL). Extra Yahtzees, whose boxes and scores depend on
     the Joker and the bonus, are done one by one afterwards.
@@ -230,9 +232,9 @@ def _choose(KV, BOX, A1, A2, r, col, c, g, val, m1, m2):
 def final_moments(mask, y, u0, nu, off, V, M1, M2, KV, A1, A2, BOX, SCORE, JOKER_SCORE,
                   YAHTZEE_FACE, UPPER_BOX_OF_FACE, COUNTS_UPPER, IS_LOWER, POS_INDPTR, POS_ROLL,
                   threshold, upper_bonus, yahtzee_bonus, ycat, joker_mode):
-    """For every final roll r and upper total u0 + j: the strategy's value (KV), its box (BOX,
-    the first best in card order, as `choose_box` picks) and the first and second moments (A1,
-    A2) of the points gained from there on.
+    """For every final roll r and upper total u0 + j: the strategy's value (KV) and the first
+    and second moments (A1, A2) of the points gained from there on, for the box it picks (the
+    first best in card order, as `choose_box` does; BOX is scratch for that tie-break).
 
     As in `kernels.final_roll_values`, an ordinary roll starts from the best zero move (a box
     where it scores nothing; kept in row n_roll) and then tries only its positive-score moves:
@@ -412,49 +414,3 @@ def solve_layer(masks, flags, batch_ptr, U_START, U_END, V, SCORE, JOKER_SCORE, 
             rerolls(KV, cols, n_roll, n_faces, rolls - 1, KEEP_CHILD, SUB_INDPTR, SUB_INDICES)
             _expect_and_store(KV, cols, ROLL_PROB, V, b, batch_ptr, masks, flags, U_START, U_END,
                               acc)
-
-
-@njit(cache=True, parallel=True)
-def solve_layer_sd(masks, flags, batch_ptr, U_START, U_END, V, M2, SCORE, JOKER_SCORE,
-                   YAHTZEE_FACE, UPPER_BOX_OF_FACE, COUNTS_UPPER, IS_LOWER, POS_INDPTR, POS_ROLL,
-                   KEEP_CHILD, SUB_INDPTR, SUB_INDICES, ROLL_PROB, n_keep, n_faces, rolls,
-                   threshold, upper_bonus, yahtzee_bonus, ycat, joker_mode, batch_cols,
-                   n_threads):
-    """`solve_layer`, also filling M2 with the second moment of the points still to come under
-    the optimal play being computed (its first moment is V itself). The moments ride along the
-    same sweeps and follow the same choices, ties broken as `solver.policy_kernels` documents.
-    """
-    n_roll = SCORE.shape[0]
-    n_batches = batch_ptr.shape[0] - 1
-    for t in prange(min(n_threads, max(1, n_batches))):
-        scratch = np.empty(n_keep * batch_cols)
-        s_a2 = np.empty(n_keep * batch_cols)
-        s_a1 = np.empty((n_roll + 1) * batch_cols)
-        s_arg = np.empty(n_keep * batch_cols, dtype=np.int32)
-        s_box = np.empty((n_roll + 1) * batch_cols, dtype=np.int32)
-        acc = np.empty(batch_cols)
-        for b in range(t, n_batches, n_threads):
-            cols = _batch_columns(b, batch_ptr, masks, U_START, U_END)
-            KV = scratch[: n_keep * cols].reshape((n_keep, cols))
-            A2 = s_a2[: n_keep * cols].reshape((n_keep, cols))
-            A1 = s_a1[: (n_roll + 1) * cols].reshape((n_roll + 1, cols))
-            BOX = s_box[: (n_roll + 1) * cols].reshape((n_roll + 1, cols))
-            ARG = s_arg[: n_keep * cols].reshape((n_keep, cols))
-            off = 0
-            for i in range(batch_ptr[b], batch_ptr[b + 1]):
-                u0 = U_START[masks[i]]
-                nu = U_END[masks[i]] - u0 + 1
-                final_moments(masks[i], flags[i], u0, nu, off, V, V, M2, KV, A1, A2, BOX, SCORE,
-                              JOKER_SCORE, YAHTZEE_FACE, UPPER_BOX_OF_FACE, COUNTS_UPPER,
-                              IS_LOWER, POS_INDPTR, POS_ROLL, threshold, upper_bonus,
-                              yahtzee_bonus, ycat, joker_mode)
-                off += nu
-            for _ in range(rolls - 1):
-                keep_average(KV, cols, n_roll, n_faces, KEEP_CHILD)
-                keep_average(A2, cols, n_roll, n_faces, KEEP_CHILD)
-                best_subkeep_arg(KV, ARG, cols, SUB_INDPTR, SUB_INDICES)
-                follow_choice(A2, ARG, n_roll, cols)
-            _expect_and_store(KV, cols, ROLL_PROB, V, b, batch_ptr, masks, flags, U_START, U_END,
-                              acc)
-            _expect_and_store(A2, cols, ROLL_PROB, M2, b, batch_ptr, masks, flags, U_START,
-                              U_END, acc)

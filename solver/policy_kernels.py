@@ -20,6 +20,8 @@ import numpy as np
 from numba import njit, prange
 
 from .kernels import (
+    _batch_columns,
+    _expect_and_store,
     _may_fill,
     _open_box_rule,
     best_subkeep_arg,
@@ -191,17 +193,16 @@ def final_roll_distribution(st, CHOICE, P, Q, ROLL_PROB, KEEP_OUT_INDPTR, KEEP_O
 @njit(cache=True, parallel=True)
 def policy_moments(masks, flags, batch_ptr, U_START, U_END, V, M1, M2, SCORE, JOKER_SCORE,
                    YAHTZEE_FACE, UPPER_BOX_OF_FACE, COUNTS_UPPER, IS_LOWER, POS_INDPTR, POS_ROLL,
-                   KEEP_CHILD,
-                   SUB_INDPTR, SUB_INDICES, ROLL_PROB, n_faces, rolls, threshold, upper_bonus,
-                   yahtzee_bonus, ycat, joker_mode, batch_cols, n_threads, track_m1):
+                   KEEP_CHILD, SUB_INDPTR, SUB_INDICES, ROLL_PROB, n_faces, rolls, threshold,
+                   upper_bonus, yahtzee_bonus, ycat, joker_mode, batch_cols, n_threads, track_m1,
+                   store_values):
     """M1/M2[mask, flag, u]: first and second moments of the points still to come when the
     strategy given by table V is followed, for one layer (batched like `solve_layer`).
 
-    When V is the strategy's own value (optimal play), M1 is V: pass M1 = V and
-    track_m1 = False to skip carrying it.
-
     Moments average over dice exactly as values do, so they ride along the same sweeps; at
-    every decision they follow the choice the values make.
+    every decision they follow the choice the values make. When V is the strategy's own value
+    (optimal play), M1 is V: pass M1 = V and track_m1 = False. With store_values the layer's
+    values are written into V too, which makes this the DP itself with the SD alongside.
     """
     n_roll = SCORE.shape[0]
     n_keep = KEEP_CHILD.shape[0]
@@ -212,10 +213,9 @@ def policy_moments(masks, flags, batch_ptr, U_START, U_END, V, M1, M2, SCORE, JO
         s_a2 = np.empty(n_keep * batch_cols)
         s_arg = np.empty(n_keep * batch_cols, dtype=np.int32)
         s_box = np.empty((n_roll + 1) * batch_cols, dtype=np.int32)
+        acc = np.empty(batch_cols)
         for b in range(t, n_batches, n_threads):
-            cols = 0
-            for i in range(batch_ptr[b], batch_ptr[b + 1]):
-                cols += U_END[masks[i]] - U_START[masks[i]] + 1
+            cols = _batch_columns(b, batch_ptr, masks, U_START, U_END)
             KV = s_kv[: n_keep * cols].reshape((n_keep, cols))
             A1 = s_a1[: n_keep * cols].reshape((n_keep, cols))
             A2 = s_a2[: n_keep * cols].reshape((n_keep, cols))
@@ -239,26 +239,14 @@ def policy_moments(masks, flags, batch_ptr, U_START, U_END, V, M1, M2, SCORE, JO
                 if track_m1:
                     follow_choice(A1, ARG, n_roll, cols)
                 follow_choice(A2, ARG, n_roll, cols)
-            off = 0
-            for i in range(batch_ptr[b], batch_ptr[b + 1]):
-                mask = masks[i]
-                y = flags[i]
-                u0 = U_START[mask]
-                nu = U_END[mask] - u0 + 1
-                for j in range(nu):
-                    m1 = 0.0
-                    m2 = 0.0
-                    for r in range(n_roll):
-                        m1 += ROLL_PROB[r] * A1[r, off + j]
-                        m2 += ROLL_PROB[r] * A2[r, off + j]
-                    if track_m1:
-                        M1[mask, y, u0 + j] = m1
-                    M2[mask, y, u0 + j] = m2
-                for u in range(u0):
-                    if track_m1:
-                        M1[mask, y, u] = M1[mask, y, u0]
-                    M2[mask, y, u] = M2[mask, y, u0]
-                off += nu
+            if store_values:
+                _expect_and_store(KV, cols, ROLL_PROB, V, b, batch_ptr, masks, flags, U_START,
+                                  U_END, acc)
+            if track_m1:
+                _expect_and_store(A1, cols, ROLL_PROB, M1, b, batch_ptr, masks, flags, U_START,
+                                  U_END, acc)
+            _expect_and_store(A2, cols, ROLL_PROB, M2, b, batch_ptr, masks, flags, U_START, U_END,
+                              acc)
 
 
 @njit(cache=True, parallel=True)

@@ -1,6 +1,6 @@
 """Play many games with a strategy and summarise them: the Monte Carlo side of `yz simulate`.
 
-Strategies are value tables shaped like the solver's V (see `solver.sim_kernels`):
+Strategies are value tables shaped like the solver's V (see `solver.policy_kernels`):
 
 - `optimal`: the solved table itself, so play maximises the expected final score;
 - `greedy`: all zeros, so every turn maximises the points scored in that turn (bonuses won
@@ -8,7 +8,12 @@ Strategies are value tables shaped like the solver's V (see `solver.sim_kernels`
 - `heuristic`: a per-turn player in the spirit of seed 001: each turn is played optimally
   against a simple additive estimate of the future: every open box is worth what it scores on
   average when played alone for a whole turn, plus a share of the upper bonus in proportion
-  to the part of the threshold the open upper boxes are expected to make up.
+  to the part of the threshold the open upper boxes are expected to make up (nothing once the
+  bonus is out of reach).
+
+Every strategy table must, like V, never fall as the upper total rises (counting the upper
+bonus once made) or as the bonus flag is raised, and be flat over the upper totals from which
+the bonus is out of reach: the kernels rely on both.
 
 Games are played in lockstep, a turn at a time: games in the same state share one set of keep
 tables, computed side by side in parallel, then every game plays its turn in parallel.
@@ -25,7 +30,15 @@ import numpy as np
 from yahtzee_rules import InputError, RuleSet, RuleTables, compile_rules
 
 from . import config
-from .dp import Solution, _batches, positive_scores, solve_tables
+from .dp import (
+    Solution,
+    _batches,
+    batch_width,
+    positive_scores,
+    solve_tables,
+    state_block,
+    upper_max_scores,
+)
 
 STRATEGIES = ("optimal", "greedy", "heuristic")
 
@@ -49,15 +62,21 @@ class Games:
         return int(self.score.shape[0])
 
 
+_BOX_ALONE: dict[str, np.ndarray] = {}
+
+
 def box_alone_values(t: RuleTables) -> np.ndarray:
     """Expected score of each box played alone for one turn (the heuristic's box weights)."""
-    out = np.zeros(t.n_categories)
-    rules = t.rules
-    for c, cat in enumerate(rules.categories):
-        single = RuleSet(name=f"{rules.name}:{cat.key}", dice=rules.dice, faces=rules.faces,
-                         rolls=rules.rolls, categories=(cat,))
-        out[c] = solve_tables(compile_rules(single)).expected_score
-    return out
+    if t.digest not in _BOX_ALONE:
+        out = np.zeros(t.n_categories)
+        rules = t.rules
+        for c, cat in enumerate(rules.categories):
+            single = RuleSet(name="single-box", dice=rules.dice, faces=rules.faces,
+                             rolls=rules.rolls, categories=(cat,))
+            out[c] = solve_tables(compile_rules(single)).expected_score
+        _BOX_ALONE.clear()
+        _BOX_ALONE[t.digest] = out
+    return _BOX_ALONE[t.digest]
 
 
 def strategy_table(name: str, solution: Solution) -> np.ndarray:
@@ -85,6 +104,9 @@ def _heuristic_table(t: RuleTables, shape: tuple[int, int, int]) -> np.ndarray:
         u = np.arange(n_upper)
         share = np.clip((u[None, :] + expected_upper[:, None]) / T, 0.0, 1.0) ** 2
         share[:, T:] = 0.0  # made already: the bonus was counted when the total reached T
+        # Out of reach: nothing (this also keeps the table flat there, as the kernels need).
+        still_possible = open_ @ upper_max_scores(t)  # most the open boxes can add
+        share[u[None, :] + still_possible[:, None] < T] = 0.0
         table += (t.upper_bonus * share)[:, None, :]
     return table
 
@@ -106,8 +128,7 @@ def keep_choices(t: RuleTables, V: np.ndarray, s_mask: np.ndarray, s_flag: np.nd
         (s_upper[1:] != s_upper[:-1] + 1)
     w_col = np.flatnonzero(new_run).astype(np.int64)
     w_nu = np.diff(np.append(w_col, n)).astype(np.int64)
-    batch_cols = max(int(w_nu.max(initial=1)),
-                     min(config.MAX_BATCH_COLS, config.SCRATCH_BYTES // (8 * t.n_keeps)))
+    batch_cols = batch_width(t, int(w_nu.max(initial=1)))
     pos_indptr, pos_roll = positive_scores(t)
     choice = np.empty((n, max(1, t.n_rolls_per_turn - 1), t.n_rolls), dtype=np.int32)
     policy_kernels.keep_choices(
@@ -126,13 +147,23 @@ def _keep_keys(t: RuleTables) -> tuple[np.ndarray, np.ndarray]:
     return keys[order], order.astype(np.int64)
 
 
+def check_simulation(games: int, seed: int, strategy: str) -> None:
+    """InputError unless these simulation settings make sense."""
+    if strategy not in STRATEGIES:
+        raise InputError(f"--strategy: '{strategy}' is not a strategy; choose one of "
+                         f"{', '.join(STRATEGIES)}.")
+    if games < 1:
+        raise InputError("--games: give a positive number of games to play.")
+    if seed < 0:
+        raise InputError(f"--seed: {seed} is negative; give a whole number from 0 up.")
+
+
 def simulate(solution: Solution, games: int, seed: int = 0, strategy: str = "optimal",
              progress: Callable[[int, int], None] | None = None) -> Games:
     """Play `games` games; the same seed gives the same games at any thread count."""
     from . import policy_kernels
 
-    if games < 1:
-        raise InputError("--games: give a positive number of games to play.")
+    check_simulation(games, seed, strategy)
     t = solution.tables
     V = strategy_table(strategy, solution)
     start = time.perf_counter()
@@ -162,8 +193,9 @@ def simulate(solution: Solution, games: int, seed: int = 0, strategy: str = "opt
             s_flag = (uniq // n_upper) % n_flag
             s_mask = uniq // (n_upper * n_flag)
             # Keep choices for a block of states at a time bound the memory they take.
-            for b0 in range(0, len(uniq), config.SIM_STATE_BLOCK):
-                b1 = min(len(uniq), b0 + config.SIM_STATE_BLOCK)
+            block = state_block(t)
+            for b0 in range(0, len(uniq), block):
+                b1 = min(len(uniq), b0 + block)
                 choice = keep_choices(t, V, s_mask[b0:b1], s_flag[b0:b1], s_upper[b0:b1])
                 in_block = np.flatnonzero((state_of_game >= b0) & (state_of_game < b1))
                 policy_kernels.play_turn(

@@ -185,3 +185,41 @@ def test_rules_from_text():
                             "  - {key: chance, name: Chance, section: lower, pattern: any, "
                             "score: sum_all}\n")
     assert rules.dice == 2 and compile_rules(rules).n_rolls == 6
+
+
+@pytest.mark.parametrize("text, pattern", [
+    ("extends: official-free-joker\ncategories: null\nremove_categories: [ones]\n",
+     r"no list of categories"),
+    ("extends: official-free-joker\ncategories: [{key: [a]}]\n",
+     r"categories\[13\]\.key: Input should be a valid string"),
+    ("extends: official-free-joker\ncategories:\n  - key: ones\n"
+     "    pattern: {kind: face, face: 2, min_cnt: 1}\n",
+     r"pattern\.min_cnt: unknown field \(allowed here: kind, face, min_count\); did you mean"),
+    ("extends: official-free-joker\ncategories:\n  - key: ones\n    pattern: {kind: face}\n",
+     r"categories\[0\]\.pattern\.face: this field is required"),
+    ("name: x\ncategories: null\n", r"categories: should be a list"),
+    ("extends: official-free-joker\nrolls: true\n", r"rolls: Input should be a valid integer"),
+    ("extends: official-free-joker\nupper_bonus: {threshold: 63.5}\n",
+     r"upper_bonus\.threshold: Input should be a valid integer"),
+    ("extends: official-free-joker\ndice: 8\nfaces: 10\nupper_bonus: {threshold: 500}\n",
+     r"over the solver's limit"),
+])
+def test_more_bad_rule_files(tmp_path, text, pattern):
+    f = tmp_path / "bad.yaml"
+    f.write_text(text)
+    with pytest.raises(RulesError, match=pattern):
+        load_rules(str(f))
+
+
+def test_cycle_through_another_spelling_of_the_path(tmp_path):
+    (tmp_path / "rules").mkdir()
+    (tmp_path / "rules" / "cyc.yaml").write_text("extends: ../rules/cyc.yaml\n")
+    with pytest.raises(RulesError, match="cycle"):
+        load_rules(str(tmp_path / "rules" / "cyc.yaml"))
+
+
+def test_extends_a_folder(tmp_path):
+    (tmp_path / "adir").mkdir()
+    (tmp_path / "d.yaml").write_text("extends: adir\n")
+    with pytest.raises(RulesError, match=r"is a folder.*named by `extends` in"):
+        load_rules(str(tmp_path / "d.yaml"))

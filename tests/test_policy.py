@@ -319,3 +319,62 @@ def test_yz_solve_shows_the_sd():
     assert data["sd"] == pytest.approx(59.6114, abs=1e-4)
     assert "standard deviation of the final score 59.6114" in yz("solve").stdout
     assert json.loads(yz("solve", "--json", "--no-sd").stdout)["sd"] is None
+
+
+@pytest.mark.parametrize("name", ["official-free-joker", "yatzy"])
+def test_strategy_tables_have_the_shape_the_kernels_rely_on(name):
+    """Every strategy table never falls as the upper total rises (counting the bonus once
+    made) or with the flag, and is flat over the totals from which the bonus is out of reach
+    (the kernels merge those totals)."""
+    from solver.dp import state_space
+    from solver.simulate import STRATEGIES, strategy_table
+
+    solution = solve(load_rules(name), use_cache=False)
+    space = state_space(solution.tables)
+    for strategy in STRATEGIES:
+        table = strategy_table(strategy, solution)
+        for mask in range(0, space.n_masks, 7):
+            lo, hi = space.U_START[mask], space.U_END[mask]
+            for flag in range(table.shape[1]):
+                row = table[mask, flag, : hi + 1]
+                assert np.all(row[:lo] == row[lo]), (strategy, mask)
+                made = row.copy()
+                made[solution.tables.upper_threshold:] += solution.tables.upper_bonus
+                assert np.all(np.diff(made) >= -1e-9), (strategy, mask)
+            if table.shape[1] == 2 and mask >> solution.tables.yahtzee_cat & 1:
+                assert np.all(table[mask, 1, : hi + 1] >= table[mask, 0, : hi + 1] - 1e-9)
+
+
+@pytest.mark.parametrize("args, needle", [
+    (["simulate", "--seed", "-1"], "negative"),
+    (["advise", "--top", "-3"], "top"),
+    (["advise", "--filled", "ones=3,twos", "--upper-total", "1"], "impossible"),
+    (["advise", "--filled", "ones=3,twos", "--upper-total", "4"], "impossible"),
+    (["advise", "--filled", "ones=x"], "whole number"),
+])
+def test_more_bad_input_exits_2(args, needle):
+    result = yz(*args)
+    assert result.exit_code == 2, result.output
+    assert needle in result.stderr.lower() or needle in result.output.lower()
+
+
+def test_plot_to_a_folder_is_refused_before_any_work(tmp_path):
+    folder = tmp_path / "out.png"
+    folder.mkdir()
+    result = yz("simulate", "-n", "10", "--plot", str(folder))
+    assert result.exit_code == 2 and "is a folder" in result.stderr
+
+
+@pytest.mark.parametrize("text, needle", [
+    ("filled: {1: 3}\n", "not a box name"),
+    ("filled: {ones: 3.9}\n", "whole number"),
+    ("filled: {ones: true}\n", "whole number"),
+    ("dice: {a: 1}\n", "list of numbers"),
+    ("rolls_left: two\n", "whole number"),
+])
+def test_bad_scorecards_name_the_file(tmp_path, text, needle):
+    card = tmp_path / "card.yaml"
+    card.write_text(text)
+    result = yz("advise", "--card", str(card))
+    assert result.exit_code == 2, result.output
+    assert needle in result.stderr and "card.yaml" in result.stderr

@@ -53,34 +53,44 @@ def _looks_like_path(spec: str) -> bool:
 
 
 def _resolve(spec: str, chain: tuple[str, ...], base_dir: Path | None = None):
+    """Load and merge one rule file (or built-in) and everything it extends.
+
+    `chain` holds the resolved identities of the files being loaded, to catch cycles whatever
+    spelling of a path leads back to a file.
+    """
     names = builtin_names()
+    named_by = f" (named by `extends` in {chain[-1]})" if chain else ""
     if not _looks_like_path(spec) and spec in names:
-        origin = f"variants/{spec}.yaml"
+        origin = identity = f"variants/{spec}.yaml"
         text = _builtin_text(spec)
         base = None
     else:
         path = Path(spec) if base_dir is None or Path(spec).is_absolute() else base_dir / spec
+        if path.is_dir():
+            raise RulesError(f"{spec}: is a folder, not a YAML rule file{named_by}; give the "
+                             "path of a .yaml file or a built-in name.")
         if not path.is_file():
             hint = difflib.get_close_matches(spec, names, n=1)
             tip = f" Did you mean '{hint[0]}'?" if hint else ""
             what = "file" if _looks_like_path(spec) else "built-in variant or file"
             raise RulesError(
-                f"{spec}: no such {what}. Give a built-in name ({', '.join(names)}) or the path "
-                f"of a YAML rule file.{tip}")
+                f"{spec}: no such {what}{named_by}. Give a built-in name ({', '.join(names)}) or "
+                f"the path of a YAML rule file.{tip}")
         origin = str(path)
+        identity = str(path.resolve())
         try:
             text = path.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as exc:
             raise RulesError(f"{origin}: cannot read the file ({exc}).") from None
         base = path.parent
-    if origin in chain:
-        cycle = " -> ".join([*chain, origin])
+    if identity in chain:
+        cycle = " -> ".join([*chain, identity])
         raise RulesError(f"{origin}: `extends` forms a cycle ({cycle}); one of these files must "
                          "start from a rule set that does not lead back to it.")
     raw, raw_marks = _parse(text, origin)
     if "name" not in raw and base is not None:
         raw["name"] = Path(origin).stem
-    data, marks = _apply_extends(raw, raw_marks, origin, base or Path.cwd(), (*chain, origin))
+    data, marks = _apply_extends(raw, raw_marks, origin, base or Path.cwd(), (*chain, identity))
     return data, marks, origin
 
 
@@ -189,18 +199,22 @@ def _apply_extends(raw: dict, raw_marks: dict[Path_, Mark], origin: str, base_di
 def _merge_categories(data, marks, entries, raw_marks, drop_marks, take_marks) -> None:
     """Entries whose key names an inherited box change its fields; other entries are appended."""
     cats = [dict(c) if isinstance(c, dict) else c for c in data["categories"]]
-    by_key = {c.get("key"): i for i, c in enumerate(cats) if isinstance(c, dict)}
+    by_key = {c.get("key"): i for i, c in enumerate(cats)
+              if isinstance(c, dict) and isinstance(c.get("key"), str)}
     own: set[str] = set()
     for j, entry in enumerate(entries):
         key = entry.get("key") if isinstance(entry, dict) else None
+        if not isinstance(key, str):
+            key = None  # not a usable key: appended as it is, and validation will say why
         if key is not None and key in own:
             m = raw_marks.get(("categories", j, "key")) or raw_marks.get(("categories", j))
             where = f"{m[0]}:{m[1]}:{m[2]}" if m else "categories"
             raise RulesError(f"{where}: categories[{j}].key: '{key}' appears twice in this "
                              "file's categories; give each box once (an entry whose key names "
                              "an inherited box changes that box).")
-        own.add(key)
-        if key in by_key:
+        if key is not None:
+            own.add(key)
+        if key is not None and key in by_key:
             i = by_key[key]
             cats[i].update(entry)
             for field_name in entry:
@@ -209,7 +223,8 @@ def _merge_categories(data, marks, entries, raw_marks, drop_marks, take_marks) -
         else:
             cats.append(entry)
             take_marks(("categories", j), ("categories", len(cats) - 1))
-            by_key[key] = len(cats) - 1
+            if key is not None:
+                by_key[key] = len(cats) - 1
     data["categories"] = cats
 
 
@@ -217,7 +232,11 @@ def _remove_categories(data, marks, removals, raw_marks, origin, drop_marks) -> 
     if not isinstance(removals, list) or not all(isinstance(k, str) for k in removals):
         raise RulesError(f"{_at(raw_marks, ('remove_categories',), origin)}: remove_categories: "
                          "give a list of category keys.")
-    cats = data.get("categories", [])
+    cats = data.get("categories")
+    if not isinstance(cats, list):
+        raise RulesError(f"{_at(raw_marks, ('remove_categories',), origin)}: remove_categories: "
+                         "the rule set has no list of categories to remove boxes from; give "
+                         "`categories` as a list.")
     keys = [c.get("key") if isinstance(c, dict) else None for c in cats]
     for j, key in enumerate(removals):
         if key not in keys:
@@ -267,16 +286,24 @@ def _validate(data: dict, marks: dict[Path_, Mark], origin: str) -> RuleSet:
 
 
 def _data_path(data: Any, loc: tuple) -> Path_:
-    """The part of a pydantic error location that names real YAML keys and list items."""
+    """The part of a pydantic error location that names real YAML keys and list items.
+
+    Pydantic puts a discriminated union's tag (the `kind`) right after the field that holds
+    the union; it is skipped even when a field has the same name (`kind: face, face: 2`).
+    """
     out: list[str | int] = []
     cur = data
+    tag_next = False
     for seg in loc:
+        if tag_next and isinstance(cur, dict) and seg == cur.get("kind"):
+            tag_next = False
+            continue
+        tag_next = False
         in_list = isinstance(cur, list) and isinstance(seg, int) and seg < len(cur)
         if (isinstance(cur, dict) and seg in cur) or in_list:
             out.append(seg)
             cur = cur[seg]
-        elif isinstance(cur, dict) and isinstance(seg, str) and seg == cur.get("kind"):
-            continue  # the discriminator tag pydantic adds to the location
+            tag_next = isinstance(cur, dict) and "kind" in cur
         elif isinstance(seg, str) and not isinstance(cur, list) and "[" not in seg:
             out.append(seg)  # a missing or extra field: name it
             break
@@ -299,6 +326,8 @@ def _explain(err: dict, path: Path_, data: Any) -> str:
         return f"unknown field (allowed here: {', '.join(allowed)}){tip}"
     if kind == "missing":
         return "this field is required"
+    if kind == "tuple_type":
+        return "should be a list, e.g. [a, b]"
     if kind == "union_tag_invalid" or kind == "union_tag_not_found":
         field_name = next((str(p) for p in reversed(path) if isinstance(p, str)), "")
         return f"{msg} ({FIELDS_HELP.get(field_name, '')})"

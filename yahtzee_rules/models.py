@@ -12,7 +12,7 @@ import math
 import re
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, model_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StrictBool, model_validator
 
 # Limits the solver honours. The state space is 2^categories x (threshold + 1) x (1 or 2); the
 # limit on it keeps the value table under ~130 MB of float64.
@@ -22,6 +22,8 @@ MAX_ROLLS = 5
 MAX_CATEGORIES = 16
 MAX_THRESHOLD = 1000
 MAX_STATES = 1 << 24
+# Each solver thread sweeps a table of keeps x upper totals (several, for the exact SD).
+MAX_KEEP_COLUMNS = 1 << 22
 MAX_GROUPS = 4
 
 KEY_RE = re.compile(r"^[a-z][a-z0-9_]*$")
@@ -53,16 +55,16 @@ class FacePattern(_Strict):
     """The dice showing one face (the upper boxes); matches when at least `min_count` show it."""
 
     kind: Literal["face"]
-    face: Annotated[int, Field(ge=1, le=MAX_FACES)]
-    min_count: Annotated[int, Field(ge=0, le=MAX_DICE)] = 0
+    face: Annotated[int, Field(strict=True, ge=1, le=MAX_FACES)]
+    min_count: Annotated[int, Field(strict=True, ge=0, le=MAX_DICE)] = 0
 
 
 class OfAKindPattern(_Strict):
     """`count` dice of one face: at least that many, or with `exact`, exactly that many."""
 
     kind: Literal["of_a_kind"]
-    count: Annotated[int, Field(ge=1, le=MAX_DICE)]
-    exact: bool = False
+    count: Annotated[int, Field(strict=True, ge=1, le=MAX_DICE)]
+    exact: StrictBool = False
 
 
 class GroupsPattern(_Strict):
@@ -74,18 +76,18 @@ class GroupsPattern(_Strict):
     """
 
     kind: Literal["groups"]
-    sizes: Annotated[tuple[Annotated[int, Field(ge=1, le=MAX_DICE)], ...],
+    sizes: Annotated[tuple[Annotated[int, Field(strict=True, ge=1, le=MAX_DICE)], ...],
                      Field(min_length=1, max_length=MAX_GROUPS)]
-    exact: bool = False
-    distinct: bool = True
+    exact: StrictBool = False
+    distinct: StrictBool = True
 
 
 class StraightPattern(_Strict):
     """A run of `length` consecutive faces, or the explicit set `faces` (e.g. [1, 2, 3, 4, 5])."""
 
     kind: Literal["straight"]
-    length: Annotated[int, Field(ge=2, le=MAX_FACES)] | None = None
-    faces: Annotated[tuple[Annotated[int, Field(ge=1, le=MAX_FACES)], ...],
+    length: Annotated[int, Field(strict=True, ge=2, le=MAX_FACES)] | None = None
+    faces: Annotated[tuple[Annotated[int, Field(strict=True, ge=1, le=MAX_FACES)], ...],
                      Field(min_length=2, max_length=MAX_FACES)] | None = None
 
     @model_validator(mode="after")
@@ -139,7 +141,7 @@ class Fixed(_Strict):
     """A fixed number of points when the pattern matches."""
 
     kind: Literal["fixed"]
-    points: Annotated[int, Field(ge=0, le=10_000)]
+    points: Annotated[int, Field(strict=True, ge=0, le=10_000)]
 
 
 Scoring = Annotated[SumAll | SumMatched | FaceTotal | Fixed, Field(discriminator="kind")]
@@ -166,8 +168,8 @@ class Category(_Strict):
 class UpperBonus(_Strict):
     """`amount` points once the boxes in `categories` total at least `threshold`."""
 
-    threshold: Annotated[int, Field(ge=1, le=MAX_THRESHOLD)]
-    amount: Annotated[int, Field(ge=0, le=10_000)]
+    threshold: Annotated[int, Field(strict=True, ge=1, le=MAX_THRESHOLD)]
+    amount: Annotated[int, Field(strict=True, ge=0, le=10_000)]
     categories: tuple[str, ...] | None = None  # default: every upper-section box
 
 
@@ -177,7 +179,7 @@ class YahtzeeBonus(_Strict):
     It never counts toward the upper bonus threshold.
     """
 
-    amount: Annotated[int, Field(ge=1, le=10_000)]
+    amount: Annotated[int, Field(strict=True, ge=1, le=10_000)]
 
 
 class Joker(_Strict):
@@ -200,9 +202,9 @@ class RuleSet(_Strict):
     name: Annotated[str, Field(min_length=1, max_length=80)]
     description: str = ""
     source: str = ""
-    dice: Annotated[int, Field(ge=1, le=MAX_DICE)] = 5
-    faces: Annotated[int, Field(ge=2, le=MAX_FACES)] = 6
-    rolls: Annotated[int, Field(ge=1, le=MAX_ROLLS)] = 3
+    dice: Annotated[int, Field(strict=True, ge=1, le=MAX_DICE)] = 5
+    faces: Annotated[int, Field(strict=True, ge=2, le=MAX_FACES)] = 6
+    rolls: Annotated[int, Field(strict=True, ge=1, le=MAX_ROLLS)] = 3
     categories: Annotated[tuple[Category, ...], Field(min_length=1, max_length=MAX_CATEGORIES)]
     upper_bonus: UpperBonus | None = None
     yahtzee_bonus: YahtzeeBonus | None = None
@@ -330,6 +332,12 @@ def _consistency_problems(rules: RuleSet):
     keeps = math.comb(n + f, n)
     if keeps > 50_000:
         yield ("dice",), f"{n} dice of {f} faces give {keeps:,} keeps; the solver allows 50,000"
+    elif rules.upper_bonus is not None and keeps * (rules.upper_bonus.threshold + 1) > \
+            MAX_KEEP_COLUMNS:
+        yield ("upper_bonus", "threshold"), (
+            f"{keeps:,} keeps ({n} dice of {f} faces) x {rules.upper_bonus.threshold + 1} upper "
+            f"totals is over the solver's limit of {MAX_KEEP_COLUMNS:,} working entries; use a "
+            "lower threshold or fewer dice or faces")
 
 
 def _unknown(key: str, keys: set[str]) -> str:

@@ -36,8 +36,11 @@ def parse_dice(items: list[str] | tuple[str, ...] | str, t: RuleTables) -> tuple
         raise InputError(f"dice: '{' '.join(map(str, items))}' is not a list of numbers; give "
                          f"{allowed}.") from None
     if len(dice) != n:
+        compact = "" if t.n_faces <= 9 or len(tokens) != 1 else (
+            " (dice written together, like 13466, only work up to 9 faces; separate them with "
+            "commas or spaces)")
         raise InputError(f"dice: got {len(dice)} dice ({' '.join(map(str, dice)) or 'none'}), "
-                         f"but {t.rules.name} plays with {allowed}.")
+                         f"but {t.rules.name} plays with {allowed}.{compact}")
     bad = [d for d in dice if not 1 <= d <= f]
     if bad:
         raise InputError(f"dice: {', '.join(map(str, bad))} cannot show on a {f}-sided die; give "
@@ -58,15 +61,17 @@ class Position:
         return key in self.filled
 
 
-def parse_filled(spec: str | dict | None, t: RuleTables,
-                 upper_total: int | None = None) -> Position:
+def parse_filled(spec: str | dict | None, t: RuleTables, upper_total: int | None = None,
+                 origin: str | None = None) -> Position:
     """A position from 'ones=3,chance=22,yahtzee=50' (or a mapping); InputError if impossible.
 
     A box named without a score is filled with an unknown score; the scores of boxes counting
     toward the upper bonus (unless `upper_total` gives their sum), and of the Yahtzee box when
     there is an extra Yahtzee bonus, must be given because they change what comes next.
+    `origin` (a scorecard file) is named in error messages.
     """
     rules = t.rules
+    where = f"{origin}: " if origin else ""
     pairs: list[tuple[str, str | int | None]] = []
     if isinstance(spec, dict):
         pairs = list(spec.items())
@@ -78,34 +83,39 @@ def parse_filled(spec: str | dict | None, t: RuleTables,
             pairs.append((key.strip(), value.strip() if eq else None))
     filled: dict[str, int | None] = {}
     for key, value in pairs:
+        if not isinstance(key, str):
+            raise InputError(f"{where}filled: {key!r} is not a box name; boxes are named "
+                             f"{', '.join(rules.keys)}.")
         if key not in rules.keys:
             import difflib
 
             hint = difflib.get_close_matches(key, rules.keys, n=1)
             tip = f" Did you mean '{hint[0]}'?" if hint else ""
-            raise InputError(f"filled: '{key}' is not a box of {rules.name} (boxes: "
+            raise InputError(f"{where}filled: '{key}' is not a box of {rules.name} (boxes: "
                              f"{', '.join(rules.keys)}).{tip}")
         if key in filled:
-            raise InputError(f"filled: the box '{key}' is given twice; give each box once.")
+            raise InputError(f"{where}filled: the box '{key}' is given twice; give each box once.")
         score = None
         if value is not None and value != "":
-            try:
-                score = int(value)
-            except (TypeError, ValueError):
-                raise InputError(f"filled: {key}={value}: the score must be a whole number."
-                                 ) from None
+            whole = isinstance(value, int) and not isinstance(value, bool)
+            if isinstance(value, str) and value.strip().lstrip("-").isdigit():
+                value, whole = int(value), True
+            if not whole:
+                raise InputError(f"{where}filled: {key}={value!r}: the score must be a whole "
+                                 "number.")
+            score = value
             possible = possible_scores(t, rules.index_of(key))
             if score not in possible:
                 shown = ", ".join(map(str, sorted(possible)))
-                raise InputError(f"filled: {key}={score} is a score the box '{key}' can never "
-                                 f"hold under {rules.name}; possible scores: {shown}.")
+                raise InputError(f"{where}filled: {key}={score} is a score the box '{key}' can "
+                                 f"never hold under {rules.name}; possible scores: {shown}.")
         filled[key] = score
     if len(filled) >= len(rules.categories):
         raise InputError("filled: every box is filled, so the game is over and there is no move "
                          "to make; leave at least one box open.")
     need = [k for k in rules.bonus_categories if k in filled and filled[k] is None]
     if need and upper_total is None:
-        raise InputError(f"filled: give the scores of {', '.join(need)} (e.g. {need[0]}=12): "
+        raise InputError(f"filled: give the scores of {', '.join(need)} (as {need[0]}=<score>): "
                          "they count toward the upper bonus.")
     ykey = rules.yahtzee_category
     if rules.yahtzee_bonus is not None and ykey in filled and filled[ykey] is None:
@@ -115,18 +125,51 @@ def parse_filled(spec: str | dict | None, t: RuleTables,
     upper = sum(filled[k] or 0 for k in rules.bonus_categories if k in filled)
     if upper_total is not None:
         counted = [k for k in rules.bonus_categories if k in filled]
-        most = sum(max(possible_scores(t, rules.index_of(k))) for k in counted)
         if not need and counted and upper_total != upper:
             raise InputError(f"upper total: {upper_total} does not match the scores given for "
                              f"{', '.join(counted)} (they add up to {upper}); give one or the "
                              "other.")
-        if not 0 <= upper_total <= most:
+        # The boxes without a score could have added any sum of their possible scores.
+        sums = {upper}
+        for k in need:
+            sums = {a + b for a in sums for b in possible_scores(t, rules.index_of(k))}
+        if upper_total not in sums:
             boxes = ", ".join(counted) or "no box counting toward the bonus"
             raise InputError(f"upper total: {upper_total} is impossible with {boxes} filled "
-                             f"(0 to {most}); fill the boxes that made it, or correct the total.")
+                             f"(possible: {_ranges(sorted(sums))}); fill the boxes that made it, "
+                             "or correct the total.")
         upper = upper_total
     yfull = bool(rules.yahtzee_bonus is not None and (filled.get(ykey) or 0) > 0)
     return Position(filled, mask, upper, yfull)
+
+
+def _ranges(values: list[int]) -> str:
+    """'0-5, 7, 9-12' for a sorted list of whole numbers."""
+    parts = []
+    start = prev = values[0]
+    for v in [*values[1:], None]:
+        if v is not None and v == prev + 1:
+            prev = v
+            continue
+        parts.append(str(start) if start == prev else f"{start}-{prev}")
+        if v is not None:
+            start = prev = v
+    return ", ".join(parts)
+
+
+def check_open_box(t: RuleTables, pos: Position, key: str) -> None:
+    """InputError unless `key` is a box of the rule set that is still open in `pos`."""
+    rules = t.rules
+    if key not in rules.keys:
+        import difflib
+
+        hint = difflib.get_close_matches(key, rules.keys, n=1)
+        tip = f" Did you mean '{hint[0]}'?" if hint else ""
+        raise InputError(f"--category: '{key}' is not a box of {rules.name} (boxes: "
+                         f"{', '.join(rules.keys)}).{tip}")
+    if pos.is_filled(key):
+        raise InputError(f"--category: the box '{key}' is already filled in the given "
+                         "position; pick an open box or leave it out of --filled.")
 
 
 def possible_scores(t: RuleTables, c: int) -> set[int]:
