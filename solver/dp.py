@@ -142,7 +142,7 @@ def state_block(t: RuleTables) -> int:
     return max(1, min(config.SIM_STATE_BLOCK, config.CHOICE_BYTES // per_state))
 
 
-def _batches(widths: np.ndarray, limit: int) -> np.ndarray:
+def column_batches(widths: np.ndarray, limit: int) -> np.ndarray:
     """Split consecutive items into batches whose widths add up to at most `limit`."""
     ptr = [0]
     cols = 0
@@ -206,7 +206,7 @@ def solve_values(t: RuleTables, progress: Callable[[int, int], None] | None = No
     batch_cols = batch_width(t, space.n_upper)
     for done, filled in enumerate(range(n_cat - 1, -1, -1)):
         items, flags = layer_items(t, space, filled)
-        batch_ptr = _batches(space.U_END[items] - space.U_START[items] + 1, batch_cols)
+        batch_ptr = column_batches(space.U_END[items] - space.U_START[items] + 1, batch_cols)
         common = (t.SCORE, t.JOKER_SCORE, t.YAHTZEE_FACE, t.UPPER_BOX_OF_FACE, t.COUNTS_UPPER,
                   t.IS_LOWER, pos_indptr, pos_roll, t.KEEP_CHILD, t.SUB_INDPTR, t.SUB_INDICES,
                   t.ROLL_PROB)

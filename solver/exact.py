@@ -21,8 +21,8 @@ import numpy as np
 
 from .dp import (
     Solution,
-    _batches,
     batch_width,
+    column_batches,
     layer_items,
     positive_scores,
     state_block,
@@ -68,7 +68,7 @@ def exact_moments(solution: Solution, strategy: str = "optimal") -> tuple[float,
         items, flags = layer_items(t, space, filled)
         widths = space.U_END[items] - space.U_START[items] + 1
         pk.policy_moments(
-            items, flags, _batches(widths, batch_cols), space.U_START, space.U_END, V, M1, M2,
+            items, flags, column_batches(widths, batch_cols), space.U_START, space.U_END, V, M1, M2,
             t.SCORE, t.JOKER_SCORE, t.YAHTZEE_FACE, t.UPPER_BOX_OF_FACE, t.COUNTS_UPPER,
             t.IS_LOWER, pos_indptr, pos_roll, t.KEEP_CHILD, t.SUB_INDPTR, t.SUB_INDICES,
             t.ROLL_PROB, t.n_faces, t.n_rolls_per_turn, t.upper_threshold, t.upper_bonus,

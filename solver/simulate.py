@@ -32,8 +32,8 @@ from yahtzee_rules import InputError, RuleSet, RuleTables, compile_rules
 from . import config
 from .dp import (
     Solution,
-    _batches,
     batch_width,
+    column_batches,
     positive_scores,
     solve_tables,
     state_block,
@@ -132,7 +132,7 @@ def keep_choices(t: RuleTables, V: np.ndarray, s_mask: np.ndarray, s_flag: np.nd
     pos_indptr, pos_roll = positive_scores(t)
     choice = np.empty((n, max(1, t.n_rolls_per_turn - 1), t.n_rolls), dtype=np.int32)
     policy_kernels.keep_choices(
-        s_mask[w_col], s_flag[w_col], s_upper[w_col], w_nu, w_col, _batches(w_nu, batch_cols),
+        s_mask[w_col], s_flag[w_col], s_upper[w_col], w_nu, w_col, column_batches(w_nu, batch_cols),
         V, choice, t.SCORE, t.JOKER_SCORE, t.YAHTZEE_FACE, t.UPPER_BOX_OF_FACE, t.COUNTS_UPPER,
         t.IS_LOWER, pos_indptr, pos_roll, t.KEEP_CHILD, t.SUB_INDPTR, t.SUB_INDICES, t.n_faces,
         t.n_rolls_per_turn, t.upper_threshold, t.upper_bonus, t.yahtzee_bonus, t.yahtzee_cat,
