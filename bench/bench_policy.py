@@ -24,15 +24,13 @@ import tempfile
 import time
 from pathlib import Path
 
+from yz.rules import load_rules
+from yz.solver import solve
+from yz.solver.exact import exact_stats
+from yz.solver.simulate import STRATEGIES, simulate, summarise
+
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
-from solver import solve  # noqa: E402
-from solver.exact import exact_stats  # noqa: E402
-from solver.simulate import STRATEGIES, simulate, summarise  # noqa: E402
-from yahtzee_rules import load_rules  # noqa: E402
-
-YZ = [sys.executable, "-c", "from cli.main import run; run()"]
+YZ = [sys.executable, "-c", "from yz.cli.main import run; run()"]
 
 
 def main() -> None:

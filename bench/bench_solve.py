@@ -28,13 +28,11 @@ import tempfile
 import time
 from pathlib import Path
 
+from yz.rules import builtin_names, compile_rules, load_rules
+from yz.solver.dp import solve_values, state_space
+
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
-from solver.dp import solve_values, state_space  # noqa: E402
-from yahtzee_rules import builtin_names, compile_rules, load_rules  # noqa: E402
-
-YZ = [sys.executable, "-c", "from cli.main import run; run()"]
+YZ = [sys.executable, "-c", "from yz.cli.main import run; run()"]
 
 
 def peak_rss_of(name: str, env: dict) -> tuple[float, float]:

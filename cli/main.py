@@ -12,8 +12,7 @@ import sys
 from typing import Annotated
 
 import typer
-
-from yahtzee_rules import YzError
+from yz.rules import YzError
 
 from . import render
 
@@ -54,7 +53,7 @@ def emit_json(obj) -> None:
 @handles_errors
 def variants_cmd(as_json: JsonOpt = False) -> None:
     """List the built-in variants: key, boxes, bonuses, Joker and description."""
-    from yahtzee_rules import builtin_names, load_rules
+    from yz.rules import builtin_names, load_rules
 
     rows = [render.variant_summary(load_rules(name)) for name in builtin_names()]
     if as_json:
@@ -68,7 +67,7 @@ def variants_cmd(as_json: JsonOpt = False) -> None:
 def rules_show(spec: Annotated[str, typer.Argument(help="Variant name or YAML file.")],
                as_json: JsonOpt = False) -> None:
     """Show a rule set fully resolved (after `extends`), with every default filled in."""
-    from yahtzee_rules import load_rules
+    from yz.rules import load_rules
 
     rules = load_rules(spec)
     if as_json:
@@ -82,7 +81,7 @@ def rules_show(spec: Annotated[str, typer.Argument(help="Variant name or YAML fi
 def rules_validate(path: Annotated[str, typer.Argument(help="YAML rule file to check.")],
                    as_json: JsonOpt = False) -> None:
     """Check a rule file; exit 0 when valid, 2 with every problem listed when not."""
-    from yahtzee_rules import load_rules
+    from yz.rules import load_rules
 
     rules = load_rules(path)
     if as_json:
@@ -97,7 +96,7 @@ def rules_table(spec: Annotated[str, typer.Argument(help="Variant name or YAML f
                 as_csv: Annotated[bool, typer.Option("--csv", help="Print CSV.")] = False,
                 as_json: JsonOpt = False) -> None:
     """Print every distinct roll against every box, to inspect a house rule."""
-    from yahtzee_rules import compile_rules, load_rules
+    from yz.rules import compile_rules, load_rules
 
     t = compile_rules(load_rules(spec))
     if as_json:
@@ -125,8 +124,8 @@ def score_cmd(
     as_json: JsonOpt = False,
 ) -> None:
     """Score a roll in every open box (best first) or in one box, in an optional position."""
-    from yahtzee_rules import compile_rules, load_rules
-    from yahtzee_rules.position import box_choices, check_open_box, parse_dice, parse_filled
+    from yz.rules import compile_rules, load_rules
+    from yz.rules.position import box_choices, check_open_box, parse_dice, parse_filled
 
     t = compile_rules(load_rules(variant))
     roll = t.roll_index(parse_dice(dice, t))
@@ -180,10 +179,10 @@ def advise_cmd(
     as_json: JsonOpt = False,
 ) -> None:
     """Best move in a position: which dice to keep, or which box to score, and what it is worth."""
-    from solver import solve
-    from solver.advice import advise, check_rolls_left
-    from yahtzee_rules import compile_rules, load_rules
-    from yahtzee_rules.position import Scorecard, load_scorecard, parse_dice, parse_filled
+    from yz.rules import compile_rules, load_rules
+    from yz.rules.position import Scorecard, load_scorecard, parse_dice, parse_filled
+    from yz.solver import solve
+    from yz.solver.advice import advise, check_rolls_left
 
     sc = load_scorecard(card) if card else Scorecard()
     t = compile_rules(load_rules(variant or sc.variant or "official-free-joker"))
@@ -225,8 +224,8 @@ def solve_cmd(variant: VariantOpt = "official-free-joker", no_cache: NoCacheOpt 
               quiet: QuietOpt = False, as_json: JsonOpt = False) -> None:
     """Compute the exact optimal expected score of a rule set and the SD of the final score
     under optimal play (both cached with the strategy)."""
-    from solver import exact_figures, solve
-    from yahtzee_rules import load_rules
+    from yz.rules import load_rules
+    from yz.solver import exact_figures, solve
 
     rules = load_rules(variant)
     with render.progress(f"solving {rules.name}", enabled=not quiet and not as_json) as step:
@@ -248,8 +247,8 @@ def compare_cmd(
     no_cache: NoCacheOpt = False, quiet: QuietOpt = False, as_json: JsonOpt = False,
 ) -> None:
     """Compare the optimal expected scores of rule sets (difference to the first one)."""
-    from solver import solve
-    from yahtzee_rules import builtin_names, load_rules
+    from yz.rules import builtin_names, load_rules
+    from yz.solver import solve
 
     # The official rules come first, so every difference reads against them.
     specs = variants or sorted(builtin_names(), key=lambda name: name != "official-free-joker")
@@ -287,9 +286,9 @@ def simulate_cmd(
 ) -> None:
     """Play many games with a strategy: mean with its standard error next to the exact value,
     spread, percentiles, per-box means and zero rates, bonuses and Joker uses."""
-    from solver import exact_figures, solve
-    from solver.simulate import check_simulation, simulate, summarise
-    from yahtzee_rules import load_rules
+    from yz.rules import load_rules
+    from yz.solver import exact_figures, solve
+    from yz.solver.simulate import check_simulation, simulate, summarise
 
     check_simulation(games, seed, strategy)  # before any work
     if plot is not None:
@@ -318,7 +317,7 @@ def simulate_cmd(
 @handles_errors
 def cache_list(as_json: JsonOpt = False) -> None:
     """List the solved strategies in the cache folder ($YZ_CACHE_DIR moves it)."""
-    from solver import cache
+    from yz.solver import cache
 
     items = cache.entries()
     if as_json:
@@ -333,7 +332,7 @@ def cache_list(as_json: JsonOpt = False) -> None:
 @handles_errors
 def cache_clear(as_json: JsonOpt = False) -> None:
     """Delete every solved strategy from the cache."""
-    from solver import cache
+    from yz.solver import cache
 
     removed = cache.clear()
     if as_json:

@@ -9,8 +9,8 @@ import sys
 import textwrap
 from collections.abc import Callable, Iterator
 
-from yahtzee_rules import RuleSet, RuleTables
-from yahtzee_rules.models import (
+from yz.rules import RuleSet, RuleTables
+from yz.rules.models import (
     FacePattern,
     Fixed,
     GroupsPattern,
@@ -274,7 +274,7 @@ def check_plot_target(path: str) -> None:
     """Fail before any work if the plot cannot be written (no matplotlib, bad folder)."""
     from pathlib import Path
 
-    from yahtzee_rules.errors import InputError
+    from yz.rules.errors import InputError
 
     target = Path(path)
     if target.suffix.lower() != ".png":
@@ -318,7 +318,7 @@ def plot_histogram(path: str, games, exact_mean: float | None) -> None:
     try:
         fig.savefig(path, dpi=110)
     except OSError as exc:
-        from yahtzee_rules.errors import InputError
+        from yz.rules.errors import InputError
 
         raise InputError(f"--plot: could not write '{path}' ({exc.strerror or exc}); the "
                          "figures above are unaffected.") from None

@@ -7,7 +7,7 @@ import time
 from collections.abc import Callable
 from dataclasses import replace
 
-from yahtzee_rules import RuleSet, RuleTables, compile_rules
+from yz.rules import RuleSet, RuleTables, compile_rules
 
 from . import cache
 from .dp import SOLVER_VERSION, Solution, solve_tables, state_space

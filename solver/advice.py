@@ -1,6 +1,6 @@
 """What to do now: the value of every keep and every box in one position, from a solved table.
 
-This is the DP's turn recursion (see `solver.dp`) for a single turn-start state, in NumPy, so
+This is the DP's turn recursion (see `yz.solver.dp`) for a single turn-start state, in NumPy, so
 that `yz advise` answers from the cache without loading numba. The test suite checks it
 against the kernel (the best action's value equals the position's value) and against a
 brute-force search on small games.
@@ -16,9 +16,8 @@ import itertools
 from dataclasses import dataclass
 
 import numpy as np
-
-from yahtzee_rules import InputError, RuleTables
-from yahtzee_rules.position import BoxChoice, Position, box_choices
+from yz.rules import InputError, RuleTables
+from yz.rules.position import BoxChoice, Position, box_choices
 
 from .dp import Solution
 

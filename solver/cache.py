@@ -20,8 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-
-from yahtzee_rules import RuleTables
+from yz.rules import RuleTables
 
 from .dp import SOLVER_VERSION
 

@@ -34,8 +34,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
-
-from yahtzee_rules import RuleTables
+from yz.rules import RuleTables
 
 from . import config
 

@@ -1,7 +1,7 @@
 """Exact figures of a strategy: the spread of the final score and per-box statistics.
 
 Two passes over the turn-start states, following the strategy's decisions (see
-`solver.policy_kernels`; ties are broken as documented there, which moves the 4th decimal of
+`yz.solver.policy_kernels`; ties are broken as documented there, which moves the 4th decimal of
 the SD):
 
 - backward, layer by layer from the full card: the first and second moments of the points

@@ -1,8 +1,8 @@
 """numba kernels of the DP: plain arrays and scalars in, values written into caller arrays.
 
-They never validate and never raise: every rule set is validated by `yahtzee_rules.models`
+They never validate and never raise: every rule set is validated by `yz.rules.models`
 when it is loaded, and the Python wrappers in `solver` pass only tables compiled from it. See
-`solver.dp` for the mathematics and `yahtzee_rules.tables` for the index layout of the tables.
+`yz.solver.dp` for the mathematics and `yz.rules.tables` for the index layout of the tables.
 Inner loops run over a contiguous range of upper totals so that they vectorise; rows are
 indexed directly (no array views are made in the hot loops).
 """

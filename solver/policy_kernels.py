@@ -7,7 +7,7 @@ next state", exactly as the DP does, so a strategy's decisions are:
     CHOICE[i, L - 1, r]  the keep to hold from roll r with L re-rolls left, in state i
     choose_box(...)      the box for a final roll
 
-Tie-break (shared with `solver.advice`): among equally good keeps, the one with more dice and
+Tie-break (shared with `yz.solver.advice`): among equally good keeps, the one with more dice and
 then the lower keep index; among equally good boxes, the first in card order.
 
 Dice for simulations are drawn beforehand from a seeded generator and passed in, so a game

@@ -1,6 +1,6 @@
 """Play many games with a strategy and summarise them: the Monte Carlo side of `yz simulate`.
 
-Strategies are value tables shaped like the solver's V (see `solver.policy_kernels`):
+Strategies are value tables shaped like the solver's V (see `yz.solver.policy_kernels`):
 
 - `optimal`: the solved table itself, so play maximises the expected final score;
 - `greedy`: all zeros, so every turn maximises the points scored in that turn (bonuses won
@@ -26,8 +26,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
-
-from yahtzee_rules import InputError, RuleSet, RuleTables, compile_rules
+from yz.rules import InputError, RuleSet, RuleTables, compile_rules
 
 from . import config
 from .dp import (

@@ -1,6 +1,6 @@
 """Slow, obviously-correct twins of the scorer, the Joker rules and the solver: a test oracle.
 
-Nothing here comes from ``yahtzee_rules.scoring`` or ``yahtzee_rules.tables``; only the pydantic
+Nothing here comes from ``yz.rules.scoring`` or ``yz.rules.tables``; only the pydantic
 rule objects are read (by their ``kind`` strings and plain fields). Dice are ordered tuples of
 faces 1..F, and everything is written straight from the rule language's definition with plain
 loops over every possibility:

@@ -8,8 +8,7 @@ from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
-
-from cli.main import app
+from yz.cli.main import app
 
 runner = CliRunner()
 EXAMPLE = str(Path(__file__).resolve().parent.parent / "examples" / "house-rules.yaml")

@@ -31,12 +31,11 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 import pytest
-
-import solver.advice as advice_module
-from solver import solve
-from solver.advice import Advice, advise
-from yahtzee_rules import load_rules
-from yahtzee_rules.position import parse_filled
+import yz.solver.advice as advice_module
+from yz.rules import load_rules
+from yz.rules.position import parse_filled
+from yz.solver import solve
+from yz.solver.advice import Advice, advise
 
 RULES = "official-free-joker"
 ARTICLE = 0.005  # the article's values are rounded to 2 decimals

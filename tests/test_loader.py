@@ -6,9 +6,8 @@ from pathlib import Path
 
 import pytest
 import yaml
-
-from yahtzee_rules import RulesError, builtin_names, compile_rules, load_rules, rules_from_text
-from yahtzee_rules.models import RuleSet
+from yz.rules import RulesError, builtin_names, compile_rules, load_rules, rules_from_text
+from yz.rules.models import RuleSet
 
 BUILTINS = [
     "gist", "no-bonus", "no-upper-bonus", "no-yahtzee-bonus", "official-forced-joker",

@@ -6,8 +6,7 @@ import time
 
 import pytest
 from naive import naive_box_points, naive_score, naive_solve
-
-from yahtzee_rules.models import Category, RuleSet
+from yz.rules.models import Category, RuleSet
 
 CHANCE = {"key": "chance", "name": "Chance", "section": "lower", "pattern": "any",
           "score": "sum_all"}

@@ -15,15 +15,14 @@ from hypothesis import strategies as st
 from naive import NaiveGame
 from test_solver import small_rule_sets
 from typer.testing import CliRunner
-
-from cli.main import app
-from solver import exact_figures, solve, solve_tables
-from solver.advice import advise
-from solver.exact import exact_moments, exact_stats
-from solver.simulate import simulate, summarise
-from yahtzee_rules import compile_rules, load_rules
-from yahtzee_rules.models import RuleSet
-from yahtzee_rules.position import parse_filled
+from yz.cli.main import app
+from yz.rules import compile_rules, load_rules
+from yz.rules.models import RuleSet
+from yz.rules.position import parse_filled
+from yz.solver import exact_figures, solve, solve_tables
+from yz.solver.advice import advise
+from yz.solver.exact import exact_moments, exact_stats
+from yz.solver.simulate import simulate, summarise
 
 ROOT = Path(__file__).resolve().parent.parent
 runner = CliRunner()
@@ -134,7 +133,7 @@ def test_same_seed_same_games(official):
 def test_games_do_not_depend_on_the_thread_count(official, isolated_cache):
     env = dict(os.environ, NUMBA_NUM_THREADS="1", YZ_CACHE_DIR=str(isolated_cache))
     out = subprocess.run(
-        [sys.executable, "-c", "from cli.main import run; run()", "simulate", "-n", "1500",
+        [sys.executable, "-c", "from yz.cli.main import run; run()", "simulate", "-n", "1500",
          "--seed", "99", "--no-exact", "--json"],
         cwd=ROOT, env=env, capture_output=True, text=True, check=True).stdout
     single = json.loads(out)
@@ -326,8 +325,8 @@ def test_strategy_tables_have_the_shape_the_kernels_rely_on(name):
     """Every strategy table never falls as the upper total rises (counting the bonus once
     made) or with the flag, and is flat over the totals from which the bonus is out of reach
     (the kernels merge those totals)."""
-    from solver.dp import state_space
-    from solver.simulate import STRATEGIES, strategy_table
+    from yz.solver.dp import state_space
+    from yz.solver.simulate import STRATEGIES, strategy_table
 
     solution = solve(load_rules(name), use_cache=False)
     space = state_space(solution.tables)

@@ -12,8 +12,7 @@ from functools import cache
 
 import pytest
 from naive import naive_box_points, naive_card_total, naive_play, naive_score
-
-from yahtzee_rules import compile_rules, load_rules
+from yz.rules import compile_rules, load_rules
 
 
 @cache

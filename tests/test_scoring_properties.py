@@ -12,9 +12,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from naive import naive_box_points, naive_full_value, naive_score
 from test_scoring_examples import table_box_points
-
-from yahtzee_rules import builtin_names, compile_rules, load_rules
-from yahtzee_rules.models import RuleSet
+from yz.rules import builtin_names, compile_rules, load_rules
+from yz.rules.models import RuleSet
 
 VARIANTS = builtin_names()
 QUICK = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])

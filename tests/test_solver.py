@@ -7,12 +7,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from naive import naive_solve
-
-from solver import cache, solve, solve_tables
-from solver.kernels import _open_box_rule
-from yahtzee_rules import compile_rules, load_rules
-from yahtzee_rules.models import RuleSet
-from yahtzee_rules.position import Position, box_choices
+from yz.rules import compile_rules, load_rules
+from yz.rules.models import RuleSet
+from yz.rules.position import Position, box_choices
+from yz.solver import cache, solve, solve_tables
+from yz.solver.kernels import _open_box_rule
 
 # Published optimal expected scores (see issue 3 and the seeds), to the precision published.
 PUBLISHED = {
@@ -140,7 +139,7 @@ def test_dp_agrees_with_brute_force_on_joker_games(mode):
 
 
 def test_kernel_box_rule_matches_the_python_scorer():
-    """The kernel's Joker logic and `yahtzee_rules.position.box_choices` are twins."""
+    """The kernel's Joker logic and `yz.rules.position.box_choices` are twins."""
     for name in ("official-free-joker", "official-forced-joker", "no-yahtzee-bonus"):
         t = compile_rules(load_rules(name))
         rng = np.random.default_rng(7)

@@ -27,12 +27,12 @@ NOT_INHERITED = ("name", "description", "source")
 
 def builtin_names() -> list[str]:
     """Names of the rule sets shipped in the `variants` package, sorted."""
-    root = resources.files("variants")
+    root = resources.files("yz.variants")
     return sorted(p.name[:-5] for p in root.iterdir() if p.name.endswith(".yaml"))
 
 
 def _builtin_text(name: str) -> str:
-    return resources.files("variants").joinpath(f"{name}.yaml").read_text(encoding="utf-8")
+    return resources.files("yz.variants").joinpath(f"{name}.yaml").read_text(encoding="utf-8")
 
 
 def load_rules(spec: str | Path) -> RuleSet:

@@ -2,7 +2,7 @@
 
 `box_choices` is the position-aware scorer: the Joker (free or forced) and the extra Yahtzee
 bonus applied to one final roll. It reads only the compiled tables, like the solver's kernel
-(`solver.kernels._open_box_rule` is its twin, and a test keeps the two in step).
+(`yz.solver.kernels._open_box_rule` is its twin, and a test keeps the two in step).
 """
 
 from __future__ import annotations

@@ -1,0 +1,1 @@
+"""Example rule files, shipped with yz so `example:NAME` finds them from any folder."""
