@@ -1,4 +1,11 @@
-"""The exact DP solver for any rule set yz can express, with a verified on-disk cache."""
+"""The exact DP solver for any rule set yz can express, with a verified on-disk cache.
+
+    solve(rules)                      the optimal values of every turn-start state (cached)
+    exact_moments(solution, strategy) the exact mean and SD of a strategy's final score
+    exact_figures(solution, strategy) and its per-box means, zero rates and bonus rates
+    simulate(solution, games, ...)    sampled games (solver.simulate)
+    advise(solution, position, ...)   ranked moves in a position (solver.advice)
+"""
 
 from __future__ import annotations
 
@@ -10,37 +17,42 @@ from dataclasses import replace
 from yz.rules import RuleSet, RuleTables, compile_rules
 
 from . import cache
-from .dp import SOLVER_VERSION, Solution, solve_tables, state_space
+from .dp import SOLVER_VERSION, Solution, solve_tables
+from .exact import ExactFigures, Moments
+from .layout import build_layout
+from .strategies import STRATEGIES, check_strategy
 
-__all__ = ["SOLVER_VERSION", "Solution", "exact_figures", "solve", "solve_tables",
-           "state_space"]
+__all__ = ["SOLVER_VERSION", "STRATEGIES", "ExactFigures", "Moments", "Solution",
+           "exact_figures", "exact_moments", "solve", "solve_tables"]
 
 
 def solve(rules: RuleSet | RuleTables, use_cache: bool = True,
-          progress: Callable[[int, int], None] | None = None, with_sd: bool = False) -> Solution:
+          progress: Callable[[int, int], None] | None = None, with_sd: bool = False,
+          threads: int | None = None) -> Solution:
     """Solve a rule set exactly, reusing a verified cached table when there is one.
 
     With `with_sd`, a fresh solve also computes the exact SD of the final score in the same
     sweeps (about twice the work); a cached table brings the SD it was stored with, if any.
     A cache file that fails verification is reported in `Solution.cache_note`, recomputed and
-    replaced; it is never used.
+    replaced; it is never used. `threads` caps the threads the kernels use (default: all).
     """
     t = rules if isinstance(rules, RuleTables) else compile_rules(rules)
     note = None
     if use_cache:
         start = time.perf_counter()
+        layout = build_layout(t)
         try:
-            hit = cache.load(t)
+            hit = cache.load(t, layout.size)
         except cache.CorruptCache as exc:
             hit, note = None, f"ignored a damaged cache file and recomputed: {exc}"
         if hit is not None:
-            values, meta = hit
-            return Solution(t, values, time.perf_counter() - start, int(meta["states"]),
-                            cached=True, sd=meta.get("sd"))
-    solution = solve_tables(t, progress, with_sd)
+            return Solution(t, layout, hit.values, time.perf_counter() - start, hit.states,
+                            cached=True, sd=hit.sd)
+    solution = solve_tables(t, progress, with_sd, threads)
     if use_cache:
         try:
-            cache.store(t, solution.values, solution.states, solution.sd)
+            cache.store(t, solution.values, solution.states, solution.expected_score,
+                        solution.sd)
         except OSError as exc:
             note = (note + "; " if note else "") + f"could not write the cache: {exc}"
     if note:
@@ -48,24 +60,42 @@ def solve(rules: RuleSet | RuleTables, use_cache: bool = True,
     return solution
 
 
-def exact_figures(solution: Solution, strategy: str = "optimal", full: bool = True,
-                  use_cache: bool = True) -> dict:
-    """Exact mean and SD of a strategy, and with `full` its per-box figures (cached)."""
-    from .exact import exact_moments, exact_stats
+def exact_moments(solution: Solution, strategy: str = "optimal", use_cache: bool = True,
+                  threads: int | None = None) -> Moments:
+    """Exact mean and SD of the final score under `strategy` (cached beside the table)."""
+    from . import exact
 
+    check_strategy(strategy)
+    if strategy == "optimal" and solution.sd is not None:
+        return Moments(strategy, solution.expected_score, solution.sd)
     t = solution.tables
-    if not full and strategy == "optimal" and solution.sd is not None:
-        return {"strategy": strategy, "mean": solution.expected_score, "sd": solution.sd}
-    cached = cache.load_stats(t, strategy) if use_cache else None
-    if cached is not None and (not full or "box_mean" in cached):
-        return cached
-    if full:
-        figures = exact_stats(solution, strategy).as_dict()
-    else:
-        mean, sd = exact_moments(solution, strategy)
-        figures = {"strategy": strategy, "mean": mean, "sd": sd}
+    for what in (strategy, f"moments-{strategy}"):
+        cached = cache.load_figures(t, what) if use_cache else None
+        with contextlib.suppress(KeyError, TypeError, ValueError):
+            if cached is not None:
+                return Moments(strategy, float(cached["expected_score"]), float(cached["sd"]))
+    moments = exact.exact_moments(solution, strategy, threads)
     if use_cache:
         # Figures are cheap to redo: a read-only cache folder is not an error here.
         with contextlib.suppress(OSError):
-            cache.store_stats(t, strategy, figures)
+            cache.store_figures(t, f"moments-{strategy}",
+                                {"expected_score": moments.expected_score, "sd": moments.sd})
+    return moments
+
+
+def exact_figures(solution: Solution, strategy: str = "optimal", use_cache: bool = True,
+                  threads: int | None = None) -> ExactFigures:
+    """Exact mean, SD and per-box figures of `strategy` (cached beside the table)."""
+    from . import exact
+
+    check_strategy(strategy)
+    t = solution.tables
+    cached = cache.load_figures(t, strategy) if use_cache else None
+    if cached is not None:
+        with contextlib.suppress(TypeError):
+            return ExactFigures(**cached)
+    figures = exact.exact_figures(solution, strategy, threads)
+    if use_cache:
+        with contextlib.suppress(OSError):
+            cache.store_figures(t, strategy, figures.as_dict())
     return figures

@@ -57,28 +57,11 @@ class Advice:
         return self.actions[0] if self.actions else None
 
 
-def state_of(solution: Solution, pos: Position) -> tuple[int, int, int]:
-    t = solution.tables
-    flag = 1 if (pos.yahtzee_full and solution.values.shape[1] == 2) else 0
-    return pos.mask, flag, min(pos.upper_total, t.upper_threshold)
-
-
 def box_values(solution: Solution, pos: Position, roll: int) -> list[tuple[BoxChoice, float]]:
     """Every legal open box for a final roll, with its value (points now + expected after)."""
-    t = solution.tables
-    V = solution.values
-    mask, flag, u = state_of(solution, pos)
-    out = []
-    for choice in box_choices(t, roll, pos):
-        if not choice.legal:
-            continue
-        c = t.rules.index_of(choice.key)
-        next_flag = flag
-        if c == t.yahtzee_cat and choice.points > 0 and V.shape[1] == 2:
-            next_flag = 1
-        next_u = min(t.upper_threshold, u + choice.points) if t.COUNTS_UPPER[c] else u
-        out.append((choice, choice.total + float(V[mask | (1 << c), next_flag, next_u])))
-    return out
+    return [(choice, choice.total + solution.value(pos.mask | (1 << choice.box),
+                                                   choice.upper_after, choice.flag_after))
+            for choice in box_choices(solution.tables, roll, pos) if choice.legal]
 
 
 @dataclass(frozen=True)
@@ -170,12 +153,15 @@ def check_rolls_left(t: RuleTables, dice: tuple[int, ...] | None, rolls_left: in
     max_left = t.n_rolls_per_turn - 1
     if dice is None:
         if rolls_left is not None:
-            raise InputError("rolls left: give --dice too (the dice showing now), or leave out "
-                             "--rolls-left to get the value of the position before the roll.")
+            raise InputError("rolls left: give the dice showing now too, or leave out the "
+                             "re-rolls left to get the value of the position before the roll.",
+                             param="rolls_left")
         return
-    if rolls_left is None or not 0 <= rolls_left <= max_left:
+    if isinstance(rolls_left, bool) or not isinstance(rolls_left, int) or \
+            not 0 <= rolls_left <= max_left:
         raise InputError(f"rolls left: give how many re-rolls remain this turn, 0 to {max_left} "
-                         f"({t.rules.name} has {t.n_rolls_per_turn} rolls per turn).")
+                         f"({t.rules.name} has {t.n_rolls_per_turn} rolls per turn).",
+                         param="rolls_left")
 
 
 def advise(solution: Solution, pos: Position, dice: tuple[int, ...] | None = None,

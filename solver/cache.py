@@ -1,38 +1,67 @@
-"""On-disk cache of solved value tables: `.npz` files, never pickle, verified on every load.
+"""On-disk cache of solved strategies: raw `.npy` value stores and JSON metadata, never pickle.
 
-A file is keyed by a hash of the compiled tables (everything that determines the game) and the
-solver version, so a changed rule or a changed solver never reuses an old table. Files are
-written to a temporary name and renamed into place, so a reader never sees half a file; on load
-the stored SHA-256 of the values must match, so a truncated or altered file is reported and
-recomputed, never used.
+Files of one solved rule set (`<variant>-<key>`, the key a hash of the compiled tables, the
+solver version and this format):
+
+    <variant>-<key>.json              metadata: variant, figures, store size, checksums
+    <variant>-<key>.values.npy        the value store (see solver.layout), memory-mappable
+    <variant>-<key>.<what>.json       exact figures of a strategy (what: the strategy's name)
+
+Every file is written to a temporary name (`.tmp-yz-...`) and renamed into place, the metadata
+last, so a reader never sees half a solve. The metadata carries the SHA-256 of each block of
+the store (`BLOCK` entries) and of itself; a file that fails any check is reported and
+recomputed, never used. `clear` and `entries` only ever look at names of these forms (and at
+temporary files and the files of older formats, which they report as such): a cache folder
+pointed at a project folder loses nothing else.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
 import re
 import tempfile
 import time
-import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-from yz.rules import RuleTables
+from yz.rules import RuleTables, YzError
 
 from .dp import SOLVER_VERSION
 
-CACHE_FORMAT = 1
+CACHE_FORMAT = 2
+BLOCK = 1 << 20  # store entries per checksum block (8 MB of float64)
+MAX_META_BYTES = 1 << 20
+
+# Names yz writes: <variant>-<20 hex digits><part>, and its temporary files.
+_NAME = r"(?P<variant>[A-Za-z0-9_.-]{1,60})-(?P<key>[0-9a-f]{20})"
+OWN_FILE = re.compile(_NAME + r"(?P<part>\.json|\.values\.npy|\.[a-z][a-z0-9-]*\.json|\.npz)$")
+TEMP_FILE = re.compile(r"^\.tmp-(yz-.+|[a-z0-9_]{8}\.(npz|json))$")  # the second: format 1
+
+
+class CacheError(YzError):
+    """The cache folder cannot be used (it is a file, or cannot be created)."""
+
+
+class CorruptCache(Exception):
+    """A cache file that must not be used; the message says why."""
 
 
 def cache_dir() -> Path:
-    """`$YZ_CACHE_DIR`, else `$XDG_CACHE_HOME/yz`, else `~/.cache/yz`."""
+    """`$YZ_CACHE_DIR`, else the platform's user cache folder for yz (platformdirs)."""
     if os.environ.get("YZ_CACHE_DIR"):
-        return Path(os.environ["YZ_CACHE_DIR"]).expanduser()
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "yz"
+        root = Path(os.environ["YZ_CACHE_DIR"]).expanduser()
+    else:
+        import platformdirs
+
+        root = Path(platformdirs.user_cache_dir("yz", appauthor=False))
+    if root.exists() and not root.is_dir():
+        raise CacheError(f"the cache folder {root} is a file, not a folder; point YZ_CACHE_DIR "
+                         "at a folder (it is created when missing), or unset it.")
+    return root
 
 
 def cache_key(t: RuleTables) -> str:
@@ -40,141 +69,221 @@ def cache_key(t: RuleTables) -> str:
                           ).hexdigest()[:20]
 
 
-def cache_path(t: RuleTables) -> Path:
-    safe = re.sub(r"[^A-Za-z0-9_.-]+", "_", t.rules.name)[:60]
-    return cache_dir() / f"{safe}-{cache_key(t)}.npz"
+def cache_stem(t: RuleTables) -> Path:
+    safe = re.sub(r"[^A-Za-z0-9_.-]+", "_", t.rules.name)[:60] or "rules"
+    return cache_dir() / f"{safe}-{cache_key(t)}"
 
 
-def _checksum(values: np.ndarray) -> str:
-    return hashlib.sha256(np.ascontiguousarray(values).tobytes()).hexdigest()
+def meta_path(t: RuleTables) -> Path:
+    return cache_stem(t).with_name(cache_stem(t).name + ".json")
+
+
+def values_path(t: RuleTables) -> Path:
+    return cache_stem(t).with_name(cache_stem(t).name + ".values.npy")
+
+
+def figures_path(t: RuleTables, what: str) -> Path:
+    """Sidecar file of exact figures (`what`: a strategy's name), next to the value table."""
+    return cache_stem(t).with_name(f"{cache_stem(t).name}.{what}.json")
+
+
+def _sha(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def _block_sums(values: np.ndarray) -> list[str]:
+    flat = np.ascontiguousarray(values).reshape(-1)
+    return [_sha(flat[i:i + BLOCK].tobytes()) for i in range(0, max(1, flat.size), BLOCK)]
+
+
+def _sealed(payload: dict) -> dict:
+    """The payload with the SHA-256 of its own canonical JSON (without that field) added."""
+    body = {k: v for k, v in payload.items() if k != "sha256"}
+    return {**body, "sha256": _sha(json.dumps(body, sort_keys=True).encode())}
+
+
+def _read_sealed(path: Path) -> dict:
+    """A sealed JSON file, checked; CorruptCache when unreadable or altered."""
+    try:
+        if path.stat().st_size > MAX_META_BYTES:
+            raise CorruptCache(f"{path}: too large for a cache metadata file")
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise CorruptCache(f"{path}: unreadable ({type(exc).__name__}: {exc})") from None
+    if not isinstance(data, dict) or _sealed(data).get("sha256") != data.get("sha256"):
+        raise CorruptCache(f"{path}: checksum mismatch (the metadata was altered or truncated)")
+    return data
+
+
+def _write_atomic(path: Path, write) -> None:
+    """Write through `write(file)` to a temporary file in the same folder, then rename."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-yz-", suffix=path.suffix)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            write(fh)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+@dataclass(frozen=True)
+class Hit:
+    """A verified cached table."""
+
+    values: np.ndarray
+    states: int
+    sd: float | None
+
+
+def load(t: RuleTables, size: int) -> Hit | None:
+    """The cached store for these tables (`size` entries), None when absent; CorruptCache
+    when a file exists but fails a check."""
+    meta_file = meta_path(t)  # a cache folder that is a file raises CacheError here
+    if not meta_file.exists():
+        return None
+    meta = _read_sealed(meta_file)
+    if meta.get("format") != CACHE_FORMAT or meta.get("digest") != t.digest or \
+            meta.get("solver_version") != SOLVER_VERSION:
+        raise CorruptCache(f"{meta_file}: written for other rules, solver or format")
+    if meta.get("size") != size or meta.get("dtype") != "float64":
+        raise CorruptCache(f"{meta_file}: the stored table has the wrong size or type")
+    try:
+        values = np.load(values_path(t), mmap_mode="c", allow_pickle=False)
+    except (OSError, ValueError) as exc:
+        raise CorruptCache(f"{values_path(t)}: unreadable ({type(exc).__name__}: {exc})") \
+            from None
+    if values.shape != (size,) or values.dtype != np.float64:
+        raise CorruptCache(f"{values_path(t)}: the value table has the wrong shape or type")
+    if _block_sums(values) != meta.get("blocks"):
+        raise CorruptCache(f"{values_path(t)}: checksum mismatch (the file was altered or "
+                           "truncated)")
+    sd = meta.get("sd")
+    return Hit(values, int(meta["states"]), float(sd) if sd is not None else None)
+
+
+def store(t: RuleTables, values: np.ndarray, states: int, expected_score: float,
+          sd: float | None = None) -> Path:
+    """Write the store, then its metadata (the metadata's presence marks a complete entry)."""
+    _write_atomic(values_path(t), lambda fh: np.save(fh, values, allow_pickle=False))
+    meta = _sealed({
+        "format": CACHE_FORMAT, "solver_version": SOLVER_VERSION, "digest": t.digest,
+        "variant": t.rules.name, "expected_score": expected_score, "states": states, "sd": sd,
+        "size": int(values.size), "dtype": "float64", "block": BLOCK,
+        "blocks": _block_sums(values), "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+    })
+    path = meta_path(t)
+    _write_atomic(path, lambda fh: fh.write(json.dumps(meta, indent=1).encode()))
+    return path
+
+
+def load_figures(t: RuleTables, what: str) -> dict | None:
+    """Cached figures, or None when absent, stale, altered or unreadable (the caller then
+    recomputes and rewrites them)."""
+    try:
+        data = _read_sealed(figures_path(t, what))
+    except CorruptCache:
+        return None
+    if data.get("digest") != t.digest or data.get("solver_version") != SOLVER_VERSION or \
+            data.get("what") != what or not isinstance(data.get("figures"), dict):
+        return None
+    return data["figures"]
+
+
+def store_figures(t: RuleTables, what: str, figures: dict) -> None:
+    """Write figures atomically (a read-only cache folder is the caller's to forgive)."""
+    payload = _sealed({"format": CACHE_FORMAT, "digest": t.digest,
+                       "solver_version": SOLVER_VERSION, "variant": t.rules.name,
+                       "what": what, "figures": figures})
+    _write_atomic(figures_path(t, what), lambda fh: fh.write(json.dumps(payload).encode()))
+
+
+# ---------------------------------------------------------------- listing and clearing
 
 
 @dataclass(frozen=True)
 class CacheEntry:
+    """One file of the cache folder that yz wrote."""
+
     path: Path
     variant: str
-    expected_score: float
-    states: int
+    kind: str  # "values" (metadata), "store" (the values), "figures", "temporary"
+    status: str  # "ok", "stale" (an older format or solver), "damaged"
     size_bytes: int
-    created: str
+    expected_score: float | None = None
+    states: int | None = None
+    created: str | None = None
 
 
-class CorruptCache(Exception):
-    """A cache file that must not be used; the message says why."""
-
-
-def load(t: RuleTables) -> tuple[np.ndarray, dict] | None:
-    """The cached values for these tables, None when absent; CorruptCache when unusable."""
-    path = cache_path(t)
+def _describe(path: Path) -> CacheEntry:
+    size = path.stat().st_size
+    if TEMP_FILE.match(path.name):
+        return CacheEntry(path, "-", "temporary", "stale", size)
+    m = OWN_FILE.match(path.name)
+    variant, part = m["variant"], m["part"]
+    if part == ".npz":  # format 1: a value table with its metadata inside
+        return CacheEntry(path, variant, "values", "stale", size)
+    if part == ".values.npy":
+        meta = path.with_name(path.name[: -len(".values.npy")] + ".json")
+        return CacheEntry(path, variant, "store", "ok" if meta.exists() else "damaged", size)
     try:
-        with np.load(path, allow_pickle=False) as npz:
-            meta = json.loads(str(npz["meta"]))
-            values = npz["values"]
-    except FileNotFoundError:
-        return None
-    except (OSError, ValueError, KeyError, zipfile.BadZipFile, EOFError) as exc:
-        raise CorruptCache(f"{path}: unreadable ({type(exc).__name__}: {exc})") from None
-    if meta.get("format") != CACHE_FORMAT or meta.get("digest") != t.digest:
-        raise CorruptCache(f"{path}: written for other rules or another format")
-    if list(values.shape) != meta.get("shape") or values.dtype != np.float64:
-        raise CorruptCache(f"{path}: value table has the wrong shape or type")
-    if _checksum(values) != meta.get("sha256"):
-        raise CorruptCache(f"{path}: checksum mismatch (the file was altered or truncated)")
-    return values, meta
+        data = _read_sealed(path)
+    except CorruptCache:
+        # Format 1 figures carried no self-checksum: stale, not damaged.
+        with contextlib.suppress(OSError, ValueError):
+            old = json.loads(path.read_text(encoding="utf-8"))
+            if isinstance(old, dict) and old.get("solver_version") == 1:
+                return CacheEntry(path, variant, "figures", "stale", size)
+        return CacheEntry(path, variant, "figures" if part.count(".") > 1 else "values",
+                          "damaged", size)
+    current = data.get("format") == CACHE_FORMAT and data.get("solver_version") == \
+        SOLVER_VERSION
+    if part == ".json":
+        score = data.get("expected_score")
+        return CacheEntry(path, str(data.get("variant", variant)), "values",
+                          "ok" if current else "stale", size,
+                          float(score) if isinstance(score, int | float) else None,
+                          data.get("states") if isinstance(data.get("states"), int) else None,
+                          str(data.get("created", "")) or None)
+    return CacheEntry(path, str(data.get("variant", variant)), "figures",
+                      "ok" if current else "stale", size)
 
 
-def store(t: RuleTables, values: np.ndarray, states: int, sd: float | None = None) -> Path:
-    """Write atomically: a temporary file in the same folder, then os.replace."""
-    path = cache_path(t)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    meta = {
-        "format": CACHE_FORMAT, "solver_version": SOLVER_VERSION, "digest": t.digest,
-        "variant": t.rules.name, "expected_score": float(values[0, 0, 0]), "states": states,
-        "sd": sd,
-        "shape": list(values.shape), "sha256": _checksum(values),
-        "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
-    }
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".npz")
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            np.savez(fh, values=values, meta=np.array(json.dumps(meta)))
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return path
+def own_files(root: Path | None = None) -> list[Path]:
+    """The files in the cache folder whose names yz writes (nothing else is ever touched)."""
+    root = cache_dir() if root is None else root
+    if not root.is_dir():
+        return []
+    return sorted(p for p in root.iterdir()
+                  if p.is_file() and (OWN_FILE.match(p.name) or TEMP_FILE.match(p.name)))
 
 
 def entries() -> list[CacheEntry]:
-    """Every cache file with what its metadata says (unreadable ones listed as such)."""
+    """Every file yz wrote in the cache folder, with what it holds and whether it is usable."""
     out = []
-    root = cache_dir()
-    if not root.is_dir():
-        return out
-    for path in sorted(root.glob("*.npz")):
-        if path.name.startswith(".tmp-"):
-            continue
-        try:
-            with np.load(path, allow_pickle=False) as npz:
-                meta = json.loads(str(npz["meta"]))
-            out.append(CacheEntry(path, meta["variant"], meta["expected_score"], meta["states"],
-                                  path.stat().st_size, meta["created"]))
-        except Exception:
-            out.append(CacheEntry(path, "(unreadable)", float("nan"), 0, path.stat().st_size, ""))
+    for path in own_files():
+        with contextlib.suppress(FileNotFoundError):  # removed meanwhile by another process
+            out.append(_describe(path))
     return out
 
 
-def clear() -> int:
-    """Delete every cached table and figures file; returns how many tables went."""
-    root = cache_dir()
-    if not root.is_dir():
-        return 0
-    removed = 0
-    for path in [*root.glob("*.npz"), *root.glob("*.json")]:
-        if path.name.startswith(".tmp-"):
-            continue  # another process is writing it; it will be renamed into place
-        path.unlink(missing_ok=True)
-        removed += path.suffix == ".npz"
+def clear(variant: str | None = None, stale_only: bool = False) -> list[Path]:
+    """Delete yz's files from the cache folder (only those of `variant` when given; only
+    stale, damaged and temporary ones with `stale_only`); returns the paths removed.
+
+    Temporary files younger than a minute may belong to a solve in progress and are kept.
+    """
+    removed = []
+    now = time.time()
+    for entry in entries():
+        if variant is not None and entry.variant != variant:
+            continue
+        if stale_only and entry.status == "ok":
+            continue
+        if entry.kind == "temporary" and now - entry.path.stat().st_mtime < 60:
+            continue
+        with contextlib.suppress(FileNotFoundError):
+            entry.path.unlink()
+            removed.append(entry.path)
     return removed
-
-
-def stats_path(t: RuleTables, strategy: str) -> Path:
-    """Sidecar file of the exact figures of a strategy, next to the value table."""
-    return cache_path(t).with_suffix(f".{strategy}.json")
-
-
-def load_stats(t: RuleTables, strategy: str) -> dict | None:
-    """Cached exact figures, or None when absent, stale, altered or unreadable (then they are
-    recomputed by the caller)."""
-    path = stats_path(t, strategy)
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    if not isinstance(data, dict) or data.get("digest") != t.digest or \
-            data.get("solver_version") != SOLVER_VERSION or data.get("strategy") != strategy:
-        return None
-    figures = data.get("figures")
-    if data.get("sha256") != _figures_checksum(figures):
-        return None  # altered or damaged: recomputed by the caller
-    return figures
-
-
-def _figures_checksum(figures) -> str:
-    return hashlib.sha256(json.dumps(figures, sort_keys=True).encode()).hexdigest()
-
-
-def store_stats(t: RuleTables, strategy: str, figures: dict) -> None:
-    """Write atomically, like the value tables."""
-    path = stats_path(t, strategy)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    payload = {"digest": t.digest, "solver_version": SOLVER_VERSION, "strategy": strategy,
-               "figures": figures, "sha256": _figures_checksum(figures)}
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".json")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump(payload, fh)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise

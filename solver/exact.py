@@ -1,12 +1,12 @@
 """Exact figures of a strategy: the spread of the final score and per-box statistics.
 
 Two passes over the turn-start states, following the strategy's decisions (see
-`yz.solver.policy_kernels`; ties are broken as documented there, which moves the 4th decimal of
+`solver.kernels.play`; ties are broken as documented there, which moves the 4th decimal of
 the SD):
 
 - backward, layer by layer from the full card: the first and second moments of the points
-  still to come, M1 and M2, so SD = sqrt(M2 - M1^2) at the start (Verhoeff: 59.6117 for the
-  official rules);
+  still to come, carried along the DP's own sweeps, so SD = sqrt(M2 - M1^2) at the start
+  (Verhoeff: 59.6117 for the official rules);
 - forward from the empty card: the probability of reaching each state, pushed through one turn
   at a time, which gives each box's expected score and zero rate, the chance of the upper bonus,
   and the expected numbers of extra Yahtzee bonuses and Joker uses.
@@ -19,112 +19,131 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from .dp import (
-    Solution,
-    batch_width,
-    column_batches,
-    layer_items,
-    positive_scores,
-    state_block,
-    state_space,
-)
-from .simulate import keep_choices, strategy_table
+from .dp import Solution, backward, kernel_threads
+from .kernels.bundle import Rows, States
+from .layout import batch_width, batches, state_block
+from .strategies import check_strategy, strategy_values
 
 
 @dataclass(frozen=True)
-class ExactStats:
-    """Exact expectations under a strategy."""
+class Moments:
+    """Exact mean and standard deviation of the final score under a strategy."""
 
     strategy: str
-    mean: float
+    expected_score: float
+    sd: float
+
+
+@dataclass(frozen=True)
+class ExactFigures:
+    """Exact expectations under a strategy (one shape for every strategy and caller)."""
+
+    strategy: str
+    expected_score: float
     sd: float
     box_mean: dict[str, float]
     box_zero_rate: dict[str, float]
-    upper_bonus_rate: float
-    yahtzee_bonus_mean: float
-    joker_uses_mean: float
+    p_upper_bonus: float | None  # None without an upper bonus
+    yahtzee_bonus_mean: float  # expected number of extra Yahtzee bonuses
+    joker_uses_mean: float  # expected number of turns the Joker gave a box its full value
     seconds: float
 
     def as_dict(self) -> dict:
         return asdict(self)
 
 
-def exact_moments(solution: Solution, strategy: str = "optimal") -> tuple[float, float]:
+def exact_moments(solution: Solution, strategy: str = "optimal",
+                  threads: int | None = None) -> Moments:
     """Exact mean and SD of the final score under `strategy` (the backward pass)."""
-    import numba
-
-    from . import policy_kernels as pk
-
+    check_strategy(strategy)
     t = solution.tables
-    V = strategy_table(strategy, solution)
-    space = state_space(t)
-    pos_indptr, pos_roll = positive_scores(t)
-    batch_cols = batch_width(t, space.n_upper)
+    layout = solution.layout
+    start = layout.index(0, 0, 0)
+    if strategy == "optimal" and solution.sd is not None:
+        return Moments(strategy, solution.expected_score, solution.sd)
+    V = strategy_values(solution, strategy)
     # Optimal play's own value is V, so its first moment needs no carrying.
-    track_m1 = strategy != "optimal"
-    M1 = np.zeros_like(V) if track_m1 else V
-    M2 = np.zeros_like(V)
-    for filled in range(t.n_categories - 1, -1, -1):
-        items, flags = layer_items(t, space, filled)
-        widths = space.U_END[items] - space.U_START[items] + 1
-        pk.policy_moments(
-            items, flags, column_batches(widths, batch_cols), space.U_START, space.U_END, V, M1, M2,
-            t.SCORE, t.JOKER_SCORE, t.YAHTZEE_FACE, t.UPPER_BOX_OF_FACE, t.COUNTS_UPPER,
-            t.IS_LOWER, pos_indptr, pos_roll, t.KEEP_CHILD, t.SUB_INDPTR, t.SUB_INDICES,
-            t.ROLL_PROB, t.n_faces, t.n_rolls_per_turn, t.upper_threshold, t.upper_bonus,
-            t.yahtzee_bonus, t.yahtzee_cat, t.joker_mode, batch_cols, numba.get_num_threads(),
-            track_m1, False)
-    mean = float(M1[0, 0, 0])
-    return mean, float(np.sqrt(max(0.0, M2[0, 0, 0] - mean * mean)))
+    M1 = None if strategy == "optimal" else np.zeros(layout.size)
+    M2 = np.zeros(layout.size)
+    backward(t, layout, solution.kernel_tables(), V, m1=M1, m2=M2, threads=threads)
+    mean = float((V if M1 is None else M1)[start])
+    return Moments(strategy, mean, float(np.sqrt(max(0.0, M2[start] - mean * mean))))
 
 
-def _layer_states(space, items: np.ndarray, flags: np.ndarray):
-    """Every (mask, flag, u) of a layer, u from U_START to U_END, sorted as keep_choices wants."""
-    widths = space.U_END[items] - space.U_START[items] + 1
-    starts = np.repeat(np.cumsum(widths) - widths, widths)
-    u = np.repeat(space.U_START[items], widths) + np.arange(widths.sum()) - starts
-    return np.repeat(items, widths), np.repeat(flags, widths), u.astype(np.int64)
+def keep_choices(solution: Solution, V: np.ndarray, states: States,
+                 threads: int | None = None) -> np.ndarray:
+    """CHOICE[i, L - 1, r]: the strategy's keep for roll r with L re-rolls left in state i.
 
+    States must be sorted by (mask, flag, upper total); runs of consecutive totals of one box
+    set are solved as one row, side by side, as the DP does.
+    """
+    from .kernels.sweep import sweep
 
-def exact_stats(solution: Solution, strategy: str = "optimal") -> ExactStats:
-    """Exact mean, SD and per-box statistics of `strategy` (see the module docstring)."""
-    import numba
-
-    from . import policy_kernels as pk
-
-    start = time.perf_counter()
-    mean, sd = exact_moments(solution, strategy)
     t = solution.tables
-    V = strategy_table(strategy, solution)
-    space = state_space(t)
-    threads = numba.get_num_threads()
-    PI = np.zeros_like(V)
-    PI[0, 0, 0] = 1.0
-    stats = np.zeros((threads, 3, max(t.n_categories, 3)))  # row 2 holds three totals
-    for filled in range(t.n_categories):
-        sm, sf, su = _layer_states(space, *layer_items(t, space, filled))
-        live = PI[sm, sf, su] > 0.0
-        sm, sf, su = sm[live], sf[live], su[live]
-        order = np.lexsort((su, sf, sm))
-        sm, sf, su = sm[order], sf[order], su[order]
-        pi_next = np.zeros((threads, *V.shape))
-        block = state_block(t)
-        for b0 in range(0, len(sm), block):
-            sl = slice(b0, b0 + block)
-            choice = keep_choices(t, V, sm[sl], sf[sl], su[sl])
-            pk.policy_forward(
-                sm[sl], sf[sl], su[sl], choice, V, PI, pi_next, stats, t.SCORE, t.JOKER_SCORE,
-                t.YAHTZEE_FACE, t.UPPER_BOX_OF_FACE, t.COUNTS_UPPER, t.IS_LOWER, t.ROLL_PROB,
-                t.KEEP_OUT_INDPTR, t.KEEP_OUT_ROLL, t.KEEP_OUT_PROB, space.U_START,
-                t.n_rolls_per_turn, t.upper_threshold, t.upper_bonus, t.yahtzee_bonus,
-                t.yahtzee_cat, t.joker_mode, threads)
-        PI += pi_next.sum(axis=0)
-    total = stats.sum(axis=0)
+    m, f, u = states
+    n = len(m)
+    new_run = np.ones(n, dtype=bool)
+    new_run[1:] = (m[1:] != m[:-1]) | (f[1:] != f[:-1]) | (u[1:] != u[:-1] + 1)
+    first = np.flatnonzero(new_run).astype(np.int64)
+    width = np.diff(np.append(first, n)).astype(np.int64)
+    rows = Rows(m[first], f[first], u[first], width, first)
+    cols = batch_width(t, int(width.max(initial=1)))
+    choice = np.empty((n, max(1, t.n_rolls_per_turn - 1), t.n_rolls), dtype=np.int32)
+    with kernel_threads(threads) as n_threads:
+        sweep(solution.kernel_tables(), solution.layout.kernel_layout(), rows,
+              batches(width, cols), V, None, None, None, choice, cols, n_threads)
+    return choice
+
+
+def exact_figures(solution: Solution, strategy: str = "optimal",
+                  threads: int | None = None) -> ExactFigures:
+    """Exact mean, SD and per-box statistics of `strategy` (see the module docstring)."""
+    from .kernels.play import EVENT_JOKER, EVENT_UPPER_BONUS, EVENT_YAHTZEE_BONUS, N_EVENTS
+
+    begin = time.perf_counter()
+    moments = exact_moments(solution, strategy, threads)
+    t = solution.tables
+    layout = solution.layout
+    V = strategy_values(solution, strategy)
+    PI = np.zeros(layout.size)
+    PI[layout.index(0, 0, 0)] = 1.0
+    with kernel_threads(threads) as n_threads:
+        box_stats = np.zeros((n_threads, 2, t.n_categories))
+        events = np.zeros((n_threads, N_EVENTS))
+        _forward(solution, V, PI, box_stats, events, n_threads)
+    box = box_stats.sum(axis=0)
+    ev = events.sum(axis=0)
     keys = t.rules.keys
-    return ExactStats(
-        strategy=strategy, mean=mean, sd=sd,
-        box_mean={k: float(total[0, c]) for c, k in enumerate(keys)},
-        box_zero_rate={k: float(total[1, c]) for c, k in enumerate(keys)},
-        upper_bonus_rate=float(total[2, 0]) if t.upper_threshold else 0.0,
-        yahtzee_bonus_mean=float(total[2, 1]), joker_uses_mean=float(total[2, 2]),
-        seconds=time.perf_counter() - start)
+    return ExactFigures(
+        strategy=strategy, expected_score=moments.expected_score, sd=moments.sd,
+        box_mean={k: float(box[0, c]) for c, k in enumerate(keys)},
+        box_zero_rate={k: float(box[1, c]) for c, k in enumerate(keys)},
+        p_upper_bonus=float(ev[EVENT_UPPER_BONUS]) if t.upper_threshold else None,
+        yahtzee_bonus_mean=float(ev[EVENT_YAHTZEE_BONUS]),
+        joker_uses_mean=float(ev[EVENT_JOKER]),
+        seconds=time.perf_counter() - begin)
+
+
+def _forward(solution: Solution, V: np.ndarray, PI: np.ndarray, box_stats: np.ndarray,
+             events: np.ndarray, n_threads: int) -> None:
+    """Push state probabilities PI from the empty card to the full one, layer by layer."""
+    from .kernels.play import policy_forward
+
+    t = solution.tables
+    layout = solution.layout
+    game = solution.kernel_tables()
+    L = layout.kernel_layout()
+    block = state_block(t)
+    for k in range(t.n_categories):
+        mask, flag, u, index = layout.state_arrays(k)
+        live = PI[index] > 0.0
+        mask, flag, u, index = mask[live], flag[live], u[live], index[live]
+        nxt = layout.layer_slice(k + 1)
+        pi_next = np.zeros((n_threads, nxt.stop - nxt.start))
+        for b0 in range(0, len(mask), block):
+            part = slice(b0, b0 + block)
+            states = States(mask[part], flag[part], u[part])
+            choice = keep_choices(solution, V, states, n_threads)
+            policy_forward(game, L, V, states, PI[index[part]], choice, pi_next, nxt.start,
+                           box_stats, events, n_threads)
+        PI[nxt] += pi_next.sum(axis=0)

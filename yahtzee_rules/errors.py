@@ -7,8 +7,14 @@ class YzError(Exception):
     """A problem with the user's input (a rule file, dice, a position), explained in one paragraph.
 
     The message is meant to be printed as it is: it names the file or field and says what is
-    allowed, so the caller never needs a traceback to act on it.
+    allowed, so the caller never needs a traceback to act on it. `param` names the library
+    parameter at fault (e.g. "games"), so a front end can speak of its own name for it (a CLI
+    flag).
     """
+
+    def __init__(self, message: str, param: str | None = None):
+        super().__init__(message)
+        self.param = param
 
 
 class RulesError(YzError):

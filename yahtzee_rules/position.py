@@ -1,8 +1,9 @@
 """Dice and score-card positions as a person types them, and what a roll scores in a position.
 
-`box_choices` is the position-aware scorer: the Joker (free or forced) and the extra Yahtzee
-bonus applied to one final roll. It reads only the compiled tables, like the solver's kernel
-(`yz.solver.kernels._open_box_rule` is its twin, and a test keeps the two in step).
+`box_choices` is the position-aware scorer: the Joker (free or forced), the extra Yahtzee
+bonus and the upper bonus applied to one final roll, and the position each box leads to. It
+is the NumPy twin of the solver's transition (`yz.solver.kernels.turn.end_turn`): it reads
+only the compiled tables, and a test compares the two on every built-in.
 """
 
 from __future__ import annotations
@@ -54,11 +55,60 @@ class Position:
 
     filled: dict[str, int | None] = field(default_factory=dict)
     mask: int = 0
-    upper_total: int = 0
-    yahtzee_full: bool = False
+    upper_total: int = 0  # not capped
+    yahtzee_full: bool = False  # the Yahtzee box holds its full value (with a Yahtzee bonus)
 
     def is_filled(self, key: str) -> bool:
         return key in self.filled
+
+    def after(self, t: RuleTables, roll: int, key: str) -> tuple[Position, BoxChoice]:
+        """The position after scoring final roll index `roll` in box `key`, and what that
+        move gave; InputError when the box is not open or the Joker rules it out."""
+        check_open_box(t, self, key)
+        choice = next(c for c in box_choices(t, roll, self) if c.key == key)
+        if not choice.legal:
+            raise InputError(f"category: the forced Joker rule does not allow '{key}' for "
+                             "this roll; see which boxes it allows.", param="category")
+        filled = {**self.filled, key: choice.points}
+        return Position(filled, self.mask | (1 << choice.box), choice.upper_after,
+                        choice.flag_after), choice
+
+    def banked(self, t: RuleTables, bonus_points: int = 0) -> int | None:
+        """Points already on the card, bonuses included; None while a filled box's score is
+        unknown."""
+        if any(score is None for score in self.filled.values()):
+            return None
+        total = sum(self.filled.values()) + bonus_points
+        if t.upper_threshold and self.upper_total >= t.upper_threshold:
+            total += t.upper_bonus
+        return total
+
+
+def check_bonus_points(t: RuleTables, pos: Position, bonus_points: int | None) -> int:
+    """Extra Yahtzee bonus points already won, checked against the rule set and the position
+    (a multiple of the bonus, only once the Yahtzee box holds its full value)."""
+    if bonus_points is None or bonus_points == 0:
+        return 0
+    rules = t.rules
+    if isinstance(bonus_points, bool) or not isinstance(bonus_points, int) or bonus_points < 0:
+        raise InputError(f"bonus points: {bonus_points!r} is not a whole number of points from "
+                         "0 up.", param="bonus_points")
+    if not t.yahtzee_bonus:
+        raise InputError(f"bonus points: {rules.name} has no extra Yahtzee bonus, so no bonus "
+                         "points can have been won; leave them out.", param="bonus_points")
+    if bonus_points % t.yahtzee_bonus:
+        raise InputError(f"bonus points: {bonus_points} is not a multiple of the "
+                         f"{t.yahtzee_bonus}-point Yahtzee bonus.", param="bonus_points")
+    if not pos.yahtzee_full:
+        raise InputError(f"bonus points: extra Yahtzee bonuses are only won once the "
+                         f"{rules.yahtzee_category} box holds its full value; fill it with its "
+                         "score first.", param="bonus_points")
+    most = t.yahtzee_bonus * max(0, len(pos.filled) - 1)
+    if bonus_points > most:
+        raise InputError(f"bonus points: {bonus_points} is more than the {most} that "
+                         f"{len(pos.filled)} filled boxes can have brought (one bonus per turn "
+                         "after the Yahtzee box was filled).", param="bonus_points")
+    return bonus_points
 
 
 def parse_filled(spec: str | dict | None, t: RuleTables, upper_total: int | None = None,
@@ -165,11 +215,12 @@ def check_open_box(t: RuleTables, pos: Position, key: str) -> None:
 
         hint = difflib.get_close_matches(key, rules.keys, n=1)
         tip = f" Did you mean '{hint[0]}'?" if hint else ""
-        raise InputError(f"--category: '{key}' is not a box of {rules.name} (boxes: "
-                         f"{', '.join(rules.keys)}).{tip}")
+        raise InputError(f"category: '{key}' is not a box of {rules.name} (boxes: "
+                         f"{', '.join(rules.keys)}).{tip}", param="category")
     if pos.is_filled(key):
-        raise InputError(f"--category: the box '{key}' is already filled in the given "
-                         "position; pick an open box or leave it out of --filled.")
+        raise InputError(f"category: the box '{key}' is already filled in the given "
+                         "position; pick an open box, or leave it out of the filled boxes.",
+                         param="category")
 
 
 def possible_scores(t: RuleTables, c: int) -> set[int]:
@@ -178,7 +229,7 @@ def possible_scores(t: RuleTables, c: int) -> set[int]:
 
 @dataclass(frozen=True)
 class BoxChoice:
-    """What putting a final roll in one open box gives."""
+    """What putting a final roll in one open box gives, and where it leads."""
 
     key: str
     name: str
@@ -187,10 +238,16 @@ class BoxChoice:
     upper_bonus: int  # the upper bonus this choice completes, if the upper total is known
     legal: bool  # False when the forced Joker rules this box out
     joker: bool  # True when the Joker gave the box its full value
+    box: int = 0  # the box's index on the card
+    upper_after: int = 0  # the upper total afterwards (not capped)
+    flag_after: bool = False  # the Yahtzee box holds its full value afterwards
 
     @property
     def total(self) -> int:
         return self.points + self.yahtzee_bonus + self.upper_bonus
+
+
+JOKER_FREE, JOKER_FORCED = 1, 2  # tables.JOKER_MODES
 
 
 def box_choices(t: RuleTables, roll: int, pos: Position) -> list[BoxChoice]:
@@ -203,7 +260,7 @@ def box_choices(t: RuleTables, roll: int, pos: Position) -> list[BoxChoice]:
     if extra and t.joker_mode:
         ub = int(t.UPPER_BOX_OF_FACE[yf])
         ub_filled = ub < 0 or bool(mask >> ub & 1)
-        if t.joker_mode == 1:
+        if t.joker_mode == JOKER_FREE:
             use_joker = ub_filled
         elif not ub_filled:
             only_box = ub
@@ -218,11 +275,16 @@ def box_choices(t: RuleTables, roll: int, pos: Position) -> list[BoxChoice]:
             continue
         legal = not ((only_box >= 0 and c != only_box) or (lower_only and not t.IS_LOWER[c]))
         points = int(t.JOKER_SCORE[roll, c] if use_joker else t.SCORE[roll, c])
-        upper = 0
-        if t.COUNTS_UPPER[c] and pos.upper_total < t.upper_threshold <= pos.upper_total + points:
-            upper = t.upper_bonus
+        upper, upper_after = 0, pos.upper_total
+        if t.COUNTS_UPPER[c]:
+            upper_after += points
+            if pos.upper_total < t.upper_threshold <= upper_after:
+                upper = t.upper_bonus
+        flag_after = pos.yahtzee_full or (c == t.yahtzee_cat and points > 0
+                                          and t.yahtzee_bonus > 0)
         out.append(BoxChoice(cat.key, cat.name, points, bonus, upper, legal,
-                             use_joker and points != int(t.SCORE[roll, c])))
+                             use_joker and points != int(t.SCORE[roll, c]), c, upper_after,
+                             flag_after))
     return out
 
 

@@ -85,8 +85,15 @@ class RuleTables:
         return self.KEEP_COUNTS.shape[0]
 
     def roll_index(self, dice) -> int:
-        """Index of the roll with these dice (any order); KeyError if it is no roll."""
-        return self._roll_lookup[tuple(sorted(int(d) for d in dice))]
+        """Index of the roll with these dice (any order); InputError if they are no roll."""
+        key = tuple(sorted(int(d) for d in dice))
+        if key not in self._roll_lookup:
+            from .errors import InputError
+
+            raise InputError(f"dice: {' '.join(map(str, key)) or 'none'} is not a roll of "
+                             f"{self.rules.name} ({self.n_dice} dice, faces 1 to "
+                             f"{self.n_faces}).", param="dice")
+        return self._roll_lookup[key]
 
     def keep_index(self, dice) -> int:
         """Index of the keep holding these dice (any order, 0..n of them)."""

@@ -1,0 +1,80 @@
+"""The argument bundles of the kernels: named tuples of plain arrays and numbers.
+
+A kernel takes a few bundles instead of thirty positional arrays, so a new table is one field
+here and one line where the bundle is built (`solver.layout.kernel_tables`). numba compiles a
+named tuple of arrays into a struct of array descriptors: reading a field costs nothing.
+
+    Game (K)     the compiled rule tables a turn needs (see `yz.rules.tables` for their layout)
+    Layout (L)   where each turn-start state's values live in a flat store (see `solver.layout`)
+    Rows         runs of turn-start states solved side by side: state (mask, flag) at upper
+                 totals u0 .. u0 + nu - 1, whose results go to out .. out + nu - 1
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+
+class Game(NamedTuple):
+    SCORE: np.ndarray  # int32 [roll, box]: points under the normal rules
+    JOKER_SCORE: np.ndarray  # int32 [roll, box]: points when the Joker applies
+    YAHTZEE_FACE: np.ndarray  # int8 [roll]: face index of an all-equal roll, else -1
+    UPPER_BOX_OF_FACE: np.ndarray  # int32 [face]: the upper box of a face, -1 if none
+    COUNTS_UPPER: np.ndarray  # int8 [box]: 1 if the box counts toward the upper bonus
+    IS_LOWER: np.ndarray  # int8 [box]: 1 for lower-section boxes (the forced Joker)
+    POS_INDPTR: np.ndarray  # int64 [box + 1]: CSR of the rolls scoring > 0 in each box
+    POS_ROLL: np.ndarray  # int32
+    KEEP_CHILD: np.ndarray  # int32 [keep, face]: the keep with one more die of that face
+    SUB_INDPTR: np.ndarray  # int32 [keep + 1]: CSR of the keeps one die smaller
+    SUB_INDICES: np.ndarray  # int32
+    ROLL_PROB: np.ndarray  # float64 [roll]: probability of a roll of all the dice
+    KEEP_OUT_INDPTR: np.ndarray  # int64 [keep + 1]: CSR of the rolls a keep can become
+    KEEP_OUT_ROLL: np.ndarray  # int32
+    KEEP_OUT_PROB: np.ndarray  # float64
+    KEEP_COUNTS: np.ndarray  # int8 [keep, face]: dice of each face in a keep
+    KEY_SORTED: np.ndarray  # int64: sorted mixed-radix keys of the keeps' face counts
+    KEY_INDEX: np.ndarray  # int64: the keep of each sorted key
+    n_dice: int
+    n_faces: int
+    rolls: int  # throws per turn
+    threshold: int  # upper bonus threshold (0: no upper bonus)
+    upper_bonus: int
+    yahtzee_bonus: int
+    ybox: int  # the Yahtzee box (bonus and Joker), -1 if none
+    joker_mode: int  # JOKER_NONE, JOKER_FREE or JOKER_FORCED
+    n_flags: int  # 2 when the state carries "the Yahtzee box holds its full value"
+
+
+class Layout(NamedTuple):
+    U0: np.ndarray  # int32 [mask]: first stored upper total (lower ones share its value)
+    U1: np.ndarray  # int32 [mask]: last reachable upper total
+    OFFSET: np.ndarray  # int64 [mask, flag]: store index of (mask, flag, U0[mask]); -1: none
+
+
+class Rows(NamedTuple):
+    MASK: np.ndarray  # int64 [row]
+    FLAG: np.ndarray  # int64 [row]
+    U0: np.ndarray  # int64 [row]: first upper total of the run
+    NU: np.ndarray  # int64 [row]: totals in the run
+    OUT: np.ndarray  # int64 [row]: where the run's first result goes
+
+
+class States(NamedTuple):
+    """Turn-start states listed one by one (a simulation's distinct states, a layer)."""
+
+    MASK: np.ndarray  # int64 [state]
+    FLAG: np.ndarray  # int64 [state]
+    UPPER: np.ndarray  # int64 [state]: capped upper total
+
+
+class Tally(NamedTuple):
+    """What a game (or an exact forward pass) accumulates, one row per game or thread."""
+
+    MASK: np.ndarray  # int64 [game]: filled boxes
+    FLAG: np.ndarray  # int64 [game]
+    UPPER: np.ndarray  # int64 [game]: upper total, uncapped
+    SCORE: np.ndarray  # int64 [game]: points so far, every bonus included
+    BOX_SCORE: np.ndarray  # int32 [game, box]
+    EVENTS: np.ndarray  # int32 [game, event]: see EVENT_* in solver.kernels.play

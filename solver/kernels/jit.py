@@ -1,0 +1,64 @@
+"""The one decorator of yz's numba kernels, and where their compiled code is cached.
+
+numba's disk cache checks only the source file a function is defined in, so a kernel compiled
+in one file from another file's functions would keep running the old code after that other file
+changed. Every kernel is therefore cached in a folder named by a hash of *all* kernel sources
+(this package): an edit anywhere starts a new folder, so nothing stale is ever loaded.
+
+The folder is `$NUMBA_CACHE_DIR/yz-kernels-<hash>` when numba's own variable is set, else
+`<user cache>/yz/kernels-<hash>` (platformdirs' user cache folder). It does not follow
+`YZ_CACHE_DIR`, which holds solved strategies: compiled code is shared by every strategy
+cache, test and worker on the machine.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from pathlib import Path
+
+import numba
+import numba.core.config
+
+KERNEL_DIR = Path(__file__).resolve().parent
+
+
+def kernel_sources_hash() -> str:
+    """SHA-256 (first 16 hex digits) of every kernel module's source, in name order."""
+    h = hashlib.sha256(f"numba-{numba.__version__}".encode())
+    for path in sorted(KERNEL_DIR.glob("*.py")):
+        h.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+    return h.hexdigest()[:16]
+
+
+def kernel_cache_root() -> Path:
+    """The folder that holds one sub-folder of compiled kernels per kernel-source hash."""
+    if os.environ.get("NUMBA_CACHE_DIR"):
+        return Path(os.environ["NUMBA_CACHE_DIR"]).expanduser()
+    import platformdirs
+
+    return Path(platformdirs.user_cache_dir("yz", appauthor=False)) / "kernels"
+
+
+KERNEL_CACHE_DIR = kernel_cache_root() / f"yz-kernels-{kernel_sources_hash()}"
+
+
+def kernel(fn=None, **options):
+    """`numba.njit(cache=True, **options)`, cached under `KERNEL_CACHE_DIR`.
+
+    numba picks a function's cache folder when it is decorated, from `numba.config.CACHE_DIR`;
+    the setting is restored right after, so other numba code in the process is not affected.
+    """
+
+    def decorate(func):
+        saved = numba.core.config.CACHE_DIR
+        numba.core.config.CACHE_DIR = str(KERNEL_CACHE_DIR)
+        try:
+            return numba.njit(cache=True, **options)(func)
+        finally:
+            numba.core.config.CACHE_DIR = saved
+
+    return decorate if fn is None else decorate(fn)
+
+
+prange = numba.prange

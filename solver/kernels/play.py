@@ -1,0 +1,160 @@
+"""Following a strategy, for numba: simulated games and the exact forward pass.
+
+A strategy is a value table shaped like the solver's store (optimal play uses the solved
+values, greedy play zeros). Within a turn the player maximises "points this turn + table value
+of the next state", exactly as the DP does, so a strategy's decisions are:
+
+    CHOICE[i, L - 1, r]  the keep to hold from roll r with L re-rolls left, in state i
+                         (from `solver.kernels.sweep.sweep` with a CHOICE table)
+    choose_box(...)      the box for a final roll
+
+Tie-break (shared with `solver.advice`): among equally good keeps, the one with more dice and
+then the lower keep index; among equally good boxes, the first in card order.
+
+Dice for simulations are drawn beforehand from a seeded generator and passed in, so a game
+replays identically whatever the number of threads.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .jit import kernel, prange
+from .turn import NEG, box_verdict, end_turn, may_fill, store_index
+
+# Columns of Tally.EVENTS and of the forward pass's event totals.
+EVENT_UPPER_BONUS, EVENT_YAHTZEE_BONUS, EVENT_JOKER = 0, 1, 2
+N_EVENTS = 3
+
+
+@kernel
+def choose_box(K, L, VAL, mask, flag, u, r):
+    """The strategy's box for final roll r in state (mask, flag, u): the first best in card
+    order. Returns (box, use_joker, extra) for `end_turn`."""
+    only_box, lower_only, use_joker, extra = box_verdict(K, mask, r)
+    best_val = NEG
+    best = -1
+    for c in range(K.SCORE.shape[1]):
+        if not may_fill(K, mask, c, only_box, lower_only):
+            continue
+        _p, gained, nm, nf, nu_, _m, _w, _j = end_turn(K, mask, flag, u, r, c, use_joker, extra)
+        val = gained + VAL[store_index(L, nm, nf, nu_)]
+        if val > best_val:
+            best_val = val
+            best = c
+    return best, use_joker, extra
+
+
+@kernel(inline="always")
+def _roll_of(counts, n_dice, KEY_SORTED, KEY_INDEX):
+    """Keep (or roll) index of a face-count vector: binary search of its mixed-radix key."""
+    key = 0
+    for v in range(counts.shape[0]):
+        key = key * (n_dice + 1) + counts[v]
+    return KEY_INDEX[np.searchsorted(KEY_SORTED, key)]
+
+
+@kernel(parallel=True)
+def play_turn(K, L, VAL, G, games, state_of_game, S, CHOICE, DRAWS):
+    """Play one turn of every game in `games` in place (G: the games' Tally).
+
+    DRAWS[g, s, d] is the face (0-based) of die slot d at throw s of this turn for game g: the
+    first throw uses n slots, a re-roll of m dice the first m. S lists the distinct states and
+    state_of_game[g] is game g's row in S and CHOICE.
+    """
+    n_faces = K.KEEP_COUNTS.shape[1]
+    n_dice = K.n_dice
+    # Arrays written inside a prange loop are taken out of the bundle first: numba (0.68)
+    # loses stores made through a named tuple's field inside a parallel loop.
+    MASK, FLAG, UPPER, SCORE, BOX_SCORE, EVENTS = G
+    for gi in prange(games.shape[0]):
+        g = games[gi]
+        st = state_of_game[g]
+        counts = np.zeros(n_faces, dtype=np.int64)
+        for d in range(n_dice):
+            counts[DRAWS[g, 0, d]] += 1
+        for left in range(K.rolls - 1, 0, -1):
+            k = CHOICE[st, left - 1, _roll_of(counts, n_dice, K.KEY_SORTED, K.KEY_INDEX)]
+            n_kept = 0
+            for v in range(n_faces):
+                counts[v] = K.KEEP_COUNTS[k, v]
+                n_kept += counts[v]
+            for d in range(n_dice - n_kept):
+                counts[DRAWS[g, K.rolls - left, d]] += 1
+        r = _roll_of(counts, n_dice, K.KEY_SORTED, K.KEY_INDEX)
+        m, f, u = S.MASK[st], S.FLAG[st], S.UPPER[st]
+        c, use_joker, extra = choose_box(K, L, VAL, m, f, u, r)
+        pts, gained, nm, nf, _nu, made, won, joker = end_turn(K, m, f, u, r, c, use_joker,
+                                                              extra)
+        BOX_SCORE[g, c] = pts
+        EVENTS[g, EVENT_UPPER_BONUS] += made
+        EVENTS[g, EVENT_YAHTZEE_BONUS] += won
+        EVENTS[g, EVENT_JOKER] += joker
+        if K.COUNTS_UPPER[c]:
+            UPPER[g] += pts
+        FLAG[g] = nf
+        MASK[g] = nm
+        SCORE[g] += gained
+
+
+@kernel
+def final_roll_distribution(K, CHOICE, st, P, Q):
+    """P[r]: probability that a turn played by CHOICE[st] ends on roll r (Q is scratch)."""
+    n_roll = K.SCORE.shape[0]
+    for r in range(n_roll):
+        P[r] = K.ROLL_PROB[r]
+    for left in range(K.rolls - 1, 0, -1):
+        for k in range(Q.shape[0]):
+            Q[k] = 0.0
+        for r in range(n_roll):
+            if P[r] > 0.0:
+                Q[CHOICE[st, left - 1, r]] += P[r]
+        for r in range(n_roll):
+            P[r] = 0.0
+        for k in range(Q.shape[0]):
+            q = Q[k]
+            if q > 0.0:
+                for e in range(K.KEEP_OUT_INDPTR[k], K.KEEP_OUT_INDPTR[k + 1]):
+                    P[K.KEEP_OUT_ROLL[e]] += q * K.KEEP_OUT_PROB[e]
+
+
+@kernel(parallel=True)
+def policy_forward(K, L, VAL, S, PI_S, CHOICE, PI_NEXT, next_base, BOX_STATS, EVENTS,
+                   n_threads):
+    """Push the probability PI_S[i] of each state S[i] of a layer through one turn.
+
+    Per thread t: PI_NEXT[t, index - next_base] collects next-layer state probabilities,
+    BOX_STATS[t, 0, c] the expected score of box c and BOX_STATS[t, 1, c] the probability it
+    holds 0, EVENTS[t, e] the expected count of each EVENT_*. Summed by the caller, so no two
+    threads write one cell.
+    """
+    n_roll = K.SCORE.shape[0]
+    n_keep = K.KEEP_OUT_INDPTR.shape[0] - 1
+    n_state = S.MASK.shape[0]
+    for t in prange(n_threads):
+        P = np.empty(n_roll)
+        Q = np.empty(n_keep)
+        for i in range(t, n_state, n_threads):
+            w = PI_S[i]
+            if w == 0.0:
+                continue
+            m, f, u = S.MASK[i], S.FLAG[i], S.UPPER[i]
+            final_roll_distribution(K, CHOICE, i, P, Q)
+            for r in range(n_roll):
+                p = P[r]
+                if p == 0.0:
+                    continue
+                c, use_joker, extra = choose_box(K, L, VAL, m, f, u, r)
+                pts, _g, nm, nf, nu_, made, won, joker = end_turn(K, m, f, u, r, c, use_joker,
+                                                                  extra)
+                wp = w * p
+                PI_NEXT[t, store_index(L, nm, nf, nu_) - next_base] += wp
+                BOX_STATS[t, 0, c] += wp * pts
+                if pts == 0:
+                    BOX_STATS[t, 1, c] += wp
+                if made:
+                    EVENTS[t, EVENT_UPPER_BONUS] += wp
+                if won:
+                    EVENTS[t, EVENT_YAHTZEE_BONUS] += wp
+                if joker:
+                    EVENTS[t, EVENT_JOKER] += wp

@@ -1,0 +1,359 @@
+"""One turn, for numba: the box transition, the values of final rolls, and the reroll sweeps.
+
+Everything here works on one "batch": a scratch table KV[keep, column] whose columns are
+turn-start states (runs of consecutive upper totals of one box set, side by side). The
+transition of the game (what scoring roll r in box c gives and where it leads) is
+`end_turn`, written once; `relax` is its form for a whole run of upper totals at once (the
+only place it is unrolled, so the loops read contiguous memory and vectorise).
+
+Optional arrays select what a sweep carries along ("payloads"): numba compiles one version per
+combination of arrays and `None`s and drops the code of the absent ones, so the plain DP pays
+nothing for the moments or the keep choices it does not need.
+
+    BOX[r, col]       the box chosen for final roll r (first best in card order)
+    A1, A2[k, col]    first and second moments of the points to come, following the choices
+    ARG[k, col]       the keep chosen inside keep k (the best sub-keep)
+
+The kernels never validate and never raise: the Python wrappers in `solver` pass only tables
+compiled from a validated rule set.
+"""
+
+from __future__ import annotations
+
+from .jit import kernel
+
+NEG = -1.0e300  # below any value: "no move found yet"
+JOKER_NONE, JOKER_FREE, JOKER_FORCED = 0, 1, 2  # yz.rules.tables.JOKER_MODES
+
+
+# ---------------------------------------------------------------- the transition
+
+
+@kernel(inline="always")
+def box_verdict(K, mask, r):
+    """Which boxes roll r may fill in box set `mask`, and whether the Joker scores apply.
+
+    Returns (only_box, lower_only, use_joker, extra): only_box >= 0 means the forced Joker
+    allows just that box; lower_only restricts to lower boxes; extra means the roll is a
+    Yahtzee with the Yahtzee box already filled (the Joker and the bonus look at it).
+    """
+    yf = K.YAHTZEE_FACE[r]
+    extra = yf >= 0 and K.ybox >= 0 and ((mask >> K.ybox) & 1) == 1
+    only_box = -1
+    lower_only = False
+    use_joker = False
+    if extra and K.joker_mode != JOKER_NONE:
+        ub = K.UPPER_BOX_OF_FACE[yf]
+        ub_filled = ub < 0 or ((mask >> ub) & 1) == 1
+        if K.joker_mode == JOKER_FREE:
+            use_joker = ub_filled
+        elif not ub_filled:
+            only_box = ub
+        else:
+            for c in range(K.SCORE.shape[1]):
+                if ((mask >> c) & 1) == 0 and K.IS_LOWER[c] == 1:
+                    lower_only = True
+                    break
+            use_joker = lower_only
+    return only_box, lower_only, use_joker, extra
+
+
+@kernel(inline="always")
+def may_fill(K, mask, c, only_box, lower_only):
+    """Whether box c is open in `mask` and allowed by `box_verdict`'s verdict."""
+    return (((mask >> c) & 1) == 0 and (only_box < 0 or c == only_box)
+            and (not lower_only or K.IS_LOWER[c] == 1))
+
+
+@kernel(inline="always")
+def box_move(K, mask, flag, r, c, use_joker, extra):
+    """The part of `end_turn` that does not depend on the upper total.
+
+    Returns (points, points with the Yahtzee bonus, next mask, next flag, counts toward the
+    upper bonus, Yahtzee bonus won).
+    """
+    pts = K.JOKER_SCORE[r, c] if use_joker else K.SCORE[r, c]
+    won = extra and flag == 1
+    imm = pts + (K.yahtzee_bonus if won else 0)
+    next_flag = 1 if (c == K.ybox and pts > 0 and K.n_flags == 2) else flag
+    return pts, imm, mask | (1 << c), next_flag, K.COUNTS_UPPER[c] == 1, won
+
+
+@kernel(inline="always")
+def upper_step(T, upper_bonus, u, pts, counted):
+    """The upper total after scoring `pts` at total u (capped at the threshold T), and the
+    upper bonus this completes."""
+    if not counted:
+        return u, 0
+    bonus = upper_bonus if u < T <= u + pts else 0
+    return min(T, u + pts), bonus
+
+
+@kernel(inline="always")
+def end_turn(K, mask, flag, u, r, c, use_joker, extra):
+    """The transition: scoring final roll r in box c from state (mask, flag, u).
+
+    Returns (points in the box, points gained this turn with every bonus, next mask, next flag,
+    next upper total, upper bonus made, Yahtzee bonus won, Joker used).
+    """
+    pts, imm, next_mask, next_flag, counted, won = box_move(K, mask, flag, r, c, use_joker,
+                                                           extra)
+    next_u, bonus = upper_step(K.threshold, K.upper_bonus, u, pts, counted)
+    joker = use_joker and K.JOKER_SCORE[r, c] != K.SCORE[r, c]
+    return pts, imm + bonus, next_mask, next_flag, next_u, bonus > 0, won, joker
+
+
+@kernel(inline="always")
+def store_index(L, mask, flag, u):
+    """Where the value of turn-start state (mask, flag, u) is stored (totals below U0 share
+    the value at U0: the bonus is out of reach from all of them)."""
+    return L.OFFSET[mask, flag] + max(u, L.U0[mask]) - L.U0[mask]
+
+
+# ---------------------------------------------------------------- final rolls
+
+
+@kernel(inline="always")
+def _take(KV, BOX, A1, A2, r, col, c, g, v, m1, m2):
+    """Move (box c, points g, next value v) becomes the choice at (r, col) if it is better, or
+    as good and earlier on the card; its moments come along."""
+    val = g + v
+    cur = KV[r, col]
+    if BOX is None:
+        KV[r, col] = val if val > cur else cur
+    else:
+        take = (val > cur) | ((val == cur) & (c < BOX[r, col]))
+        KV[r, col] = val if take else cur
+        BOX[r, col] = c if take else BOX[r, col]
+        if A1 is not None:
+            A1[r, col] = (g + m1) if take else A1[r, col]
+        if A2 is not None:
+            A2[r, col] = (g * g + 2.0 * g * m1 + m2) if take else A2[r, col]
+
+
+@kernel(inline="always")
+def _moment(M, idx, fallback):
+    """M[idx], or `fallback` when the moment is not carried (M is None)."""
+    if M is None:
+        return fallback
+    return M[idx]
+
+
+@kernel(inline="always")
+def relax(KV, BOX, A1, A2, r, off, u0, nu, c, pts, imm, counted, next_row, next_u0, VAL, M1,
+          M2, T, upper_bonus):
+    """Offer one move (roll r in box c: `pts` in the box, `imm` points with the Yahtzee bonus,
+    next state stored from `next_row` on, its first total `next_u0`) to the columns
+    off .. off + nu - 1, the upper totals u0 .. u0 + nu - 1.
+
+    This is `upper_step` over a run of totals: below `low` the next total is under the next
+    state's first stored total (they share its value); up to `split` it is u + pts (or u), read
+    contiguously; from `split` on the threshold is reached, and the bonus is paid where the
+    total was under it. Points are added before the table value, in the order `end_turn`'s
+    users do (choose_box), so equal moves tie exactly. (It takes the threshold and the bonus
+    rather than the table bundle: numba would count references to the bundle's every array at
+    each of these many small calls.)
+    """
+    if nu == 1:  # one column (games without an upper bonus): no run to split
+        next_u, bonus = upper_step(T, upper_bonus, u0, pts, counted)
+        g1 = float(imm + bonus)
+        idx = next_row + max(next_u, next_u0) - next_u0
+        v = VAL[idx]
+        _take(KV, BOX, A1, A2, r, off, c, g1, v, _moment(M1, idx, v), _moment(M2, idx, 0.0))
+        return
+    shift = pts if counted else 0
+    low = min(nu, max(0, next_u0 - shift - u0))
+    split = min(nu, max(low, T - shift - u0)) if counted else nu
+    g = float(imm)
+    for j in range(low):
+        v = VAL[next_row]
+        _take(KV, BOX, A1, A2, r, off + j, c, g, v, _moment(M1, next_row, v),
+              _moment(M2, next_row, 0.0))
+    base = next_row + u0 + shift - next_u0
+    for j in range(low, split):
+        v = VAL[base + j]
+        _take(KV, BOX, A1, A2, r, off + j, c, g, v, _moment(M1, base + j, v),
+              _moment(M2, base + j, 0.0))
+    if split < nu:
+        top = next_row + T - next_u0
+        v = VAL[top]
+        m1 = _moment(M1, top, v)
+        m2 = _moment(M2, top, 0.0)
+        gb = g + upper_bonus
+        for j in range(split, nu):
+            gj = gb if u0 + j < T else g
+            _take(KV, BOX, A1, A2, r, off + j, c, gj, v, m1, m2)
+
+
+@kernel
+def final_rolls(K, L, VAL, M1, M2, mask, flag, u0, nu, off, KV, BOX, A1, A2):
+    """KV[r, off + j]: the value of ending the turn with roll r at upper total u0 + j (best
+    box; with BOX, which box, and with A1/A2 the moments of what follows).
+
+    Scores are never negative, and neither a value plus the upper bonus once made, nor a value
+    with the bonus flag raised, is ever lower (more upper total or a filled Yahtzee box never
+    hurts), so scoring p > 0 in a box is never worse than scoring 0 there. An ordinary roll's
+    value is therefore the best "zero" move over all open boxes (row n_roll of KV), or one of
+    its few positive-score moves (listed per box in POS_INDPTR/POS_ROLL). Extra Yahtzees,
+    whose boxes and scores depend on the Joker and the bonus, are done box by box afterwards.
+    """
+    n_roll, n_cat = K.SCORE.shape
+    T = K.threshold
+    ub = K.upper_bonus
+    z = n_roll
+    ybox_filled = K.ybox >= 0 and ((mask >> K.ybox) & 1) == 1
+    for j in range(nu):
+        KV[z, off + j] = NEG
+        if BOX is not None:
+            BOX[z, off + j] = n_cat
+    for c in range(n_cat):
+        if (mask >> c) & 1:
+            continue
+        nm = mask | (1 << c)
+        relax(KV, BOX, A1, A2, z, off, u0, nu, c, 0, 0, False, L.OFFSET[nm, flag], L.U0[nm], VAL,
+              M1, M2, T, ub)
+    for r in range(n_roll):
+        if ybox_filled and K.YAHTZEE_FACE[r] >= 0:
+            continue
+        for j in range(nu):
+            KV[r, off + j] = KV[z, off + j]
+            if BOX is not None:
+                BOX[r, off + j] = BOX[z, off + j]
+            if A1 is not None:
+                A1[r, off + j] = A1[z, off + j]
+            if A2 is not None:
+                A2[r, off + j] = A2[z, off + j]
+    for c in range(n_cat):
+        start = K.POS_INDPTR[c]
+        if (mask >> c) & 1 or start == K.POS_INDPTR[c + 1]:
+            continue
+        # For an ordinary roll scoring > 0, the move depends on the roll only through its
+        # points: the next state is the same for all of them.
+        _p, _i, nm, nf, counted, _won = box_move(K, mask, flag, K.POS_ROLL[start], c, False,
+                                                 False)
+        next_row = L.OFFSET[nm, nf]
+        next_u0 = L.U0[nm]
+        for i in range(start, K.POS_INDPTR[c + 1]):
+            r = K.POS_ROLL[i]
+            if ybox_filled and K.YAHTZEE_FACE[r] >= 0:
+                continue
+            pts = K.SCORE[r, c]
+            relax(KV, BOX, A1, A2, r, off, u0, nu, c, pts, pts, counted, next_row, next_u0, VAL,
+                  M1, M2, T, ub)
+    if not ybox_filled:
+        return
+    for r in range(n_roll):
+        if K.YAHTZEE_FACE[r] < 0:
+            continue
+        only_box, lower_only, use_joker, extra = box_verdict(K, mask, r)
+        for j in range(nu):
+            KV[r, off + j] = NEG
+            if BOX is not None:
+                BOX[r, off + j] = n_cat
+        for c in range(n_cat):
+            if not may_fill(K, mask, c, only_box, lower_only):
+                continue
+            pts, imm, nm, nf, counted, _won = box_move(K, mask, flag, r, c, use_joker, extra)
+            relax(KV, BOX, A1, A2, r, off, u0, nu, c, pts, imm, counted, L.OFFSET[nm, nf],
+                  L.U0[nm], VAL, M1, M2, T, ub)
+
+
+# ---------------------------------------------------------------- rerolls
+
+
+@kernel
+def keep_average(KV, nu, n_roll, n_faces, KEEP_CHILD):
+    """KV[k] for every keep smaller than a roll: the mean over one more die (its children).
+
+    KV[:n_roll] holds roll values. Children are read two at a time and the division is folded
+    into the last pass, so a row is swept about half as often (loop and store overhead, not
+    arithmetic, bounds these short vector loops).
+    """
+    n_keep = KV.shape[0]
+    inv = 1.0 / n_faces
+    for k in range(n_roll, n_keep):
+        c0 = KEEP_CHILD[k, 0]
+        c1 = KEEP_CHILD[k, 1]  # every die has at least two faces
+        for j in range(nu):
+            KV[k, j] = KV[c0, j] + KV[c1, j]
+        v = 2
+        while n_faces - v > 2:
+            ca = KEEP_CHILD[k, v]
+            cb = KEEP_CHILD[k, v + 1]
+            for j in range(nu):
+                KV[k, j] += KV[ca, j] + KV[cb, j]
+            v += 2
+        if v + 2 == n_faces:
+            ca = KEEP_CHILD[k, v]
+            cb = KEEP_CHILD[k, v + 1]
+            for j in range(nu):
+                KV[k, j] = (KV[k, j] + KV[ca, j] + KV[cb, j]) * inv
+        elif v + 1 == n_faces:
+            ca = KEEP_CHILD[k, v]
+            for j in range(nu):
+                KV[k, j] = (KV[k, j] + KV[ca, j]) * inv
+        else:
+            for j in range(nu):
+                KV[k, j] *= inv
+
+
+@kernel
+def best_subkeep(KV, nu, SUB_INDPTR, SUB_INDICES):
+    """KV[k] = best of keep k and every keep inside it (one die removed at a time), in place.
+
+    For a roll this is the value of the best keep before the next throw.
+    """
+    n_keep = KV.shape[0]
+    for k in range(n_keep - 1, -1, -1):
+        s = SUB_INDPTR[k]
+        end = SUB_INDPTR[k + 1]
+        while s + 1 < end:
+            sa = SUB_INDICES[s]
+            sb = SUB_INDICES[s + 1]
+            for j in range(nu):
+                KV[k, j] = max(KV[k, j], max(KV[sa, j], KV[sb, j]))
+            s += 2
+        if s < end:
+            sa = SUB_INDICES[s]
+            for j in range(nu):
+                KV[k, j] = max(KV[k, j], KV[sa, j])
+
+
+@kernel
+def best_subkeep_arg(KV, ARG, nu, SUB_INDPTR, SUB_INDICES):
+    """Like `best_subkeep`, also recording the best keep: ARG[k, j] is the lowest keep index
+    among the keeps inside k (k included) of highest value. A keep's index is lower than its
+    sub-keeps', so on a tie the larger keep wins. (Selects, not branches: it vectorises.)
+    """
+    n_keep = KV.shape[0]
+    for k in range(n_keep - 1, -1, -1):
+        for j in range(nu):
+            ARG[k, j] = k
+        for s in range(SUB_INDPTR[k], SUB_INDPTR[k + 1]):
+            sub = SUB_INDICES[s]
+            for j in range(nu):
+                a = KV[sub, j]
+                b = KV[k, j]
+                ia = ARG[sub, j]
+                ib = ARG[k, j]
+                take = (a > b) | ((a == b) & (ia < ib))
+                KV[k, j] = a if take else b
+                ARG[k, j] = ia if take else ib
+
+
+@kernel
+def follow_choice(A, ARG, n_roll, nu):
+    """A[r] = A[ARG[r]] for every roll: what the keep the strategy holds carries. ARG[r] is
+    r itself or a keep with a higher index, so going up through r reads only unchanged rows."""
+    if A is None:
+        return
+    for r in range(n_roll):
+        for j in range(nu):
+            A[r, j] = A[ARG[r, j], j]
+
+
+@kernel
+def average_if(A, nu, n_roll, n_faces, KEEP_CHILD):
+    """`keep_average` of a carried table, when it is carried."""
+    if A is not None:
+        keep_average(A, nu, n_roll, n_faces, KEEP_CHILD)

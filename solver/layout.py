@@ -1,0 +1,221 @@
+"""Where every turn-start state's value lives: the state layout and the kernel bundles.
+
+A turn-start state is (mask, flag, u): the filled boxes, whether the Yahtzee box holds its full
+value (only with an extra Yahtzee bonus, and only once the box is filled), and the upper total
+capped at the threshold. Values are stored in one flat array, layer by layer (layer k: the
+states with k boxes filled), and inside a layer by mask, flag, then u:
+
+    store[OFFSET[mask, flag] + (u - U0[mask])]     for U0[mask] <= u <= U1[mask]
+
+Only totals that can matter are stored: above U1 (what the filled boxes can have made) no play
+arrives, and below U0 the bonus is out of reach whatever comes, so those totals all share the
+value at U0 (`index` clips them). Each layer is a contiguous slice (`layer_slice`), which is
+what the DP sweeps, the cache checksums and (for big games) float32 or memory-mapped storage
+work on. Nothing outside this module and the kernels' `store_index` knows the formula.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+from yz.rules import RuleTables
+
+from . import config
+from .kernels.bundle import Game, Layout, Rows
+
+
+def upper_max_scores(t: RuleTables) -> np.ndarray:
+    """Most points each box can add to the upper total (0 for boxes that do not count)."""
+    best = np.maximum(t.SCORE.max(axis=0), t.JOKER_SCORE.max(axis=0))
+    return np.where(t.COUNTS_UPPER == 1, best, 0).astype(np.int64)
+
+
+def popcounts(n_boxes: int) -> np.ndarray:
+    """Number of filled boxes of every mask 0 .. 2^n_boxes - 1."""
+    masks = np.arange(1 << n_boxes, dtype=np.uint32)
+    return np.bitwise_count(masks).astype(np.int8)
+
+
+@dataclass(frozen=True)
+class StateLayout:
+    """The turn-start states of a rule set and their places in the flat value store."""
+
+    n_boxes: int
+    n_flags: int  # 2 with an extra Yahtzee bonus (flag: the Yahtzee box holds its value)
+    threshold: int  # upper bonus threshold, 0 without an upper bonus
+    flag_box: int  # the box whose full value raises the flag, -1 without a flag
+    U0: np.ndarray  # int32 [mask]
+    U1: np.ndarray  # int32 [mask]
+    OFFSET: np.ndarray  # int64 [mask, flag]; -1 where (mask, flag) is no state
+    layer_masks: tuple[np.ndarray, ...]  # int64 masks with k boxes filled, k = 0 .. n_boxes
+    LAYER_PTR: np.ndarray  # int64 [n_boxes + 2]: store slice of layer k
+    reachable: int  # turn-start states some play reaches (the full card excluded)
+    _rows: dict = field(default_factory=dict, repr=False, compare=False)
+
+    @property
+    def size(self) -> int:
+        """Entries in the value store."""
+        return int(self.LAYER_PTR[-1])
+
+    def layer_slice(self, k: int) -> slice:
+        return slice(int(self.LAYER_PTR[k]), int(self.LAYER_PTR[k + 1]))
+
+    def index(self, mask: int, flag: int, u: int) -> int:
+        """Store index of state (mask, flag, u); u is capped at the threshold, totals below
+        the first stored one share its value. ValueError for a state that does not exist."""
+        flag = flag if self.n_flags == 2 else 0
+        base = int(self.OFFSET[mask, flag])
+        if base < 0:
+            raise ValueError(f"no turn-start state has box set {mask:#b} with flag {flag}")
+        u = min(max(u, int(self.U0[mask])), self.threshold)
+        if u > int(self.U1[mask]):
+            raise ValueError(f"upper total {u} cannot be reached with box set {mask:#b}")
+        return base + u - int(self.U0[mask])
+
+    def rows(self, k: int) -> Rows:
+        """Every state of layer k as runs of upper totals: one row per (mask, flag)."""
+        if k not in self._rows:
+            masks = self.layer_masks[k]
+            flags = [np.zeros(len(masks), dtype=np.int64)]
+            all_masks = [masks]
+            if self.n_flags == 2:
+                with_flag = masks[(masks >> self.flag_box) & 1 == 1]
+                all_masks.append(with_flag)
+                flags.append(np.ones(len(with_flag), dtype=np.int64))
+            m = np.concatenate(all_masks)
+            f = np.concatenate(flags)
+            out = self.OFFSET[m, f]
+            order = np.argsort(out, kind="stable")
+            m, f, out = m[order], f[order], out[order]
+            u0 = self.U0[m].astype(np.int64)
+            nu = (self.U1[m] - self.U0[m] + 1).astype(np.int64)
+            self._rows[k] = Rows(m, f, u0, nu, out)
+        return self._rows[k]
+
+    def state_arrays(self, k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Every stored state of layer k: (mask, flag, u, store index), in store order."""
+        r = self.rows(k)
+        starts = np.cumsum(r.NU) - r.NU
+        within = np.arange(int(r.NU.sum())) - np.repeat(starts, r.NU)
+        return (np.repeat(r.MASK, r.NU), np.repeat(r.FLAG, r.NU),
+                np.repeat(r.U0, r.NU) + within, np.repeat(r.OUT, r.NU) + within)
+
+    def kernel_layout(self) -> Layout:
+        return Layout(self.U0, self.U1, self.OFFSET)
+
+
+def build_layout(t: RuleTables) -> StateLayout:
+    """The layout of a rule set's turn-start states (milliseconds at 13 boxes)."""
+    n_cat = t.n_categories
+    T = t.upper_threshold
+    n_masks = 1 << n_cat
+    maxs = upper_max_scores(t)
+    counted = np.flatnonzero(maxs > 0)
+    # Upper totals depend only on which counting boxes are filled: work on those subsets.
+    sub_bits = (np.arange(1 << len(counted))[:, None] >> np.arange(len(counted))) & 1
+    sub_filled_max = sub_bits @ maxs[counted]
+    sub_rem_max = maxs.sum() - sub_filled_max
+    sub_hi = np.minimum(T, sub_filled_max)
+    sub_lo = np.maximum(0, T - sub_rem_max)
+    sub_start = np.where(sub_lo > 0, np.maximum(0, np.minimum(sub_lo - 1, sub_hi)), 0)
+    masks = np.arange(n_masks, dtype=np.int64)
+    subset = np.zeros(n_masks, dtype=np.int64)
+    for i, c in enumerate(counted):
+        subset |= ((masks >> c) & 1) << i
+    U0 = sub_start[subset].astype(np.int32)
+    U1 = sub_hi[subset].astype(np.int32)
+    width = (U1 - U0 + 1).astype(np.int64)
+
+    n_flags = 2 if t.yahtzee_bonus > 0 else 1
+    flag_box = t.yahtzee_cat if n_flags == 2 else -1
+    pc = popcounts(n_cat)
+    order = np.argsort(pc, kind="stable")  # by layer, then by mask
+    layer_start = np.searchsorted(pc[order], np.arange(n_cat + 2))
+    layer_masks = tuple(order[layer_start[k]:layer_start[k + 1]].astype(np.int64)
+                        for k in range(n_cat + 1))
+    # Rows in store order: layer, mask, flag.
+    has_flag = np.zeros(n_masks, dtype=bool)
+    if n_flags == 2:
+        has_flag = ((masks >> flag_box) & 1) == 1
+    row_w = np.stack([width, np.where(has_flag, width, 0)], axis=1)[order]  # [mask, flag]
+    ends = np.cumsum(row_w.ravel())
+    starts = (ends - row_w.ravel()).reshape(-1, 2)
+    OFFSET = np.full((n_masks, n_flags), -1, dtype=np.int64)
+    OFFSET[order, 0] = starts[:, 0]
+    if n_flags == 2:
+        OFFSET[order[has_flag[order]], 1] = starts[has_flag[order], 1]
+    per_mask = row_w.sum(axis=1)
+    cum = np.concatenate([[0], np.cumsum(per_mask)])
+    LAYER_PTR = cum[layer_start].astype(np.int64)
+    return StateLayout(n_cat, n_flags, T, flag_box, U0, U1, OFFSET, layer_masks, LAYER_PTR,
+                       _reachable_count(t, masks, counted, n_flags, flag_box))
+
+
+def _reachable_count(t: RuleTables, masks: np.ndarray, counted: np.ndarray, n_flags: int,
+                     flag_box: int) -> int:
+    """Count (mask, flag, u) that some play reaches: u must be a capped sum of possible scores."""
+    T = t.upper_threshold
+    cap = (1 << (T + 1)) - 1
+    # Reachable capped totals of every subset of the counted boxes, as bit sets (bit u: total
+    # u); each subset extends the one without its highest box.
+    reach = [1]
+    for c in counted:
+        values = np.union1d(t.SCORE[:, c], t.JOKER_SCORE[:, c]).tolist()
+        for bitset in list(reach):
+            out = 0
+            for v in values:
+                out |= bitset << v
+            if out >> T:  # totals at or past the threshold count as the threshold
+                out = (out & cap) | (1 << T)
+            reach.append(out)
+    n_u_by_subset = np.array([b.bit_count() for b in reach])
+    subset = np.zeros(len(masks), dtype=np.int64)
+    for i, c in enumerate(counted):
+        subset |= ((masks >> c) & 1) << i
+    flags = np.ones(len(masks), dtype=np.int64)
+    if n_flags == 2:
+        flags += (masks >> flag_box) & 1
+    return int((n_u_by_subset[subset] * flags)[:-1].sum())  # the full card starts no turn
+
+
+def batches(widths: np.ndarray, limit: int) -> np.ndarray:
+    """Split consecutive rows into batches whose widths add up to at most `limit` (each row
+    alone fits): the boundaries, batch b being rows ptr[b] .. ptr[b+1]-1."""
+    cum = np.concatenate([[0], np.cumsum(widths)])
+    ptr = [0]
+    n = len(widths)
+    while ptr[-1] < n:
+        ptr.append(max(ptr[-1] + 1, int(np.searchsorted(cum, cum[ptr[-1]] + limit, "right")) - 1))
+    return np.array(ptr, dtype=np.int64)
+
+
+def batch_width(t: RuleTables, widest: int) -> int:
+    """Columns solved side by side: enough to fill the vector units, few enough that the
+    scratch table (keeps x columns) stays in a core's L2 cache; at least `widest`, the widest
+    run of columns that must stay together."""
+    return max(widest, min(config.MAX_BATCH_COLS, config.SCRATCH_BYTES // (8 * t.n_keeps)))
+
+
+def state_block(t: RuleTables) -> int:
+    """States whose keep choices are held at once (CHOICE: rolls - 1 x rolls int32 each)."""
+    per_state = max(1, t.n_rolls_per_turn - 1) * t.n_rolls * 4
+    return max(1, min(config.SIM_STATE_BLOCK, config.CHOICE_BYTES // per_state))
+
+
+def kernel_tables(t: RuleTables) -> Game:
+    """The rule tables as the kernels take them (see `solver.kernels.bundle.Game`)."""
+    rolls_by_box = [np.flatnonzero(t.SCORE[:, c] > 0) for c in range(t.n_categories)]
+    pos_indptr = np.zeros(t.n_categories + 1, dtype=np.int64)
+    pos_indptr[1:] = np.cumsum([len(r) for r in rolls_by_box])
+    radix = (t.n_dice + 1) ** np.arange(t.n_faces - 1, -1, -1, dtype=np.int64)
+    keys = t.KEEP_COUNTS.astype(np.int64) @ radix
+    key_order = np.argsort(keys)
+    return Game(
+        t.SCORE, t.JOKER_SCORE, t.YAHTZEE_FACE, t.UPPER_BOX_OF_FACE, t.COUNTS_UPPER, t.IS_LOWER,
+        pos_indptr, np.concatenate(rolls_by_box).astype(np.int32), t.KEEP_CHILD, t.SUB_INDPTR,
+        t.SUB_INDICES, t.ROLL_PROB, t.KEEP_OUT_INDPTR, t.KEEP_OUT_ROLL, t.KEEP_OUT_PROB,
+        t.KEEP_COUNTS, keys[key_order], key_order.astype(np.int64),
+        t.n_dice, t.n_faces, t.n_rolls_per_turn, t.upper_threshold, t.upper_bonus,
+        t.yahtzee_bonus, t.yahtzee_cat, t.joker_mode, 2 if t.yahtzee_bonus > 0 else 1)
+

@@ -1,0 +1,82 @@
+"""The strategies yz can play and evaluate, each as a value table shaped like the solver's.
+
+- `optimal`: the solved values themselves, so play maximises the expected final score;
+- `greedy`: all zeros, so every turn maximises the points scored in that turn (bonuses won
+  that turn included) with no thought for later turns;
+- `heuristic`: a per-turn player in the spirit of Dahlbom Norgren & Svensson's KTH thesis:
+  each turn is played optimally against a simple additive estimate of the future: every open
+  box is worth what it scores on average when played alone for a whole turn, plus a share of
+  the upper bonus in proportion to the part of the threshold the open upper boxes are expected
+  to make up (nothing once the bonus is out of reach).
+
+Every table must, like the solved values, never fall as the upper total rises (counting the
+upper bonus once made) or as the bonus flag is raised: the kernels' best-zero-move shortcut
+relies on it. (Flatness where the bonus is out of reach comes with the store: those totals
+share one entry, see `solver.layout`.)
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from yz.rules import InputError, RuleSet, RuleTables, compile_rules
+
+from .dp import Solution, solve_tables
+from .layout import upper_max_scores
+
+STRATEGIES = ("optimal", "greedy", "heuristic")
+
+
+def check_strategy(name: str) -> None:
+    """InputError unless `name` is a strategy."""
+    if name not in STRATEGIES:
+        raise InputError(f"strategy: '{name}' is not a strategy; choose one of "
+                         f"{', '.join(STRATEGIES)}.", param="strategy")
+
+
+def strategy_values(solution: Solution, name: str) -> np.ndarray:
+    """The value table that plays like strategy `name` (built once per solution)."""
+    check_strategy(name)
+    if name == "optimal":
+        return solution.values
+    key = f"strategy:{name}"
+    if key not in solution._memo:
+        if name == "greedy":
+            table = np.zeros_like(solution.values)
+        else:
+            table = _heuristic_values(solution)
+        table.flags.writeable = False
+        solution._memo[key] = table
+    return solution._memo[key]
+
+
+def box_alone_values(t: RuleTables) -> np.ndarray:
+    """Expected score of each box played alone for one turn (the heuristic's box weights)."""
+    out = np.zeros(t.n_categories)
+    rules = t.rules
+    for c, cat in enumerate(rules.categories):
+        single = RuleSet(name="single-box", dice=rules.dice, faces=rules.faces,
+                         rolls=rules.rolls, categories=(cat,))
+        out[c] = solve_tables(compile_rules(single), threads=1).expected_score
+    return out
+
+
+def _heuristic_values(solution: Solution) -> np.ndarray:
+    t = solution.tables
+    layout = solution.layout
+    w = box_alone_values(t)
+    upper_w = np.where(t.COUNTS_UPPER == 1, w, 0.0)
+    maxs = upper_max_scores(t)
+    table = np.zeros(layout.size)
+    for k in range(t.n_categories + 1):
+        mask, _flag, u, index = layout.state_arrays(k)
+        open_ = ((mask[:, None] >> np.arange(t.n_categories)) & 1) == 0
+        value = open_ @ w
+        if t.upper_threshold:
+            T = t.upper_threshold
+            share = np.clip((u + open_ @ upper_w) / T, 0.0, 1.0) ** 2
+            share[u >= T] = 0.0  # made already: the bonus was counted when the total reached T
+            # Out of reach: nothing (this also keeps the table flat there, as the kernels need).
+            share[u + open_ @ maxs < T] = 0.0
+            value = value + t.upper_bonus * share
+        table[index] = value
+    return table
