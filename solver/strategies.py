@@ -40,12 +40,9 @@ def strategy_values(solution: Solution, name: str) -> np.ndarray:
         return solution.values
     key = f"strategy:{name}"
     if key not in solution._memo:
-        if name == "greedy":
-            table = np.zeros_like(solution.values)
-        else:
-            table = _heuristic_values(solution)
-        table.flags.writeable = False
-        solution._memo[key] = table
+        # (Writable like the solved values: numba compiles read-only arrays separately.)
+        solution._memo[key] = (np.zeros_like(solution.values) if name == "greedy"
+                               else _heuristic_values(solution))
     return solution._memo[key]
 
 

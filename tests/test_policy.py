@@ -19,9 +19,8 @@ from yz.cli.main import app
 from yz.rules import compile_rules, load_rules
 from yz.rules.models import RuleSet
 from yz.rules.position import parse_filled
-from yz.solver import exact_figures, solve, solve_tables
+from yz.solver import exact_figures, exact_moments, solve, solve_tables
 from yz.solver.advice import advise
-from yz.solver.exact import exact_moments, exact_stats
 from yz.solver.simulate import simulate, summarise
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -111,23 +110,24 @@ def test_simulated_mean_within_four_standard_errors(name):
 
 @pytest.mark.parametrize("strategy", ["greedy", "heuristic"])
 def test_other_strategies_match_their_exact_means(official, strategy):
-    exact_mean, _ = exact_moments(official, strategy)
+    exact_mean = exact_moments(official, strategy, use_cache=False).expected_score
     summary = summarise(simulate(official, 4000, seed=7, strategy=strategy))
     assert abs(summary["mean"] - exact_mean) < 4 * summary["sem"]
     assert exact_mean < official.expected_score - 5  # what optimal play is worth
 
 
 def test_same_seed_same_games(official):
-    a = simulate(official, 1500, seed=99)
-    b = simulate(official, 1500, seed=99)
-    c = simulate(official, 1500, seed=100)
-    assert np.array_equal(a.score, b.score) and np.array_equal(a.box_score, b.box_score)
-    assert not np.array_equal(a.score, c.score)
-    # Every game's boxes add up to its score.
+    a = simulate(official, 1500, seed=99, keep_scores=True)
+    b = simulate(official, 1500, seed=99, keep_scores=True)
+    c = simulate(official, 1500, seed=100, keep_scores=True)
+    assert np.array_equal(a.scores, b.scores) and np.array_equal(a.box_sum, b.box_sum)
+    assert not np.array_equal(a.scores, c.scores)
+    # The boxes and bonuses add up to the scores, and the histogram holds every game.
     t = official.tables
-    total = (a.box_score.sum(axis=1) + a.upper_bonus * t.upper_bonus +
-             a.yahtzee_bonuses * t.yahtzee_bonus)
-    assert np.array_equal(total, a.score)
+    bonuses = np.arange(len(a.yahtzee_bonus_counts)) @ a.yahtzee_bonus_counts
+    total = a.box_sum.sum() + a.upper_bonus_games * t.upper_bonus + bonuses * t.yahtzee_bonus
+    assert total == a.scores.sum()
+    assert np.array_equal(np.bincount(a.scores, minlength=len(a.score_counts)), a.score_counts)
 
 
 def test_games_do_not_depend_on_the_thread_count(official, isolated_cache):
@@ -145,12 +145,12 @@ def test_games_do_not_depend_on_the_thread_count(official, isolated_cache):
 
 
 def test_exact_figures_add_up_and_match_seed_004(official):
-    stats = exact_stats(official)
+    stats = exact_figures(official, use_cache=False)
     t = official.tables
-    assert stats.mean == pytest.approx(official.expected_score, abs=1e-9)
-    parts = (sum(stats.box_mean.values()) + stats.upper_bonus_rate * t.upper_bonus +
+    assert stats.expected_score == pytest.approx(official.expected_score, abs=1e-9)
+    parts = (sum(stats.box_mean.values()) + stats.p_upper_bonus * t.upper_bonus +
              stats.yahtzee_bonus_mean * t.yahtzee_bonus)
-    assert parts == pytest.approx(stats.mean, abs=1e-9)
+    assert parts == pytest.approx(stats.expected_score, abs=1e-9)
     assert stats.sd == pytest.approx(59.6117, abs=0.001)  # Verhoeff; ties move the 4th decimal
     # Seed 004's table of the optimal strategy (average score, zero rate in %).
     table = {"ones": (1.88, 10.84), "twos": (5.28, 1.80), "threes": (8.57, 0.95),
@@ -167,8 +167,8 @@ def test_exact_figures_add_up_and_match_seed_004(official):
         assert 100 * stats.box_zero_rate[key] == pytest.approx(disagree.get(key, zero),
                                                                abs=0.006 if key not in disagree
                                                                else 0.0001)
-    assert stats.upper_bonus_rate * 35 == pytest.approx(23.84, abs=0.005)
-    assert 100 * (1 - stats.upper_bonus_rate) == pytest.approx(31.88, abs=0.005)
+    assert stats.p_upper_bonus * 35 == pytest.approx(23.84, abs=0.005)
+    assert 100 * (1 - stats.p_upper_bonus) == pytest.approx(31.88, abs=0.005)
     assert stats.yahtzee_bonus_mean * 100 == pytest.approx(9.58, abs=0.005)
     assert stats.joker_uses_mean == pytest.approx(0.037, abs=0.001)  # "about 3.7% of games"
 
@@ -186,20 +186,23 @@ def test_exact_sd_matches_a_large_simulation_on_a_small_game():
         "upper_bonus": {"threshold": 9, "amount": 15}, "yahtzee_bonus": {"amount": 30},
         "joker": {"mode": "free"}})
     solution = solve_tables(compile_rules(rules))
-    mean, sd = exact_moments(solution)
+    moments = exact_moments(solution, use_cache=False)
+    mean, sd = moments.expected_score, moments.sd
     assert mean == pytest.approx(solution.expected_score, abs=1e-12)
     games = simulate(solution, 200_000, seed=5)
-    assert games.score.mean() == pytest.approx(mean, abs=4 * sd / np.sqrt(games.n))
-    assert games.score.std() == pytest.approx(sd, rel=0.01)
-    stats = exact_stats(solution)
+    summary = summarise(games)
+    assert summary["mean"] == pytest.approx(mean, abs=4 * sd / np.sqrt(games.games))
+    assert summary["sd"] == pytest.approx(sd, rel=0.01)
+    stats = exact_figures(solution, use_cache=False)
     for c, key in enumerate(rules.keys):
-        assert games.box_score[:, c].mean() == pytest.approx(stats.box_mean[key], abs=0.05)
+        assert games.box_sum[c] / games.games == pytest.approx(stats.box_mean[key], abs=0.05)
 
 
 def test_exact_figures_are_cached(official, isolated_cache):
-    first = exact_figures(official, full=False)
+    first = exact_figures(official)
     assert list(isolated_cache.glob("*.optimal.json"))
-    assert exact_figures(official, full=False) == first
+    again = exact_figures(official)
+    assert again.as_dict() == first.as_dict()
 
 
 # ---------------------------------------------------------------- CLI
@@ -301,16 +304,17 @@ def test_sd_from_the_dp_sweeps_matches_the_policy_pass(official):
     """Two computations of the SD: fused into the DP, and a separate pass along the policy."""
     fused = solve_tables(official.tables, with_sd=True)
     assert np.array_equal(fused.values, official.values)  # the moments change no value
-    assert fused.sd == pytest.approx(exact_moments(official)[1], abs=1e-9)
+    assert fused.sd == pytest.approx(exact_moments(official, use_cache=False).sd, abs=1e-9)
 
 
 @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(small_rule_sets())
 def test_sd_paths_agree_on_small_games(rules):
     fused = solve_tables(compile_rules(rules), with_sd=True)
-    mean, sd = exact_moments(fused)
-    assert mean == pytest.approx(fused.expected_score, abs=1e-9)
-    assert fused.sd == pytest.approx(sd, abs=1e-9)
+    plain = solve_tables(fused.tables)
+    moments = exact_moments(plain, use_cache=False)  # no SD stored: the separate pass
+    assert moments.expected_score == pytest.approx(fused.expected_score, abs=1e-9)
+    assert fused.sd == pytest.approx(moments.sd, abs=1e-9)
 
 
 def test_yz_solve_shows_the_sd():
@@ -323,25 +327,23 @@ def test_yz_solve_shows_the_sd():
 @pytest.mark.parametrize("name", ["official-free-joker", "yatzy"])
 def test_strategy_tables_have_the_shape_the_kernels_rely_on(name):
     """Every strategy table never falls as the upper total rises (counting the bonus once
-    made) or with the flag, and is flat over the totals from which the bonus is out of reach
-    (the kernels merge those totals)."""
-    from yz.solver.dp import state_space
-    from yz.solver.simulate import STRATEGIES, strategy_table
+    made) or with the flag (the kernels' best-zero-move shortcut relies on it)."""
+    from yz.solver.strategies import STRATEGIES, strategy_values
 
     solution = solve(load_rules(name), use_cache=False)
-    space = state_space(solution.tables)
+    t = solution.tables
+    layout = solution.layout
     for strategy in STRATEGIES:
-        table = strategy_table(strategy, solution)
-        for mask in range(0, space.n_masks, 7):
-            lo, hi = space.U_START[mask], space.U_END[mask]
-            for flag in range(table.shape[1]):
-                row = table[mask, flag, : hi + 1]
-                assert np.all(row[:lo] == row[lo]), (strategy, mask)
-                made = row.copy()
-                made[solution.tables.upper_threshold:] += solution.tables.upper_bonus
-                assert np.all(np.diff(made) >= -1e-9), (strategy, mask)
-            if table.shape[1] == 2 and mask >> solution.tables.yahtzee_cat & 1:
-                assert np.all(table[mask, 1, : hi + 1] >= table[mask, 0, : hi + 1] - 1e-9)
+        table = strategy_values(solution, strategy)
+        for k in range(t.n_categories + 1):
+            rows = layout.rows(k)
+            for mask, flag, u0, nu, out in zip(*rows, strict=True):
+                row = table[out: out + nu].copy()
+                row[np.arange(u0, u0 + nu) >= t.upper_threshold] += t.upper_bonus
+                assert np.all(np.diff(row) >= -1e-9), (strategy, mask)
+                if flag == 1:
+                    plain = layout.index(int(mask), 0, int(u0))
+                    assert np.all(table[out: out + nu] >= table[plain: plain + nu] - 1e-9)
 
 
 @pytest.mark.parametrize("args, needle", [

@@ -10,8 +10,9 @@ from naive import naive_solve
 from yz.rules import compile_rules, load_rules
 from yz.rules.models import RuleSet
 from yz.rules.position import Position, box_choices
+from numba import njit
 from yz.solver import cache, solve, solve_tables
-from yz.solver.kernels import _open_box_rule
+from yz.solver.kernels.turn import box_verdict, end_turn, may_fill
 
 # Published optimal expected scores (see issue 3 and the seeds), to the precision published.
 PUBLISHED = {
@@ -63,8 +64,9 @@ def test_unpublished_builtins_are_plausible(solved):
 
 
 def test_values_are_bounded_and_final_states_zero(solved):
-    V = solved["official-free-joker"].values
-    assert np.all(V[-1] == 0)
+    solution = solved["official-free-joker"]
+    V = solution.values
+    assert np.all(V[solution.layout.layer_slice(13)] == 0)
     assert V.min() >= 0 and V.max() <= 1575
 
 
@@ -138,28 +140,63 @@ def test_dp_agrees_with_brute_force_on_joker_games(mode):
         naive_solve(rules), abs=1e-9)
 
 
-def test_kernel_box_rule_matches_the_python_scorer():
-    """The kernel's Joker logic and `yz.rules.position.box_choices` are twins."""
-    for name in ("official-free-joker", "official-forced-joker", "no-yahtzee-bonus"):
-        t = compile_rules(load_rules(name))
-        rng = np.random.default_rng(7)
-        yahtzee_rolls = np.flatnonzero(t.YAHTZEE_FACE >= 0)
-        for mask in rng.integers(0, 2**13 - 1, size=300):
-            mask = int(mask)
-            for r in [*yahtzee_rolls, int(rng.integers(0, t.n_rolls))]:
-                only, lower_only, use_joker, _ = _open_box_rule(
-                    mask, r, t.YAHTZEE_FACE, t.UPPER_BOX_OF_FACE, t.IS_LOWER, t.yahtzee_cat,
-                    t.joker_mode, t.n_categories)
-                choices = box_choices(t, r, Position(mask=mask))
-                legal = {c.key for c in choices if c.legal}
-                open_keys = [k for i, k in enumerate(t.rules.keys) if not mask >> i & 1]
-                kernel_legal = {k for k in open_keys if
-                                (only < 0 or t.rules.index_of(k) == only) and
-                                (not lower_only or t.IS_LOWER[t.rules.index_of(k)])}
-                assert legal == kernel_legal
-                for c in choices:
-                    table = t.JOKER_SCORE if use_joker else t.SCORE
-                    assert c.points == table[r, t.rules.index_of(c.key)]
+@njit
+def _kernel_moves(game, mask, flag, u, out):
+    """Every (roll, box) of a state through the kernels' transition, into rows of `out`:
+    legal, points, points gained, next upper total, next flag, upper bonus, Yahtzee bonus,
+    Joker (-1 for a filled box)."""
+    n_roll, n_cat = game.SCORE.shape
+    for r in range(n_roll):
+        only_box, lower_only, use_joker, extra = box_verdict(game, mask, r)
+        for c in range(n_cat):
+            row = out[r, c]
+            row[0] = -1
+            if (mask >> c) & 1:
+                continue
+            row[0] = 1 if may_fill(game, mask, c, only_box, lower_only) else 0
+            pts, gained, nm, nf, nu_, made, won, joker = end_turn(game, mask, flag, u, r, c,
+                                                                  use_joker, extra)
+            row[1], row[2], row[3], row[4] = pts, gained, nu_, nf
+            row[5], row[6], row[7] = made, won, joker
+
+
+@pytest.mark.parametrize("name", ["official-free-joker", "official-forced-joker", "yatzy",
+                                  "gist", "no-yahtzee-bonus"])
+def test_kernel_transition_matches_the_numpy_twin(name):
+    """`end_turn` (numba) and `yz.rules.position.box_choices` (its NumPy twin) agree on every
+    roll and box: in every box set for the Yahtzee rolls (where the Joker and the bonus act),
+    and in sampled box sets for all rolls, at upper totals below, near and at the threshold."""
+    from yz.solver.layout import kernel_tables
+
+    t = compile_rules(load_rules(name))
+    game = kernel_tables(t)
+    T = t.upper_threshold
+    rng = np.random.default_rng(11)
+    n_masks = 1 << t.n_categories
+    full = n_masks - 1
+    every = list(range(full))
+    sampled = [int(m) for m in rng.integers(0, full, size=40)]
+    yahtzee_rolls = [int(r) for r in np.flatnonzero(t.YAHTZEE_FACE >= 0)]
+    out = np.zeros((t.n_rolls, t.n_categories, 8), dtype=np.int64)
+    for masks, rolls in ((every, yahtzee_rolls), (sampled, range(t.n_rolls))):
+        for mask in masks:
+            flags = [0, 1] if t.yahtzee_bonus and mask >> t.yahtzee_cat & 1 else [0]
+            for flag in flags:
+                for u in sorted({0, max(0, T - 7), T}):
+                    _kernel_moves(game, mask, flag, u, out)
+                    pos = Position(mask=mask, upper_total=u, yahtzee_full=bool(flag))
+                    for r in rolls:
+                        for ch in box_choices(t, r, pos):
+                            k = out[r, ch.box]
+                            assert k[0] == int(ch.legal), (mask, r, ch.key)
+                            assert k[1] == ch.points and k[2] == ch.total, (mask, r, ch.key)
+                            assert k[3] == min(T, ch.upper_after), (mask, r, ch.key)
+                            assert k[4] == int(ch.flag_after and t.yahtzee_bonus > 0)
+                            assert k[5] == (ch.upper_bonus > 0) and k[7] == int(ch.joker)
+                            assert k[6] == (ch.yahtzee_bonus > 0), (mask, r, ch.key)
+                        open_boxes = {ch.box for ch in box_choices(t, r, pos)}
+                        assert {c for c in range(t.n_categories) if out[r, c, 0] >= 0} == \
+                            open_boxes
 
 
 # ---------------------------------------------------------------- cache
@@ -169,40 +206,37 @@ def test_cache_round_trip_and_corruption_is_recomputed(isolated_cache):
     rules = load_rules("no-bonus")
     first = solve(rules)
     assert not first.cached and first.cache_note is None
-    path = cache.cache_path(compile_rules(rules))
-    assert path.exists() and path.parent == isolated_cache
+    t = compile_rules(rules)
+    values, meta = cache.values_path(t), cache.meta_path(t)
+    assert values.exists() and meta.exists() and values.parent == isolated_cache
     second = solve(rules)
     assert second.cached and np.array_equal(second.values, first.values)
 
-    data = path.read_bytes()
-    path.write_bytes(data[: len(data) // 2])  # truncated
+    data = values.read_bytes()
+    values.write_bytes(data[: len(data) // 2])  # truncated
     third = solve(rules)
     assert not third.cached and "damaged cache file" in third.cache_note
     assert np.array_equal(third.values, first.values)
     assert solve(rules).cached  # the recomputed table replaced the bad file
 
 
-def test_cache_detects_altered_values(isolated_cache):
+def test_cache_detects_altered_values_and_metadata(isolated_cache):
     rules = load_rules("no-bonus")
     t = compile_rules(rules)
     solution = solve(rules)
     tampered = solution.values.copy()
-    tampered[0, 0, 0] += 1.0
-    path = cache.store(t, solution.values, solution.states)
-    # Rewrite the values but keep the old checksum: a silent edit must be caught.
-    import json
-    import zipfile
-
-    with np.load(path, allow_pickle=False) as npz:
-        meta = str(npz["meta"])
-    with open(path, "wb") as fh:
-        np.savez(fh, values=tampered, meta=np.array(meta))
+    tampered[0] += 1.0
+    np.save(cache.values_path(t), tampered)  # a silent edit, the checksums unchanged
     with pytest.raises(cache.CorruptCache, match="checksum"):
-        cache.load(t)
-    assert json.loads(meta)["sha256"]
-    assert not zipfile.is_zipfile(path.with_suffix(".none"))
+        cache.load(t, solution.layout.size)
     again = solve(rules)
     assert not again.cached and again.expected_score == solution.expected_score
+    # Altered metadata (a figure edited by hand) is caught by its own checksum.
+    meta = cache.meta_path(t)
+    meta.write_text(meta.read_text().replace('"states": 8191', '"states": 9999'))
+    with pytest.raises(cache.CorruptCache, match="metadata"):
+        cache.load(t, solution.layout.size)
+    assert not solve(rules).cached
 
 
 def test_cache_key_changes_with_the_rules():

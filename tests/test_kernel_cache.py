@@ -1,0 +1,58 @@
+"""numba's disk cache never runs stale kernel code, whichever kernel file changes.
+
+numba checks only the source file a cached function is defined in, so a DP driver cached in
+`sweep.py` would keep calling an old `keep_average` after `turn.py` changed. yz caches its
+kernels in a folder named by a hash of every kernel source (`solver.kernels.jit`). This test
+edits a copy of the package between two runs that share one numba cache folder, and checks
+that the edit reaches a kernel of another file (the DP driver, compiled in `sweep.py` from
+`turn.py`'s functions).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+PROBE = """
+import json, yz.solver
+from yz.rules import load_rules
+from yz.solver import solve
+assert yz.solver.__file__.startswith({copy!r}), yz.solver.__file__
+plain = solve(load_rules("no-bonus"), use_cache=False)
+print(json.dumps([plain.expected_score]))
+"""
+
+
+def _run(copy: Path, numba_cache: Path) -> list[float]:
+    env = dict(os.environ, PYTHONPATH=str(copy), NUMBA_CACHE_DIR=str(numba_cache),
+               YZ_CACHE_DIR=str(copy / "yz-cache"))
+    out = subprocess.run([sys.executable, "-c", PROBE.format(copy=str(copy))], env=env,
+                         capture_output=True, text=True, timeout=600, cwd=copy)
+    assert out.returncode == 0, out.stderr
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def test_an_edit_in_one_kernel_file_reaches_every_caller(tmp_path):
+    copy = tmp_path / "src"
+    package = copy / "yz"
+    for folder, name in (("yahtzee_rules", "rules"), ("solver", "solver"),
+                         ("variants", "variants")):
+        shutil.copytree(ROOT / folder, package / name,
+                        ignore=shutil.ignore_patterns("__pycache__"))
+    numba_cache = tmp_path / "numba"
+    before = _run(copy, numba_cache)
+    turn = package / "solver" / "kernels" / "turn.py"
+    source = turn.read_text()
+    assert "    inv = 1.0 / n_faces\n" in source
+    turn.write_text(source.replace("    inv = 1.0 / n_faces\n", "    inv = 0.5 / n_faces\n"))
+    after = _run(copy, numba_cache)
+    # Averaging over the dice now halves: the value must move, not come from the code cached
+    # before the edit.
+    assert after[0] < before[0] / 2, (before, after)
+    assert len(list(numba_cache.glob("yz-kernels-*"))) == 2
