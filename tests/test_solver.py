@@ -7,10 +7,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from naive import naive_solve
+from numba import njit
 from yz.rules import compile_rules, load_rules
 from yz.rules.models import RuleSet
 from yz.rules.position import Position, box_choices
-from numba import njit
 from yz.solver import cache, solve, solve_tables
 from yz.solver.kernels.turn import box_verdict, end_turn, may_fill
 
@@ -144,7 +144,7 @@ def test_dp_agrees_with_brute_force_on_joker_games(mode):
 def _kernel_moves(game, mask, flag, u, out):
     """Every (roll, box) of a state through the kernels' transition, into rows of `out`:
     legal, points, points gained, next upper total, next flag, upper bonus, Yahtzee bonus,
-    Joker (-1 for a filled box)."""
+    Joker, next mask (-1 for a filled box)."""
     n_roll, n_cat = game.SCORE.shape
     for r in range(n_roll):
         only_box, lower_only, use_joker, extra = box_verdict(game, mask, r)
@@ -157,7 +157,7 @@ def _kernel_moves(game, mask, flag, u, out):
             pts, gained, nm, nf, nu_, made, won, joker = end_turn(game, mask, flag, u, r, c,
                                                                   use_joker, extra)
             row[1], row[2], row[3], row[4] = pts, gained, nu_, nf
-            row[5], row[6], row[7] = made, won, joker
+            row[5], row[6], row[7], row[8] = made, won, joker, nm
 
 
 @pytest.mark.parametrize("name", ["official-free-joker", "official-forced-joker", "yatzy",
@@ -177,7 +177,7 @@ def test_kernel_transition_matches_the_numpy_twin(name):
     every = list(range(full))
     sampled = [int(m) for m in rng.integers(0, full, size=40)]
     yahtzee_rolls = [int(r) for r in np.flatnonzero(t.YAHTZEE_FACE >= 0)]
-    out = np.zeros((t.n_rolls, t.n_categories, 8), dtype=np.int64)
+    out = np.zeros((t.n_rolls, t.n_categories, 9), dtype=np.int64)
     for masks, rolls in ((every, yahtzee_rolls), (sampled, range(t.n_rolls))):
         for mask in masks:
             flags = [0, 1] if t.yahtzee_bonus and mask >> t.yahtzee_cat & 1 else [0]
@@ -194,6 +194,7 @@ def test_kernel_transition_matches_the_numpy_twin(name):
                             assert k[4] == int(ch.flag_after and t.yahtzee_bonus > 0)
                             assert k[5] == (ch.upper_bonus > 0) and k[7] == int(ch.joker)
                             assert k[6] == (ch.yahtzee_bonus > 0), (mask, r, ch.key)
+                            assert k[8] == mask | (1 << ch.box)
                         open_boxes = {ch.box for ch in box_choices(t, r, pos)}
                         assert {c for c in range(t.n_categories) if out[r, c, 0] >= 0} == \
                             open_boxes
