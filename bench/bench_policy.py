@@ -25,9 +25,8 @@ import time
 from pathlib import Path
 
 from yz.rules import load_rules
-from yz.solver import solve
-from yz.solver.exact import exact_stats
-from yz.solver.simulate import STRATEGIES, simulate, summarise
+from yz.solver import STRATEGIES, exact_figures, solve
+from yz.solver.simulate import simulate, summarise
 
 ROOT = Path(__file__).resolve().parent.parent
 YZ = [sys.executable, "-c", "from yz.cli.main import run; run()"]
@@ -52,10 +51,10 @@ def main() -> None:
         seconds = time.perf_counter() - start
         summary = summarise(games)
         start = time.perf_counter()
-        exact = exact_stats(solution, strategy)
+        exact = exact_figures(solution, strategy, use_cache=False)
         exact_s = time.perf_counter() - start
         print(f"{strategy:<10}{args.games:>10,}{seconds:>9.2f}{args.games / seconds:>10,.0f}"
-              f"{summary['mean']:>10.3f}{summary['sem']:>7.3f}{exact.mean:>10.4f}{exact_s:>8.2f}")
+              f"{summary['mean']:>10.3f}{summary['sem']:>7.3f}{exact.expected_score:>10.4f}{exact_s:>8.2f}")
 
     # Whole processes, as a person runs them (the strategy is in the cache by now).
     subprocess.run([*YZ, "solve", "-q", "-v", args.variant], env=env, check=True,

@@ -80,19 +80,26 @@ def keep_choices(solution: Solution, V: np.ndarray, states: States,
     from .kernels.sweep import sweep
 
     t = solution.tables
+    rows = rows_of_states(states)
+    cols = batch_width(t, int(rows.NU.max(initial=1)))
+    choice = np.empty((len(states.MASK), max(1, t.n_rolls_per_turn - 1), t.n_rolls),
+                      dtype=np.int32)
+    with kernel_threads(threads) as n_threads:
+        sweep(solution.kernel_tables(), solution.layout.kernel_layout(), rows,
+              batches(rows.NU, cols), V, None, None, None, choice, None, cols, n_threads)
+    return choice
+
+
+def rows_of_states(states: States) -> Rows:
+    """States sorted by (mask, flag, upper total) as rows: runs of consecutive totals of one
+    box set, each result going to the state's position in the list."""
     m, f, u = states
     n = len(m)
     new_run = np.ones(n, dtype=bool)
     new_run[1:] = (m[1:] != m[:-1]) | (f[1:] != f[:-1]) | (u[1:] != u[:-1] + 1)
     first = np.flatnonzero(new_run).astype(np.int64)
     width = np.diff(np.append(first, n)).astype(np.int64)
-    rows = Rows(m[first], f[first], u[first], width, first)
-    cols = batch_width(t, int(width.max(initial=1)))
-    choice = np.empty((n, max(1, t.n_rolls_per_turn - 1), t.n_rolls), dtype=np.int32)
-    with kernel_threads(threads) as n_threads:
-        sweep(solution.kernel_tables(), solution.layout.kernel_layout(), rows,
-              batches(width, cols), V, None, None, None, choice, cols, n_threads)
-    return choice
+    return Rows(m[first], f[first], u[first], width, first)
 
 
 def exact_figures(solution: Solution, strategy: str = "optimal",

@@ -101,6 +101,15 @@ class StateLayout:
         return (np.repeat(r.MASK, r.NU), np.repeat(r.FLAG, r.NU),
                 np.repeat(r.U0, r.NU) + within, np.repeat(r.OUT, r.NU) + within)
 
+    def states_at(self, index: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(mask, flag, u) of the states stored at `index` (store indices)."""
+        if "all" not in self._rows:
+            every = [self.rows(k) for k in range(self.n_boxes + 1)]
+            self._rows["all"] = tuple(np.concatenate(col) for col in zip(*every, strict=True))
+        mask, flag, u0, _nu, out = self._rows["all"]
+        row = np.searchsorted(out, index, side="right") - 1
+        return mask[row], flag[row], u0[row] + index - out[row]
+
     def kernel_layout(self) -> Layout:
         return Layout(self.U0, self.U1, self.OFFSET)
 
@@ -217,5 +226,6 @@ def kernel_tables(t: RuleTables) -> Game:
         t.SUB_INDICES, t.ROLL_PROB, t.KEEP_OUT_INDPTR, t.KEEP_OUT_ROLL, t.KEEP_OUT_PROB,
         t.KEEP_COUNTS, keys[key_order], key_order.astype(np.int64),
         t.n_dice, t.n_faces, t.n_rolls_per_turn, t.upper_threshold, t.upper_bonus,
-        t.yahtzee_bonus, t.yahtzee_cat, t.joker_mode, 2 if t.yahtzee_bonus > 0 else 1)
+        t.yahtzee_bonus, t.yahtzee_cat, t.joker_mode, 2 if t.yahtzee_bonus > 0 else 1,
+        int(max(t.SCORE.max(), t.JOKER_SCORE.max())))
 

@@ -45,6 +45,7 @@ class Game(NamedTuple):
     ybox: int  # the Yahtzee box (bonus and Joker), -1 if none
     joker_mode: int  # JOKER_NONE, JOKER_FREE or JOKER_FORCED
     n_flags: int  # 2 when the state carries "the Yahtzee box holds its full value"
+    max_points: int  # the most points any box gives any roll (Joker included)
 
 
 class Layout(NamedTuple):
@@ -78,3 +79,14 @@ class Tally(NamedTuple):
     SCORE: np.ndarray  # int64 [game]: points so far, every bonus included
     BOX_SCORE: np.ndarray  # int32 [game, box]
     EVENTS: np.ndarray  # int32 [game, event]: see EVENT_* in solver.kernels.play
+
+
+class Outcomes(NamedTuple):
+    """What one turn can lead to from each state of a block, under a strategy: up to
+    `TARGET.shape[1]` distinct (next state, points gained) pairs per state, with their
+    probabilities (row i: the state at Rows.OUT + j; COUNT[i] pairs are filled)."""
+
+    TARGET: np.ndarray  # int64 [state, n]: store index of the next state
+    GAIN: np.ndarray  # int32 [state, n]: points gained this turn, every bonus included
+    PROB: np.ndarray  # float64 [state, n]
+    COUNT: np.ndarray  # int32 [state]

@@ -158,3 +158,53 @@ def policy_forward(K, L, VAL, S, PI_S, CHOICE, PI_NEXT, next_base, BOX_STATS, EV
                     EVENTS[t, EVENT_YAHTZEE_BONUS] += wp
                 if joker:
                     EVENTS[t, EVENT_JOKER] += wp
+
+
+# ---------------------------------------------------------------- score distributions
+
+
+@kernel
+def group_by(slot, n):
+    """Counting sort: ptr[s] .. ptr[s + 1] - 1 are the positions in `order` of the entries i
+    with slot[i] == s, in their original order."""
+    ptr = np.zeros(n + 1, dtype=np.int64)
+    for i in range(slot.shape[0]):
+        ptr[slot[i] + 1] += 1
+    for s in range(n):
+        ptr[s + 1] += ptr[s]
+    fill = ptr[:-1].copy()
+    order = np.empty(slot.shape[0], dtype=np.int64)
+    for i in range(slot.shape[0]):
+        order[fill[slot[i]]] = i
+        fill[slot[i]] += 1
+    return ptr, order
+
+
+@kernel
+def window_bounds(slot, first, last, n):
+    """The smallest `first` and largest `last` of the entries of each slot."""
+    lo = np.full(n, np.iinfo(np.int64).max, dtype=np.int64)
+    hi = np.zeros(n, dtype=np.int64)
+    for i in range(slot.shape[0]):
+        s = slot[i]
+        lo[s] = min(lo[s], first[i])
+        hi[s] = max(hi[s], last[i])
+    return lo, hi
+
+
+@kernel(parallel=True)
+def convolve_windows(ptr, order, SRC, GAIN, PROB, lo, width, offset, pmf, new_lo, new_offset,
+                     new_pmf):
+    """new_pmf of target t = sum over its entries i of PROB[i] x (pmf of source SRC[i] shifted
+    by GAIN[i]); windows: a source's lo/width/offset into pmf, a target's new_lo/new_offset.
+    Parallel over targets: every thread writes only its own targets' windows."""
+    for t in prange(ptr.shape[0] - 1):
+        base = new_offset[t] - new_lo[t]
+        for e in range(ptr[t], ptr[t + 1]):
+            i = order[e]
+            s = SRC[i]
+            q = PROB[i]
+            dst = base + lo[s] + GAIN[i]
+            src = offset[s]
+            for x in range(width[s]):
+                new_pmf[dst + x] += q * pmf[src + x]

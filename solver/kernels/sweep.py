@@ -11,6 +11,8 @@ which arrays are given (the others are None; numba compiles each combination sep
     M2           write the second moment (for the SD)
     CHOICE       write the keep chosen from every roll with L re-rolls left:
                  CHOICE[out + j, L - 1, r]
+    OUT          write where a turn from each state leads (an `Outcomes` bundle): the dice
+                 followed forward through the keeps chosen, then the box of each final roll
 
 VAL is always read: it is the table whose values make the decisions (the solver's own values
 for optimal play). See `solver.dp` for the recursion and `solver.kernels.turn` for one turn.
@@ -30,6 +32,7 @@ from .turn import (
     final_rolls,
     follow_choice,
     keep_average,
+    turn_outcomes,
 )
 
 
@@ -56,6 +59,18 @@ def _view_numba(scratch, rows, cols):
     return lambda scratch, rows, cols: scratch[: rows * cols].reshape((rows, cols))
 
 
+def _view3(scratch, stages, rows, cols):
+    """The first stages x rows x cols entries of a scratch table as a 3-D table."""
+
+
+@overload(_view3)
+def _view3_numba(scratch, stages, rows, cols):
+    if isinstance(scratch, types.NoneType):
+        return lambda scratch, stages, rows, cols: None
+    return lambda scratch, stages, rows, cols: \
+        scratch[: stages * rows * cols].reshape((stages, rows, cols))
+
+
 @kernel
 def _expect_and_store(KV, cols, ROLL_PROB, OUT, R, b0, b1, acc):
     """OUT[R.OUT[i] + j] = sum over rolls of P(r) KV[r, column of (row i, total j)]."""
@@ -75,6 +90,36 @@ def _expect_and_store(KV, cols, ROLL_PROB, OUT, R, b0, b1, acc):
         off += R.NU[i]
 
 
+def _either(a, b, n, dtype):
+    """A scratch table of n entries when `a` or `b` is carried, else None (numba only)."""
+
+
+@overload(_either)
+def _either_numba(a, b, n, dtype):
+    if isinstance(a, types.NoneType) and isinstance(b, types.NoneType):
+        return lambda a, b, n, dtype: None
+    return lambda a, b, n, dtype: np.empty(n, dtype=dtype)
+
+
+@kernel
+def _record_stage(CH, ARG, left, n_roll, cols):
+    """CH[left - 1, r] = the keep chosen from roll r with `left` re-rolls left."""
+    if CH is None:
+        return
+    for r in range(n_roll):
+        for j in range(cols):
+            CH[left - 1, r, j] = ARG[r, j]
+
+
+@kernel
+def _outcomes(K, L, R, b0, b1, CH, BOX, s_p, n_keep, cols, OUT, acc, touched, target_of,
+              gain_of):
+    if OUT is None:
+        return
+    turn_outcomes(K, L, R, b0, b1, CH, BOX, s_p[: n_keep * cols].reshape((n_keep, cols)), OUT,
+                  acc, touched, target_of, gain_of)
+
+
 @kernel
 def _record_choice(CHOICE, ARG, R, b0, b1, left, n_roll):
     if CHOICE is None:
@@ -89,19 +134,26 @@ def _record_choice(CHOICE, ARG, R, b0, b1, left, n_roll):
 
 
 @kernel(parallel=True)
-def sweep(K, L, R, batch_ptr, VAL, STORE, M1, M2, CHOICE, batch_cols, n_threads):
+def sweep(K, L, R, batch_ptr, VAL, STORE, M1, M2, CHOICE, OUT, batch_cols, n_threads):
     """Solve the rows of `R` batch by batch (batch b: rows batch_ptr[b] .. batch_ptr[b+1]-1)."""
     n_roll = K.SCORE.shape[0]
     n_keep = K.KEEP_CHILD.shape[0]
     n_batches = batch_ptr.shape[0] - 1
-    need_arg = M2 is not None or CHOICE is not None
+    need_arg = M2 is not None or CHOICE is not None or OUT is not None
+    n_keys = K.SCORE.shape[1] * 2 * (K.max_points + 1)
     for t in prange(min(n_threads, max(1, n_batches))):
         s_kv = np.empty(n_keep * batch_cols)
         s_a1 = _scratch(M1, n_keep * batch_cols, np.float64)
         s_a2 = _scratch(M2, n_keep * batch_cols, np.float64)
-        s_box = _scratch(M2, (n_roll + 1) * batch_cols, np.int32)
+        s_box = _either(M2, OUT, (n_roll + 1) * batch_cols, np.int32)
         s_arg = np.empty(n_keep * batch_cols if need_arg else 0, dtype=np.int32)
+        s_ch = _scratch(OUT, max(1, K.rolls - 1) * n_roll * batch_cols, np.int32)
+        s_p = _scratch(OUT, n_keep * batch_cols, np.float64)
         acc = np.empty(batch_cols)
+        o_acc = np.zeros(n_keys if OUT is not None else 0)
+        o_touched = np.empty(n_roll, dtype=np.int64)
+        o_target = np.empty(n_keys if OUT is not None else 0, dtype=np.int64)
+        o_gain = np.empty(n_keys if OUT is not None else 0, dtype=np.int64)
         for b in range(t, n_batches, n_threads):
             b0 = batch_ptr[b]
             b1 = batch_ptr[b + 1]
@@ -113,6 +165,7 @@ def sweep(K, L, R, batch_ptr, VAL, STORE, M1, M2, CHOICE, batch_cols, n_threads)
             A1 = _view(s_a1, n_keep, cols)
             A2 = _view(s_a2, n_keep, cols)
             BOX = _view(s_box, n_roll + 1, cols)
+            CH = _view3(s_ch, max(1, K.rolls - 1), n_roll, cols)
             off = 0
             for i in range(b0, b1):
                 final_rolls(K, L, VAL, M1, M2, R.MASK[i], R.FLAG[i], R.U0[i], R.NU[i], off, KV,
@@ -128,8 +181,11 @@ def sweep(K, L, R, batch_ptr, VAL, STORE, M1, M2, CHOICE, batch_cols, n_threads)
                     follow_choice(A1, ARG, n_roll, cols)
                     follow_choice(A2, ARG, n_roll, cols)
                     _record_choice(CHOICE, ARG, R, b0, b1, left, n_roll)
+                    _record_stage(CH, ARG, left, n_roll, cols)
                 else:
                     best_subkeep(KV, cols, K.SUB_INDPTR, K.SUB_INDICES)
+            _outcomes(K, L, R, b0, b1, CH, BOX, s_p, n_keep, cols, OUT, o_acc, o_touched,
+                      o_target, o_gain)
             _expect_and_store(KV, cols, K.ROLL_PROB, STORE, R, b0, b1, acc)
             _expect_and_store(A1, cols, K.ROLL_PROB, M1, R, b0, b1, acc)
             _expect_and_store(A2, cols, K.ROLL_PROB, M2, R, b0, b1, acc)

@@ -357,3 +357,77 @@ def average_if(A, nu, n_roll, n_faces, KEEP_CHILD):
     """`keep_average` of a carried table, when it is carried."""
     if A is not None:
         keep_average(A, nu, n_roll, n_faces, KEEP_CHILD)
+
+
+# ---------------------------------------------------------------- where a turn leads
+
+
+@kernel
+def turn_outcomes(K, L, R, b0, b1, CH, BOX, P, OUT, acc, touched, target_of, gain_of):
+    """For every column of a batch: the distinct (next state, points gained) a turn leads to
+    under the choices made (CH[L - 1, r, col]: the keep from roll r with L re-rolls left;
+    BOX[r, col]: the box for final roll r), with their probabilities, into OUT.
+
+    The dice are followed forward: the first throw's odds, then at each re-roll the mass of a
+    roll moves to the keep chosen from it, and the free dice are thrown one at a time (a keep's
+    mass goes to each of its children, one more die, in equal parts) back up to whole rolls.
+    Moves are then grouped by (box, points, Yahtzee bonus won), which fixes the next state and
+    the gain. P, acc, touched, target_of and gain_of are scratch.
+    """
+    n_roll = K.SCORE.shape[0]
+    n_keep = K.KEEP_CHILD.shape[0]
+    cols = 0
+    for i in range(b0, b1):
+        cols += R.NU[i]
+    inv = 1.0 / K.n_faces
+    for r in range(n_roll):
+        p = K.ROLL_PROB[r]
+        for j in range(cols):
+            P[r, j] = p
+    for left in range(K.rolls - 1, 0, -1):
+        for k in range(n_roll, n_keep):
+            for j in range(cols):
+                P[k, j] = 0.0
+        for j in range(cols):
+            for r in range(n_roll):
+                k = CH[left - 1, r, j]
+                if k != r:
+                    P[k, j] += P[r, j]
+                    P[r, j] = 0.0
+        for k in range(n_keep - 1, n_roll - 1, -1):
+            for v in range(K.n_faces):
+                child = K.KEEP_CHILD[k, v]
+                for j in range(cols):
+                    P[child, j] += P[k, j] * inv
+    width = K.max_points + 1
+    off = 0
+    for i in range(b0, b1):
+        mask, flag = R.MASK[i], R.FLAG[i]
+        for j in range(R.NU[i]):
+            col = off + j
+            u = R.U0[i] + j
+            count = 0
+            for r in range(n_roll):
+                p = P[r, col]
+                if p == 0.0:
+                    continue
+                c = BOX[r, col]
+                _o, _l, use_joker, extra = box_verdict(K, mask, r)
+                pts, gained, nm, nf, nu_, _m, won, _j = end_turn(K, mask, flag, u, r, c,
+                                                                 use_joker, extra)
+                key = (c * 2 + (1 if won else 0)) * width + pts
+                if acc[key] == 0.0:
+                    touched[count] = key
+                    count += 1
+                    target_of[key] = store_index(L, nm, nf, nu_)
+                    gain_of[key] = gained
+                acc[key] += p
+            row = R.OUT[i] + j
+            for e in range(count):
+                key = touched[e]
+                OUT.TARGET[row, e] = target_of[key]
+                OUT.GAIN[row, e] = gain_of[key]
+                OUT.PROB[row, e] = acc[key]
+                acc[key] = 0.0
+            OUT.COUNT[row] = count
+        off += R.NU[i]

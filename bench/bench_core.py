@@ -1,0 +1,135 @@
+"""Before/after benchmark of the solver core: an older commit against the working tree.
+
+The machine is shared and noisy, so both are measured in one run, alternating, each in a fresh
+process with a warm numba cache, and the report gives ratios (after / before; below 1 is
+faster):
+
+    .venv/bin/python bench/bench_core.py                       # against 60dd663
+    .venv/bin/python bench/bench_core.py --base 60dd663 --rounds 7 official-free-joker yatzy
+
+Per variant: `dp` (in-process DP, best of the rounds), `dp_sd` (the DP with the exact SD),
+`process` (a whole `yz solve --no-cache --quiet` process, SD included) and, once, `startup`
+(a process that imports the solver and loads its compiled kernels on a one-box game).
+The base commit is checked out into a temporary git worktree and imported from there.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+FOLDERS = {"yahtzee_rules": "rules", "solver": "solver", "variants": "variants",
+           "cli": "cli", "examples": "examples"}
+
+TIMING = """
+import json, sys, time
+from yz.rules import compile_rules, load_rules
+from yz.solver.dp import solve_values
+t = compile_rules(load_rules({name!r}))
+solve_values(t, with_sd=True); solve_values(t)  # compile or load the kernels
+out = {{}}
+for key, sd in (("dp", False), ("dp_sd", True)):
+    best = 1e9
+    for _ in range(3):
+        start = time.perf_counter(); solve_values(t, with_sd=sd)
+        best = min(best, time.perf_counter() - start)
+    out[key] = best
+print(json.dumps(out))
+"""
+
+STARTUP = """
+import time
+start = time.perf_counter()
+from yz.rules import RuleSet, compile_rules
+from yz.solver.dp import solve_values
+rules = RuleSet.model_validate({"name": "one", "dice": 1, "rolls": 1, "categories": [
+    {"key": "chance", "name": "Chance", "section": "lower", "pattern": "any",
+     "score": "sum_all"}]})
+solve_values(compile_rules(rules))
+print(time.perf_counter() - start)
+"""
+
+
+def tree_of(commit: str, where: Path) -> Path:
+    """A folder whose `yz` package is `commit`'s code (put on PYTHONPATH)."""
+    subprocess.run(["git", "worktree", "add", "--detach", str(where / "wt"), commit], cwd=ROOT,
+                   check=True, capture_output=True)
+    package = where / "src" / "yz"
+    package.mkdir(parents=True)
+    for folder, name in FOLDERS.items():
+        if (where / "wt" / folder).is_dir():
+            (package / name).symlink_to(where / "wt" / folder)
+    return where / "src"
+
+
+def run(src: Path | None, code: str, env: dict) -> str:
+    env = dict(env)
+    if src is not None:
+        env["PYTHONPATH"] = str(src)
+    out = subprocess.run([sys.executable, "-c", code], env=env, cwd=ROOT, check=True,
+                         capture_output=True, text=True)
+    return out.stdout.strip().splitlines()[-1]
+
+
+def process_time(src: Path | None, name: str, env: dict) -> float:
+    code = ("import subprocess,sys,time;t=time.perf_counter();"
+            "subprocess.run([sys.executable,'-c','from yz.cli.main import run; run()',"
+            f"'solve','--no-cache','--quiet','-v',{name!r}],check=True,"
+            "stdout=subprocess.DEVNULL);print(time.perf_counter()-t)")
+    return float(run(src, code, env))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("variants", nargs="*", default=["official-free-joker", "yatzy"])
+    parser.add_argument("--base", default="60dd663", help="the commit to compare against")
+    parser.add_argument("--rounds", type=int, default=5)
+    args = parser.parse_args()
+    tmp = Path(tempfile.mkdtemp(prefix="yz-bench-core-"))
+    env = dict(os.environ, YZ_CACHE_DIR=str(tmp / "cache"))
+    try:
+        base = tree_of(args.base, tmp)
+        sides = {"before": base, "after": None}
+        for side in sides.values():  # compile both sides' kernels once
+            run(side, STARTUP, env)
+        print(f"base {args.base} vs working tree, {args.rounds} alternating rounds; "
+              "times are the best of each side, ratio = after / before")
+        rows = {}
+        for name in args.variants:
+            got = {side: {"dp": [], "dp_sd": [], "process": []} for side in sides}
+            for _ in range(args.rounds):
+                for side, src in sides.items():
+                    timing = json.loads(run(src, TIMING.format(name=name), env))
+                    got[side]["dp"].append(timing["dp"])
+                    got[side]["dp_sd"].append(timing["dp_sd"])
+                    got[side]["process"].append(process_time(src, name, env))
+            rows[name] = got
+            for key in ("dp", "dp_sd", "process"):
+                before, after = min(got["before"][key]), min(got["after"][key])
+                print(f"{name:<22}{key:<9} before {before:7.3f} s  after {after:7.3f} s  "
+                      f"ratio {after / before:5.2f}")
+            sd_ratio = min(got["after"]["dp_sd"]) / min(got["after"]["dp"])
+            print(f"{name:<22}dp_sd / dp after: {sd_ratio:.2f}")
+        starts = {side: [] for side in sides}
+        for _ in range(args.rounds):
+            for side, src in sides.items():
+                starts[side].append(float(run(src, STARTUP, env)))
+        before, after = statistics.median(starts["before"]), statistics.median(starts["after"])
+        print(f"startup (imports + loading kernels, median): before {before:.3f} s  after "
+              f"{after:.3f} s  ratio {after / before:.2f}")
+    finally:
+        subprocess.run(["git", "worktree", "remove", "--force", str(tmp / "wt")], cwd=ROOT,
+                       capture_output=True)
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
