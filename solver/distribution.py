@@ -132,7 +132,7 @@ def _layer_outcomes(solution: Solution, V: np.ndarray, index: np.ndarray, n_thre
         out = Outcomes(np.empty((n, most), dtype=np.int64), np.empty((n, most), dtype=np.int32),
                        np.empty((n, most)), np.zeros(n, dtype=np.int32))
         cols = batch_width(t, int(rows.NU.max(initial=1)))
-        sweep(game, L, rows, batches(rows.NU, cols), V, None, None, None, None, out, cols,
+        sweep(game, L, rows, batches(rows.NU, cols), V, None, None, None, None, out, None, cols,
               n_threads)
         keep = np.arange(most)[None, :] < out.COUNT[:, None]
         src = np.repeat(np.arange(b0, b0 + n, dtype=np.int64), out.COUNT)

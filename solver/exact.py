@@ -86,7 +86,7 @@ def keep_choices(solution: Solution, V: np.ndarray, states: States,
                       dtype=np.int32)
     with kernel_threads(threads) as n_threads:
         sweep(solution.kernel_tables(), solution.layout.kernel_layout(), rows,
-              batches(rows.NU, cols), V, None, None, None, choice, None, cols, n_threads)
+              batches(rows.NU, cols), V, None, None, None, choice, None, None, cols, n_threads)
     return choice
 
 

@@ -294,3 +294,114 @@ def naive_play(rules, turns) -> int:
         yfull = yfull or (key == rules.yahtzee_category and box > 0)
         filled |= {key}
     return naive_card_total(rules, boxes, bonuses)
+
+
+# ---------------------------------------------------------------- distributions and targets
+
+
+class _Moves:
+    """The moves of a tiny game: what scoring a final roll in a box gives and where it goes."""
+
+    def __init__(self, rules):
+        self.rules = rules
+        self.keys = tuple(c.key for c in rules.categories)
+        self.threshold = rules.upper_bonus.threshold if rules.upper_bonus is not None else 0
+        self.amount = rules.upper_bonus.amount if rules.upper_bonus is not None else 0
+        self.counted = naive_bonus_keys(rules)
+        self.outcomes = list(product(range(1, rules.faces + 1), repeat=rules.dice))
+
+    def score(self, state, dice, key):
+        """(points gained, next state) of a final roll in a box, None if not allowed. States
+        are (filled, upper total capped at the threshold, Yahtzee box full)."""
+        filled, upper, yfull = state
+        parts = naive_box_parts(self.rules, dice, key, filled, yfull)
+        if parts is None:
+            return None
+        box, ybonus = parts
+        points = box + ybonus
+        new_upper = upper
+        if key in self.counted:
+            new_upper = min(self.threshold, upper + box)
+            if upper < self.threshold <= upper + box:
+                points += self.amount
+        new_yfull = yfull or (key == self.rules.yahtzee_category and box > 0 and
+                              self.rules.yahtzee_bonus is not None)
+        return points, (filled | {key}, new_upper, new_yfull)
+
+    def rethrows(self, dice, kept):
+        """Every ordered outcome of keeping the dice `kept` (a sorted tuple) and re-throwing the
+        rest, each with its probability."""
+        rest = list(dice)
+        for d in kept:
+            rest.remove(d)
+        m = len(rest)
+        for new in product(range(1, self.rules.faces + 1), repeat=m):
+            yield tuple(kept) + new, 1.0 / self.rules.faces ** m
+
+
+def naive_distribution(rules, choose) -> dict[int, float]:
+    """The final score's distribution when every decision is `choose(state, sorted dice,
+    re-rolls left)`: the dice to keep (a sorted tuple) with re-rolls left, else a box key.
+    Every game is enumerated over ordered dice outcomes with exact probabilities."""
+    moves = _Moves(rules)
+    memo: dict = {}
+
+    def game(state) -> dict[int, float]:
+        if state in memo:
+            return memo[state]
+        if len(state[0]) == len(moves.keys):
+            return {0: 1.0}
+        out: dict[int, float] = {}
+
+        def turn(dice, left, p):
+            dice = tuple(sorted(dice))
+            if left == 0:
+                points, nxt = moves.score(state, dice, choose(state, dice, 0))
+                for score, q in game(nxt).items():
+                    out[score + points] = out.get(score + points, 0.0) + p * q
+                return
+            kept = choose(state, dice, left)
+            for new, q in moves.rethrows(dice, kept):
+                turn(new, left - 1, p * q)
+
+        for dice in moves.outcomes:
+            turn(dice, rules.rolls - 1, 1.0 / len(moves.outcomes))
+        memo[state] = out
+        return out
+
+    return game((frozenset(), 0, False))
+
+
+def naive_target(rules, need: int) -> float:
+    """The best chance of scoring at least `need` points in a whole game (expectimax with
+    probabilities; only for tiny games)."""
+    moves = _Moves(rules)
+    memo: dict = {}
+
+    def chance(state, n) -> float:
+        if n <= 0:
+            return 1.0
+        if len(state[0]) == len(moves.keys):
+            return 0.0
+        key = (state, n)
+        if key not in memo:
+            memo[key] = sum(hold(state, n, d, rules.rolls - 1) for d in moves.outcomes) / \
+                len(moves.outcomes)
+        return memo[key]
+
+    def hold(state, n, dice, left) -> float:
+        dice = tuple(sorted(dice))
+        best = 0.0
+        for key in moves.keys:
+            move = moves.score(state, dice, key) if left == 0 else None
+            if move is not None:
+                best = max(best, chance(move[1], n - move[0]))
+        if left == 0:
+            return best
+        for mask in range(1 << len(dice)):
+            kept = tuple(dice[i] for i in range(len(dice)) if mask >> i & 1)
+            best = max(best, sum(q * hold(state, n, new, left - 1)
+                                 for new, q in moves.rethrows(dice, kept)))
+        return best
+
+    return chance((frozenset(), 0, False), need)

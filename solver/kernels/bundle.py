@@ -90,3 +90,12 @@ class Outcomes(NamedTuple):
     GAIN: np.ndarray  # int32 [state, n]: points gained this turn, every bonus included
     PROB: np.ndarray  # float64 [state, n]
     COUNT: np.ndarray  # int32 [state]
+
+
+class Needs(NamedTuple):
+    """Target play: a row's columns are the points still needed NEED0[row] .. + NU[row] - 1
+    at the row's one upper total U0[row]; values are P(final points from here >= need)."""
+
+    NEED0: np.ndarray  # int64 [row]
+    n_need: int  # needs 0 .. n_need - 1 are stored per state
+    next_base: int  # store index of the first state of the next layer (VAL holds that layer)

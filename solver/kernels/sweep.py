@@ -13,6 +13,8 @@ which arrays are given (the others are None; numba compiles each combination sep
                  CHOICE[out + j, L - 1, r]
     OUT          write where a turn from each state leads (an `Outcomes` bundle): the dice
                  followed forward through the keeps chosen, then the box of each final roll
+    NEEDS        target play (a `Needs` bundle): columns are points still needed, values the
+                 best chance of reaching them; VAL holds the next layer's, STORE gets these
 
 VAL is always read: it is the table whose values make the decisions (the solver's own values
 for optimal play). See `solver.dp` for the recursion and `solver.kernels.turn` for one turn.
@@ -30,6 +32,7 @@ from .turn import (
     best_subkeep,
     best_subkeep_arg,
     final_rolls,
+    final_rolls_target,
     follow_choice,
     keep_average,
     turn_outcomes,
@@ -134,7 +137,7 @@ def _record_choice(CHOICE, ARG, R, b0, b1, left, n_roll):
 
 
 @kernel(parallel=True)
-def sweep(K, L, R, batch_ptr, VAL, STORE, M1, M2, CHOICE, OUT, batch_cols, n_threads):
+def sweep(K, L, R, batch_ptr, VAL, STORE, M1, M2, CHOICE, OUT, NEEDS, batch_cols, n_threads):
     """Solve the rows of `R` batch by batch (batch b: rows batch_ptr[b] .. batch_ptr[b+1]-1)."""
     n_roll = K.SCORE.shape[0]
     n_keep = K.KEEP_CHILD.shape[0]
@@ -168,8 +171,12 @@ def sweep(K, L, R, batch_ptr, VAL, STORE, M1, M2, CHOICE, OUT, batch_cols, n_thr
             CH = _view3(s_ch, max(1, K.rolls - 1), n_roll, cols)
             off = 0
             for i in range(b0, b1):
-                final_rolls(K, L, VAL, M1, M2, R.MASK[i], R.FLAG[i], R.U0[i], R.NU[i], off, KV,
-                            BOX, A1, A2)
+                if NEEDS is None:
+                    final_rolls(K, L, VAL, M1, M2, R.MASK[i], R.FLAG[i], R.U0[i], R.NU[i], off,
+                                KV, BOX, A1, A2)
+                else:
+                    final_rolls_target(K, L, NEEDS, VAL, R.MASK[i], R.FLAG[i], R.U0[i],
+                                       NEEDS.NEED0[i], R.NU[i], off, KV)
                 off += R.NU[i]
             for left in range(1, K.rolls):
                 keep_average(KV, cols, n_roll, K.n_faces, K.KEEP_CHILD)

@@ -258,6 +258,73 @@ def final_rolls(K, L, VAL, M1, M2, mask, flag, u0, nu, off, KV, BOX, A1, A2):
                   L.U0[nm], VAL, M1, M2, T, ub)
 
 
+@kernel(inline="always")
+def relax_need(KV, r, off, n0, nn, g, VAL, next_row):
+    """Offer a move gaining g points to the columns off .. off + nn - 1, the needs n0 .. : the
+    chance of reaching the target is certain once the need is met, else the next state's at
+    need - g (read contiguously)."""
+    met = min(nn, max(0, g - n0 + 1))  # needs n0 + j <= g
+    for j in range(met):
+        KV[r, off + j] = 1.0
+    base = next_row + n0 - g
+    for j in range(met, nn):
+        v = VAL[base + j]
+        if v > KV[r, off + j]:
+            KV[r, off + j] = v
+
+
+@kernel
+def final_rolls_target(K, L, N, VAL, mask, flag, u, n0, nn, off, KV):
+    """KV[r, off + j]: the best chance of reaching the target with final roll r at upper total
+    u, needing n0 + j more points; VAL holds the next layer (N.n_need values per state).
+
+    The same best-zero-move shortcut as `final_rolls` holds: the chance never falls with more
+    upper total, a raised flag or fewer points needed.
+    """
+    n_roll, n_cat = K.SCORE.shape
+    z = n_roll
+    ybox_filled = K.ybox >= 0 and ((mask >> K.ybox) & 1) == 1
+    for j in range(nn):
+        KV[z, off + j] = 0.0
+    for c in range(n_cat):
+        if (mask >> c) & 1:
+            continue
+        nm = mask | (1 << c)
+        relax_need(KV, z, off, n0, nn, 0,
+                   VAL, (store_index(L, nm, flag, u) - N.next_base) * N.n_need)
+    for r in range(n_roll):
+        if ybox_filled and K.YAHTZEE_FACE[r] >= 0:
+            continue
+        for j in range(nn):
+            KV[r, off + j] = KV[z, off + j]
+    for c in range(n_cat):
+        start = K.POS_INDPTR[c]
+        if (mask >> c) & 1 or start == K.POS_INDPTR[c + 1]:
+            continue
+        for i in range(start, K.POS_INDPTR[c + 1]):
+            r = K.POS_ROLL[i]
+            if ybox_filled and K.YAHTZEE_FACE[r] >= 0:
+                continue
+            _p, gained, nm, nf, nu_, _m, _w, _j = end_turn(K, mask, flag, u, r, c, False, False)
+            relax_need(KV, r, off, n0, nn, gained, VAL,
+                       (store_index(L, nm, nf, nu_) - N.next_base) * N.n_need)
+    if not ybox_filled:
+        return
+    for r in range(n_roll):
+        if K.YAHTZEE_FACE[r] < 0:
+            continue
+        only_box, lower_only, use_joker, extra = box_verdict(K, mask, r)
+        for j in range(nn):
+            KV[r, off + j] = 0.0
+        for c in range(n_cat):
+            if not may_fill(K, mask, c, only_box, lower_only):
+                continue
+            _p, gained, nm, nf, nu_, _m, _w, _j = end_turn(K, mask, flag, u, r, c, use_joker,
+                                                           extra)
+            relax_need(KV, r, off, n0, nn, gained, VAL,
+                       (store_index(L, nm, nf, nu_) - N.next_base) * N.n_need)
+
+
 # ---------------------------------------------------------------- rerolls
 
 

@@ -1,0 +1,114 @@
+"""Play for a target: the strategy that maximises P(final score >= T), for every T at once.
+
+W[s, n] is the best chance, from turn-start state s, of scoring at least n more points
+(n = 0 .. N; W[s, 0] = 1). It obeys the DP's recursion with "max expected value" replaced by
+"max probability" and the value of a final move being W[next state, n - points gained]: the
+same sweep (`solver.kernels.sweep`, with a `Needs` bundle) computes it, its columns the needs
+of one state instead of the upper totals of several. With b points banked, the chance of
+reaching T under target play is W[s, T - b], and the best move is the one that keeps the
+highest such chance (`advise` with a target).
+
+The table has `layout.size x (N + 1)` entries. Layers are computed in float64, two at a time,
+and stored as float32 (probabilities to about 1e-7, checked by the tests against the float64
+computation), so the official rules up to N = 500 need about 0.8 GB.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+from yz.rules import InputError
+
+from .dp import Solution, kernel_threads
+from .kernels.bundle import Needs, Rows
+from .layout import batches
+
+MAX_TARGET = 5000
+NEED_RUN = 256  # needs of one state solved side by side (a row of the sweep)
+
+
+@dataclass(frozen=True)
+class TargetTable:
+    """W[state, need] for every turn-start state of a solution's layout."""
+
+    solution: Solution
+    max_target: int
+    W: np.ndarray  # float32 [layout.size, max_target + 1]
+    seconds: float
+
+    def chance(self, mask: int, upper_total: int, yahtzee_full: bool, need: int) -> float:
+        """The best chance of scoring at least `need` more points from a turn start."""
+        if need <= 0:
+            return 1.0
+        if need > self.max_target:
+            raise InputError(f"target: {need} more points is beyond the table's "
+                             f"{self.max_target}; solve with a higher maximum target.",
+                             param="target")
+        index = self.solution.layout.index(mask, int(yahtzee_full), upper_total)
+        return float(self.W[index, need])
+
+    def p_reach(self, target: int) -> float:
+        """P(final score >= target) under target play from the empty card."""
+        return self.chance(0, 0, False, target)
+
+
+def check_max_target(max_target: int) -> None:
+    if isinstance(max_target, bool) or not isinstance(max_target, int) or \
+            not 1 <= max_target <= MAX_TARGET:
+        raise InputError(f"max target: {max_target!r} is not a score from 1 to {MAX_TARGET}.",
+                         param="max_target")
+
+
+def target_rows(layout, k: int, n_need: int) -> tuple[Rows, np.ndarray]:
+    """The rows of layer k for target play: each state's needs 1 .. n_need - 1 in runs of at
+    most NEED_RUN; results go to (state - layer start) x n_need + need."""
+    mask, flag, u, index = layout.state_arrays(k)
+    first = index - layout.LAYER_PTR[k]
+    starts = np.arange(1, n_need, NEED_RUN, dtype=np.int64)
+    lengths = np.minimum(NEED_RUN, n_need - starts)
+    m = np.repeat(mask, len(starts))
+    f = np.repeat(flag, len(starts))
+    uu = np.repeat(u, len(starts))
+    need0 = np.tile(starts, len(mask))
+    nu = np.tile(lengths, len(mask))
+    out = np.repeat(first, len(starts)) * n_need + need0
+    return Rows(m, f, uu, nu, out), need0
+
+
+def solve_targets(solution: Solution, max_target: int,
+                  progress: Callable[[int, int], None] | None = None,
+                  threads: int | None = None) -> TargetTable:
+    """W for every state and every need up to `max_target` (see the module docstring)."""
+    from .kernels.sweep import sweep
+
+    check_max_target(max_target)
+    begin = time.perf_counter()
+    t = solution.tables
+    layout = solution.layout
+    game = solution.kernel_tables()
+    L = layout.kernel_layout()
+    n_need = max_target + 1
+    W = np.zeros((layout.size, n_need), dtype=np.float32)
+    W[:, 0] = 1.0
+    last = layout.layer_slice(t.n_categories)
+    below = np.zeros((last.stop - last.start, n_need))
+    below[:, 0] = 1.0  # the full card: nothing more to score
+    done, total = 0, int(layout.LAYER_PTR[-2]) * max_target
+    with kernel_threads(threads) as n_threads:
+        for k in range(t.n_categories - 1, -1, -1):
+            here = layout.layer_slice(k)
+            current = np.zeros((here.stop - here.start, n_need))
+            current[:, 0] = 1.0
+            rows, need0 = target_rows(layout, k, n_need)
+            needs = Needs(need0, n_need, int(layout.LAYER_PTR[k + 1]))
+            sweep(game, L, rows, batches(rows.NU, NEED_RUN), below.reshape(-1), current.reshape(-1),
+                  None, None, None, None, needs, NEED_RUN, n_threads)
+            W[here] = current
+            below = current
+            done += (here.stop - here.start) * max_target
+            if progress is not None:
+                progress(done, total)
+    return TargetTable(solution, max_target, W, time.perf_counter() - begin)

@@ -1,0 +1,129 @@
+"""The exact score distribution and target play, against brute-force twins and each other."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from naive import naive_distribution, naive_target
+from test_solver import small_rule_sets
+from yz.rules import compile_rules, load_rules
+from yz.rules.models import RuleSet
+from yz.rules.position import Position
+from yz.solver import exact_moments, solve, solve_tables
+from yz.solver.advice import advise
+from yz.solver.distribution import score_distribution
+from yz.solver.simulate import simulate
+from yz.solver.target import solve_targets
+
+JOKER_GAME = {
+    "name": "tiny-joker", "dice": 2, "faces": 3, "rolls": 2,
+    "categories": [
+        {"key": "ones", "name": "1", "section": "upper", "pattern": {"kind": "face", "face": 1},
+         "score": "face_total"},
+        {"key": "threes", "name": "3", "section": "upper",
+         "pattern": {"kind": "face", "face": 3}, "score": "face_total"},
+        {"key": "run", "name": "Run", "section": "lower",
+         "pattern": {"kind": "straight", "length": 2}, "score": {"kind": "fixed", "points": 7}},
+        {"key": "yahtzee", "name": "Y", "section": "lower", "pattern": "all_same",
+         "score": {"kind": "fixed", "points": 10}}],
+    "upper_bonus": {"threshold": 4, "amount": 5}, "yahtzee_bonus": {"amount": 20},
+    "joker": {"mode": "free", "full_value": ["run"]},
+}
+
+
+def _advised(solution):
+    """The decisions `yz advise` makes, as naive_distribution asks for them."""
+    def choose(state, dice, left):
+        filled, upper, yfull = state
+        mask = sum(1 << solution.rules.index_of(k) for k in filled)
+        pos = Position(mask=mask, upper_total=upper, yahtzee_full=yfull)
+        best = advise(solution, pos, dice, left).best
+        return best.box.key if left == 0 else best.keep
+    return choose
+
+
+def _as_dict(dist):
+    return {int(s): float(p) for s, p in zip(dist.scores, dist.probabilities, strict=True)
+            if p > 0}
+
+
+def _same_pmf(a: dict, b: dict, tol=1e-12):
+    for score in set(a) | set(b):
+        assert a.get(score, 0.0) == pytest.approx(b.get(score, 0.0), abs=tol), score
+
+
+def test_distribution_matches_brute_force_with_every_rule():
+    solution = solve_tables(compile_rules(RuleSet.model_validate(JOKER_GAME)))
+    _same_pmf(_as_dict(score_distribution(solution)),
+              naive_distribution(solution.rules, _advised(solution)))
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(small_rule_sets())
+def test_distribution_matches_brute_force_on_small_games(rules):
+    solution = solve_tables(compile_rules(rules))
+    _same_pmf(_as_dict(score_distribution(solution)), naive_distribution(rules,
+                                                                         _advised(solution)))
+
+
+@pytest.mark.parametrize("name", ["official-free-joker", "yatzy", "gist"])
+def test_distribution_agrees_with_the_dp_and_the_moments(name):
+    solution = solve(load_rules(name), use_cache=False, with_sd=True)
+    dist = score_distribution(solution)
+    assert dist.probabilities.sum() == pytest.approx(1.0, abs=1e-12)
+    assert np.all(dist.probabilities >= 0)
+    assert dist.expected_score == pytest.approx(solution.expected_score, abs=1e-9)
+    assert dist.sd == pytest.approx(solution.sd, abs=1e-9)
+    if name == "official-free-joker":
+        # Verhoeff's 10^6-game simulation: median 248, 1% 152, 99% 474, P(>=400) about 4%.
+        assert dist.median == 248 and dist.percentile(99) == 474
+        assert abs(dist.percentile(1) - 152) <= 1
+        assert dist.p_at_least(400) == pytest.approx(0.0384, abs=0.0005)
+
+
+@pytest.mark.parametrize("strategy", ["greedy", "heuristic"])
+def test_other_strategies_distributions(strategy):
+    solution = solve(load_rules("no-bonus"), use_cache=False)
+    dist = score_distribution(solution, strategy)
+    moments = exact_moments(solution, strategy, use_cache=False)
+    assert dist.expected_score == pytest.approx(moments.expected_score, abs=1e-9)
+    assert dist.sd == pytest.approx(moments.sd, abs=1e-9)
+
+
+def test_simulated_histogram_agrees_with_the_exact_pmf():
+    solution = solve(load_rules("official-free-joker"), use_cache=False)
+    dist = score_distribution(solution)
+    games = simulate(solution, 40_000, seed=3)
+    n = games.games
+    # Counts in bands of scores: each within 4.5 binomial standard errors.
+    edges = [0, 150, 200, 230, 250, 270, 300, 400, 2000]
+    counts = np.add.reduceat(np.append(games.score_counts, np.zeros(2000)), edges[:-1])
+    for lo, hi, count in zip(edges[:-1], edges[1:], counts, strict=True):
+        p = float(dist.probabilities[(dist.scores >= lo) & (dist.scores < hi)].sum())
+        assert abs(count - n * p) <= 4.5 * np.sqrt(n * p * (1 - p)) + 1, (lo, hi)
+
+
+# ---------------------------------------------------------------- target play
+
+
+def test_target_play_matches_brute_force():
+    rules = RuleSet.model_validate(JOKER_GAME)
+    solution = solve_tables(compile_rules(rules))
+    table = solve_targets(solution, 60)
+    for target in range(0, 61, 3):
+        assert table.p_reach(target) == pytest.approx(naive_target(rules, target), abs=1e-6)
+
+
+@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(small_rule_sets())
+def test_target_play_beats_mean_play_and_matches_brute_force(rules):
+    solution = solve_tables(compile_rules(rules))
+    dist = score_distribution(solution)
+    top = int(dist.scores[-1])
+    table = solve_targets(solution, top + 1)
+    for target in range(1, top + 2, max(1, top // 6)):
+        p = table.p_reach(target)
+        assert p >= dist.p_at_least(target) - 1e-6
+        assert p == pytest.approx(naive_target(rules, target), abs=1e-6)
+    assert table.p_reach(top + 1) == 0.0
