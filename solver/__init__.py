@@ -17,13 +17,14 @@ from dataclasses import replace
 from yz.rules import RuleSet, RuleTables, compile_rules
 
 from . import cache
+from .distribution import Distribution
 from .dp import SOLVER_VERSION, Solution, solve_tables
 from .exact import ExactFigures, Moments
 from .layout import build_layout
 from .strategies import STRATEGIES, check_strategy
 
-__all__ = ["SOLVER_VERSION", "STRATEGIES", "ExactFigures", "Moments", "Solution",
-           "exact_figures", "exact_moments", "solve", "solve_tables"]
+__all__ = ["SOLVER_VERSION", "STRATEGIES", "Distribution", "ExactFigures", "Moments", "Solution",
+           "distribution", "exact_figures", "exact_moments", "solve", "solve_tables", "targets"]
 
 
 def solve(rules: RuleSet | RuleTables, use_cache: bool = True,
@@ -99,3 +100,65 @@ def exact_figures(solution: Solution, strategy: str = "optimal", use_cache: bool
         with contextlib.suppress(OSError):
             cache.store_figures(t, strategy, figures.as_dict())
     return figures
+
+
+def distribution(solution: Solution, strategy: str = "optimal", use_cache: bool = True,
+                 progress: Callable[[int, int], None] | None = None,
+                 threads: int | None = None) -> Distribution:
+    """The exact final-score distribution of `strategy` (cached beside the table)."""
+    import numpy as np
+
+    from .distribution import score_distribution
+
+    check_strategy(strategy)
+    t = solution.tables
+    what = f"pmf-{strategy}"
+    cached = cache.load_figures(t, what) if use_cache else None
+    with contextlib.suppress(KeyError, TypeError, ValueError):
+        if cached is not None:
+            probs = np.asarray(cached["probabilities"], dtype=np.float64)
+            scores = np.arange(int(cached["first_score"]), int(cached["first_score"]) + len(probs))
+            return Distribution(t.rules.name, strategy, scores, probs, float(cached["seconds"]))
+    dist = score_distribution(solution, strategy, progress, threads)
+    if use_cache:
+        with contextlib.suppress(OSError):
+            cache.store_figures(t, what, {"first_score": int(dist.scores[0]),
+                                          "probabilities": dist.probabilities.tolist(),
+                                          "seconds": dist.seconds})
+    return dist
+
+
+def targets(solution: Solution, max_target: int, use_cache: bool = True,
+            progress: Callable[[int, int], None] | None = None, threads: int | None = None):
+    """The target-play table up to `max_target` (solver.target), from the cache when a table
+    of this or a higher maximum is there."""
+    from .target import TargetTable, check_max_target, solve_targets
+
+    check_max_target(max_target)
+    t = solution.tables
+    if use_cache:
+        start = time.perf_counter()
+        for have in _cached_targets(t):
+            if have < max_target:
+                continue
+            try:
+                table = cache.load_array(t, f"targets-{have}")
+            except cache.CorruptCache:
+                continue  # recomputed below, and replaced
+            if table is not None:
+                return TargetTable(solution, have, table, time.perf_counter() - start, True)
+    table = solve_targets(solution, max_target, progress, threads)
+    if use_cache:
+        with contextlib.suppress(OSError):
+            cache.store_array(t, f"targets-{max_target}", table.W)
+    return table
+
+
+def _cached_targets(t: RuleTables) -> list[int]:
+    """The maximum targets of the target tables cached for these rules, smallest first."""
+    stem = cache.cache_stem(t)
+    found = []
+    for path in stem.parent.glob(f"{stem.name}.targets-*.json"):
+        with contextlib.suppress(ValueError):
+            found.append(int(path.name[len(stem.name) + len(".targets-"): -len(".json")]))
+    return sorted(found)

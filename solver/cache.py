@@ -38,7 +38,7 @@ MAX_META_BYTES = 1 << 20
 
 # Names yz writes: <variant>-<20 hex digits><part>, and its temporary files.
 _NAME = r"(?P<variant>[A-Za-z0-9_.-]{1,60})-(?P<key>[0-9a-f]{20})"
-OWN_FILE = re.compile(_NAME + r"(?P<part>\.json|\.values\.npy|\.[a-z][a-z0-9-]*\.json|\.npz)$")
+OWN_FILE = re.compile(_NAME + r"(?P<part>\.json|\.[a-z][a-z0-9-]*\.(json|npy)|\.npz)$")
 TEMP_FILE = re.compile(r"^\.tmp-(yz-.+|[a-z0-9_]{8}\.(npz|json))$")  # the second: format 1
 
 
@@ -199,6 +199,84 @@ def store_figures(t: RuleTables, what: str, figures: dict) -> None:
     _write_atomic(figures_path(t, what), lambda fh: fh.write(json.dumps(payload).encode()))
 
 
+# ---------------------------------------------------------------- big tables
+
+
+def array_path(t: RuleTables, what: str) -> Path:
+    return cache_stem(t).with_name(f"{cache_stem(t).name}.{what}.npy")
+
+
+def store_array(t: RuleTables, what: str, array: np.ndarray, info: dict | None = None) -> None:
+    """Write a big table (`what` names it) with per-block checksums of its rows, table first,
+    then its sealed metadata (`<stem>.<what>.json`, which marks it complete)."""
+    rows_per_block = max(1, BLOCK // max(1, int(np.prod(array.shape[1:]))))
+    _write_atomic(array_path(t, what), lambda fh: np.save(fh, array, allow_pickle=False))
+    flat = array.reshape(array.shape[0], -1)
+    sums = [_sha(np.ascontiguousarray(flat[i:i + rows_per_block]).tobytes())
+            for i in range(0, max(1, array.shape[0]), rows_per_block)]
+    meta = _sealed({"format": CACHE_FORMAT, "digest": t.digest, "solver_version": SOLVER_VERSION,
+                    "variant": t.rules.name, "what": what, "shape": list(array.shape),
+                    "dtype": str(array.dtype), "rows_per_block": rows_per_block, "blocks": sums,
+                    "info": info or {}})
+    _write_atomic(figures_path(t, what), lambda fh: fh.write(json.dumps(meta).encode()))
+
+
+class CheckedArray:
+    """A cached table, memory-mapped, each block of rows checked against its checksum the first
+    time it is read (a whole check of a 1 GB table would cost more than an answer)."""
+
+    def __init__(self, path: Path, meta: dict):
+        self.path = path
+        self.meta = meta
+        self.array = np.load(path, mmap_mode="r", allow_pickle=False)
+        self.rows_per_block = int(meta["rows_per_block"])
+        self._checked: set[int] = set()
+
+    @property
+    def info(self) -> dict:
+        return self.meta.get("info", {})
+
+    def rows(self, start: int, stop: int) -> np.ndarray:
+        """Rows start .. stop - 1, checked; CorruptCache if a block was altered."""
+        flat = self.array.reshape(self.array.shape[0], -1)
+        for b in range(start // self.rows_per_block, (stop - 1) // self.rows_per_block + 1):
+            if b not in self._checked:
+                lo = b * self.rows_per_block
+                data = np.ascontiguousarray(flat[lo: lo + self.rows_per_block]).tobytes()
+                if _sha(data) != self.meta["blocks"][b]:
+                    raise CorruptCache(f"{self.path}: checksum mismatch in block {b} (the file "
+                                       "was altered or truncated)")
+                self._checked.add(b)
+        return self.array[start:stop]
+
+    def row(self, i: int) -> np.ndarray:
+        return self.rows(i, i + 1)[0]
+
+    def whole(self) -> np.ndarray:
+        return self.rows(0, self.array.shape[0])
+
+
+def load_array(t: RuleTables, what: str) -> CheckedArray | None:
+    """A cached big table, None when absent; CorruptCache when it fails a check."""
+    meta_file = figures_path(t, what)
+    if not meta_file.exists():
+        return None
+    meta = _read_sealed(meta_file)
+    if meta.get("format") != CACHE_FORMAT or meta.get("digest") != t.digest or \
+            meta.get("solver_version") != SOLVER_VERSION or meta.get("what") != what:
+        raise CorruptCache(f"{meta_file}: written for other rules, solver or format")
+    try:
+        checked = CheckedArray(array_path(t, what), meta)
+    except (OSError, ValueError) as exc:
+        raise CorruptCache(f"{array_path(t, what)}: unreadable ({type(exc).__name__}: {exc})") \
+            from None
+    a = checked.array
+    if list(a.shape) != meta.get("shape") or str(a.dtype) != meta.get("dtype") or \
+            len(meta.get("blocks", [])) != -(-a.shape[0] // checked.rows_per_block):
+        raise CorruptCache(f"{array_path(t, what)}: the table has the wrong shape or type")
+    return checked
+
+
 # ---------------------------------------------------------------- listing and clearing
 
 
@@ -224,8 +302,9 @@ def _describe(path: Path) -> CacheEntry:
     variant, part = m["variant"], m["part"]
     if part == ".npz":  # format 1: a value table with its metadata inside
         return CacheEntry(path, variant, "values", "stale", size)
-    if part == ".values.npy":
-        meta = path.with_name(path.name[: -len(".values.npy")] + ".json")
+    if part.endswith(".npy"):
+        meta = path.with_name(path.name[: -len(".values.npy")] + ".json") \
+            if part == ".values.npy" else path.with_suffix(".json")
         return CacheEntry(path, variant, "store", "ok" if meta.exists() else "damaged", size)
     try:
         data = _read_sealed(path)

@@ -155,3 +155,18 @@ def _convolve(src, target, gain, prob, lo, width, offset, pmf):
     convolve_windows(ptr, order, src, gain, prob, lo, width, offset, pmf, new_lo, new_offset,
                      new_pmf)
     return index, new_lo, new_width, new_offset, new_pmf
+
+
+def duel(a: Distribution, b: Distribution) -> tuple[float, float, float]:
+    """P(A's score > B's), P(equal), P(B's > A's) for two independent players (solitaire:
+    neither sees the other), from their exact distributions."""
+    lo = int(min(a.scores[0], b.scores[0]))
+    hi = int(max(a.scores[-1], b.scores[-1]))
+    pa = np.zeros(hi - lo + 1)
+    pb = np.zeros(hi - lo + 1)
+    pa[a.scores - lo] = a.probabilities
+    pb[b.scores - lo] = b.probabilities
+    below_b = np.concatenate([[0.0], np.cumsum(pb)[:-1]])  # P(B < s)
+    a_wins = float(pa @ below_b)
+    draw = float(pa @ pb)
+    return a_wins, draw, max(0.0, 1.0 - a_wins - draw)

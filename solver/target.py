@@ -36,8 +36,13 @@ class TargetTable:
 
     solution: Solution
     max_target: int
-    W: np.ndarray  # float32 [layout.size, max_target + 1]
+    W: np.ndarray  # float32 [layout.size, max_target + 1], or a cache.CheckedArray of it
     seconds: float
+    cached: bool = False
+
+    def row(self, index: int) -> np.ndarray:
+        """W[index, :] (checked against its checksum first when it comes from the cache)."""
+        return self.W.row(index) if hasattr(self.W, "row") else self.W[index]
 
     def chance(self, mask: int, upper_total: int, yahtzee_full: bool, need: int) -> float:
         """The best chance of scoring at least `need` more points from a turn start."""
@@ -48,7 +53,7 @@ class TargetTable:
                              f"{self.max_target}; solve with a higher maximum target.",
                              param="target")
         index = self.solution.layout.index(mask, int(yahtzee_full), upper_total)
-        return float(self.W[index, need])
+        return float(self.row(index)[need])
 
     def p_reach(self, target: int) -> float:
         """P(final score >= target) under target play from the empty card."""
