@@ -23,6 +23,7 @@ import subprocess
 import sys
 import termios
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -157,6 +158,66 @@ def test_simulate_draws_solve_and_game_bars(width):
 ], ids=["variants", "rules-show", "rules-table", "score", "advise", "cache-list"])
 def test_command_output(width, args, expected):
     check(run_in_pty(args, width), *expected)
+
+
+# ---------------------------------------------------------------- help pages
+
+HELP_PAGES = [[], ["variants"], ["score"], ["advise"], ["solve"], ["compare"], ["simulate"],
+              ["rules"], ["rules", "show"], ["rules", "validate"], ["rules", "table"],
+              ["cache"], ["cache", "list"], ["cache", "clear"]]
+
+
+def help_pages(width: int) -> dict[str, Run]:
+    with ThreadPoolExecutor(4) as pool:
+        runs = pool.map(lambda page: run_in_pty([*page, "--help"], width, timeout=60),
+                        HELP_PAGES)
+        return {" ".join(["yz", *page]): run for page, run in zip(HELP_PAGES, runs, strict=True)}
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_help_pages(width):
+    pages = help_pages(width)
+    for name, run in pages.items():
+        check(run, f"Usage: {name} ")
+        assert "<bool>" not in run.text, f"a flag shows a <bool> metavar:\n{run!r}"
+        assert "╭" not in run.text and "│" not in run.text, run  # plain text, no rich box
+        assert max(map(len, run.text.splitlines())) <= width, run
+        if name in ("yz", "yz rules", "yz cache"):
+            # One line per command, with its whole first sentence: no hard break, no "...".
+            listing = run.text.split("Commands:\n", 1)[1].rstrip().splitlines()
+            assert all(re.fullmatch(r"  [a-z]+ +[A-Z].*\.", line) for line in listing), run
+    # Defaults are shown, typer's and those written into the help text alike.
+    assert "[default: official-free-joker]" in pages["yz solve"].flat
+    assert "[default: 100000]" in pages["yz simulate"].flat
+    assert "[default: the scorecard's, else official-free-joker]" in pages["yz advise"].flat
+    assert "[default: all but the first]" in pages["yz advise"].flat
+    assert "[default: the scorecard's, else official-free-joker]" in pages["yz score"].flat
+    assert "-h, --help" in pages["yz"].text and "--version" in pages["yz"].text
+
+
+# ---------------------------------------------------------------- errors and Ctrl-C
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+@pytest.mark.parametrize("args", [
+    ["score", "12345", "--filled", "onez=3,twos=6,threes=9,fours=12,fives=15,sixes=18"],
+    ["simulate", "--games", "lots"],
+    ["solve", "--bogus-option-with-a-long-name"],
+], ids=["library-error", "bad-int", "unknown-option"])
+def test_errors_are_one_paragraph(width, args):
+    run = run_in_pty(args, width, timeout=60)
+    assert run.code == 2, run
+    lines = [line for line in run.text.strip().splitlines() if line.strip()]
+    assert len(lines) == 1 and lines[0].startswith("error: "), run
+    assert "Traceback" not in run.text and "╭" not in run.text, run
+
+
+def test_ctrl_c_prints_interrupted_and_exits_130():
+    run = run_in_pty(["simulate", "--variant", "no-bonus", "-n", "3000000", "--no-exact"], 80,
+                     interrupt_when="playing 3,000,000 games")
+    assert run.code == 130, run
+    assert run.text.rstrip().endswith("interrupted"), run
+    assert "Traceback" not in run.text and "KeyboardInterrupt" not in run.text, run
 
 
 # ---------------------------------------------------------------- the bar's columns
