@@ -391,14 +391,22 @@ def simulate_cmd(
         played = simulate(solution, games, seed=seed, strategy=strategy, progress=step)
     summary = summarise(played)
     exact = None if no_exact else exact_figures(solution, strategy)
+    # The figures are printed whatever happens to the plot: a path that cannot be written
+    # (checked above, but folders change) costs the error message, not the games.
+    plot_error = None
     if plot is not None:
-        render.plot_histogram(plot, played, exact["mean"] if exact else None)
+        try:
+            render.plot_histogram(plot, played, exact["mean"] if exact else None)
+        except YzError as exc:
+            plot_error = exc
     if as_json:
-        emit_json({**summary, "exact": exact, "plot": plot})
+        emit_json({**summary, "exact": exact, "plot": None if plot_error else plot})
     else:
         typer.echo(render.simulation_text(summary, exact, played))
-        if plot is not None:
+        if plot is not None and plot_error is None:
             typer.echo(f"histogram written to {plot}")
+    if plot_error is not None:
+        raise plot_error
 
 
 @cache_app.command("list")

@@ -325,6 +325,9 @@ def check_plot_target(path: str) -> None:
         raise InputError(f"--plot: '{path}' should be a .png file name.")
     if target.is_dir():
         raise InputError(f"--plot: '{path}' is a folder; give a file name ending in .png.")
+    if target.parent.exists() and not target.parent.is_dir():
+        raise InputError(f"--plot: '{target.parent}' is a file, not a folder; give another "
+                         "path.")
     if not target.parent.is_dir():
         raise InputError(f"--plot: the folder '{target.parent}' does not exist; create it or "
                          "give another path.")

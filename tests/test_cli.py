@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 from pathlib import Path
 
@@ -235,3 +236,83 @@ def test_score_option_errors(args, needle):
     result = yz(*args)
     assert result.exit_code == 2, result.output
     assert needle in result.stderr and result.stdout == ""
+
+
+# ---------------------------------------------------------------- simulate --plot
+
+
+def test_simulate_plot_missing_folder_is_refused_before_simulating(tmp_path):
+    result = yz("simulate", "-v", "no-bonus", "-n", "100", "--plot",
+                str(tmp_path / "none" / "x.png"))
+    assert result.exit_code == 2 and result.stdout == ""
+    assert "does not exist" in result.stderr
+
+
+def test_simulate_plot_file_as_folder_is_refused_before_simulating(tmp_path):
+    (tmp_path / "file").write_text("not a folder")
+    result = yz("simulate", "-v", "no-bonus", "-n", "100", "--plot",
+                str(tmp_path / "file" / "x.png"))
+    assert result.exit_code == 2 and result.stdout == ""
+    assert "is a file, not a folder" in result.stderr
+
+
+def test_simulate_plot_read_only_folder_is_refused_before_simulating(tmp_path):
+    folder = tmp_path / "ro"
+    folder.mkdir()
+    folder.chmod(0o555)
+    try:
+        if os.access(folder, os.W_OK):
+            pytest.skip("running as root: a read-only folder is still writable")
+        result = yz("simulate", "-v", "no-bonus", "-n", "100", "--plot", str(folder / "x.png"))
+    finally:
+        folder.chmod(0o755)
+    assert result.exit_code == 2 and result.stdout == ""
+    assert "not writable" in result.stderr
+
+
+@pytest.fixture(params=["matplotlib", "stub"])
+def failing_plot(request, monkeypatch, tmp_path):
+    """A plot path that passes the check but cannot be written once the games are played
+    (the folder went away): with matplotlib for real, or with a stub plotter without it."""
+    from yz.cli import render
+    from yz.rules import InputError
+
+    monkeypatch.setattr(render, "check_plot_target", lambda path: None)
+    if request.param == "matplotlib":
+        pytest.importorskip("matplotlib")
+    else:
+        def fail(path, games, exact_mean):
+            raise InputError(f"--plot: could not write '{path}' (gone).")
+        monkeypatch.setattr(render, "plot_histogram", fail)
+    return str(tmp_path / "gone" / "x.png")
+
+
+def test_simulate_plot_failure_keeps_the_text_figures(failing_plot):
+    result = yz("simulate", "-v", "no-bonus", "-n", "200", "--plot", failing_plot)
+    assert result.exit_code == 2
+    assert "200 games" in result.stdout and "percentiles:" in result.stdout
+    assert "histogram written" not in result.stdout
+    assert result.stderr.startswith("error: --plot: could not write")
+
+
+def test_simulate_plot_failure_keeps_the_json_figures(failing_plot):
+    result = yz("simulate", "-v", "no-bonus", "-n", "200", "--plot", failing_plot, "--json")
+    assert result.exit_code == 2
+    data = json.loads(result.stdout)
+    assert data["games"] == 200 and data["exact"]["mean"] == pytest.approx(229.6385, abs=1e-4)
+    assert data["plot"] is None  # not written
+    assert result.stderr.startswith("error: --plot: could not write")
+
+
+@pytest.mark.skipif(not Path("/proc/self").exists(), reason="needs Linux's /proc")
+def test_simulate_plot_unwritable_system_folder():
+    """/proc takes no new files, even from root, for whom the check's access() says yes: then
+    the figures come first and the error after; for anyone else the check refuses it."""
+    pytest.importorskip("matplotlib")
+    result = yz("simulate", "-v", "no-bonus", "-n", "200", "--plot", "/proc/yz-plot.png")
+    assert result.exit_code == 2 and "/proc" in result.stderr
+    assert "Traceback" not in result.output
+    if os.access("/proc", os.W_OK):
+        assert "percentiles:" in result.stdout and "could not write" in result.stderr
+    else:
+        assert result.stdout == "" and "not writable" in result.stderr
