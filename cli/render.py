@@ -196,7 +196,7 @@ def progress(label: str, enabled: bool = True,
     from rich.progress import Progress
 
     console = Console(stderr=True)
-    console = Console(stderr=True, width=min(console.width, 100))
+    console.width = min(console.width, 100)  # a wide terminal gets a bar, not a runway
     bar = Progress(*progress_columns(unit), console=console, transient=True, expand=True)
     with bar:
         task = bar.add_task(label, total=None)
