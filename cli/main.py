@@ -16,16 +16,52 @@ from yz.rules import YzError
 
 from . import render
 
+HELP = "Rules-variant engine and exact solver for Yahtzee-family dice games."
+# Plain help (no rich markup): `[default: ...]` and other brackets are shown as written, flags
+# carry no `<bool>` type, and the text wraps to the terminal like any other command's.
+SETTINGS = {"help_option_names": ["-h", "--help"]}
 app = typer.Typer(no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False,
-                  help="Rules-variant engine and exact solver for Yahtzee-family dice games.")
-rules_app = typer.Typer(no_args_is_help=True, help="Inspect and check rule sets.")
-cache_app = typer.Typer(no_args_is_help=True, help="The cache of solved strategies.")
+                  rich_markup_mode=None, context_settings=SETTINGS, help=HELP)
+rules_app = typer.Typer(no_args_is_help=True, rich_markup_mode=None, context_settings=SETTINGS,
+                        help="Inspect and check rule sets.")
+cache_app = typer.Typer(no_args_is_help=True, rich_markup_mode=None, context_settings=SETTINGS,
+                        help="The cache of solved strategies.")
 app.add_typer(rules_app, name="rules")
 app.add_typer(cache_app, name="cache")
 
-VariantOpt = Annotated[str, typer.Option("--variant", "-v",
+VariantOpt = Annotated[str, typer.Option("--variant", "-v", metavar="VARIANT",
                                          help="A built-in variant name or a YAML rule file.")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON.")]
+# Options that mean the same thing in `score` and `advise`.
+CardVariantOpt = Annotated[str | None, typer.Option(
+    "--variant", "-v", metavar="VARIANT", help="A built-in variant name or a YAML rule file "
+    "[default: the scorecard's, else official-free-joker].")]
+FilledOpt = Annotated[str | None, typer.Option(
+    "--filled", metavar="BOXES",
+    help="Boxes already filled with their scores, e.g. 'ones=3,yahtzee=50'.")]
+UpperTotalOpt = Annotated[int | None, typer.Option(
+    "--upper-total", metavar="N", help="Upper-section total so far, instead of each upper score.")]
+CardOpt = Annotated[str | None, typer.Option(
+    "--card", metavar="FILE", help="A scorecard file (YAML or JSON) with variant, filled, "
+    "upper_total, bonus_points, dice, rolls_left; options given here override it.")]
+
+
+def _version(value: bool) -> None:
+    if value:
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            typer.echo(f"yz {version('yz')}")
+        except PackageNotFoundError:
+            typer.echo("yz (not installed: no version recorded)")
+        raise typer.Exit()
+
+
+@app.callback()
+def main(version: Annotated[bool, typer.Option(
+        "--version", callback=_version, is_eager=True,
+        help="Print the installed version and exit.")] = False) -> None:
+    pass
 
 
 def handles_errors(func):
@@ -46,13 +82,23 @@ def emit_json(obj) -> None:
     typer.echo(json.dumps(obj, indent=2))
 
 
+def read_card(card: str | None):
+    """The scorecard named by --card, or an empty one."""
+    from yz.rules.position import Scorecard, load_scorecard
+
+    return load_scorecard(card) if card else Scorecard()
+
+
 # ---------------------------------------------------------------- variants and rules
 
 
 @app.command("variants")
 @handles_errors
 def variants_cmd(as_json: JsonOpt = False) -> None:
-    """List the built-in variants: key, boxes, bonuses, Joker and description."""
+    """List the built-in rule sets.
+
+    For each: its key, boxes, bonuses, Joker rule and description.
+    """
     from yz.rules import builtin_names, load_rules
 
     rows = [render.variant_summary(load_rules(name)) for name in builtin_names()]
@@ -62,11 +108,17 @@ def variants_cmd(as_json: JsonOpt = False) -> None:
         typer.echo(render.variants_table(rows))
 
 
+SpecArg = Annotated[str, typer.Argument(metavar="VARIANT",
+                                        help="A built-in variant name or a YAML rule file.")]
+
+
 @rules_app.command("show")
 @handles_errors
-def rules_show(spec: Annotated[str, typer.Argument(help="Variant name or YAML file.")],
-               as_json: JsonOpt = False) -> None:
-    """Show a rule set fully resolved (after `extends`), with every default filled in."""
+def rules_show(spec: SpecArg, as_json: JsonOpt = False) -> None:
+    """Show a rule set fully resolved.
+
+    The rules after `extends`, with every default filled in.
+    """
     from yz.rules import load_rules
 
     rules = load_rules(spec)
@@ -78,9 +130,13 @@ def rules_show(spec: Annotated[str, typer.Argument(help="Variant name or YAML fi
 
 @rules_app.command("validate")
 @handles_errors
-def rules_validate(path: Annotated[str, typer.Argument(help="YAML rule file to check.")],
+def rules_validate(path: Annotated[str, typer.Argument(metavar="FILE",
+                                                       help="YAML rule file to check.")],
                    as_json: JsonOpt = False) -> None:
-    """Check a rule file; exit 0 when valid, 2 with every problem listed when not."""
+    """Check a rule file.
+
+    Exit 0 when it is valid; exit 2 with every problem listed (file:line:col) when not.
+    """
     from yz.rules import load_rules
 
     rules = load_rules(path)
@@ -92,10 +148,13 @@ def rules_validate(path: Annotated[str, typer.Argument(help="YAML rule file to c
 
 @rules_app.command("table")
 @handles_errors
-def rules_table(spec: Annotated[str, typer.Argument(help="Variant name or YAML file.")],
+def rules_table(spec: SpecArg,
                 as_csv: Annotated[bool, typer.Option("--csv", help="Print CSV.")] = False,
                 as_json: JsonOpt = False) -> None:
-    """Print every distinct roll against every box, to inspect a house rule."""
+    """Print every distinct roll against every box.
+
+    The rolls are sorted dice; use it to check what a house rule scores.
+    """
     from yz.rules import compile_rules, load_rules
 
     t = compile_rules(load_rules(spec))
@@ -114,22 +173,41 @@ def rules_table(spec: Annotated[str, typer.Argument(help="Variant name or YAML f
 @app.command("score")
 @handles_errors
 def score_cmd(
-    dice: Annotated[list[str], typer.Argument(help="The dice: 1 3 4 6 6, 1,3,4,6,6 or 13466.")],
-    variant: VariantOpt = "official-free-joker",
-    category: Annotated[str | None, typer.Option("--category", "-c",
-                                                 help="Score only this box.")] = None,
-    filled: Annotated[str | None, typer.Option(
-        "--filled", help="Boxes already filled, e.g. 'ones=3,yahtzee=50' (for bonus and Joker)."
-    )] = None,
+    dice_args: Annotated[list[str] | None, typer.Argument(
+        metavar="DICE", show_default=False,
+        help="The dice: 1 3 4 6 6, 1,3,4,6,6 or 13466 (or --dice, or the scorecard's).")
+    ] = None,
+    variant: CardVariantOpt = None,
+    dice: Annotated[str | None, typer.Option(
+        "--dice", "-d", metavar="DICE", help="The dice, e.g. 1,3,4,6,6 (instead of arguments).")
+    ] = None,
+    category: Annotated[str | None, typer.Option(
+        "--category", "-c", metavar="BOX", help="Score only this box.")] = None,
+    filled: FilledOpt = None,
+    upper_total: UpperTotalOpt = None,
+    card: CardOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """Score a roll in every open box (best first) or in one box, in an optional position."""
-    from yz.rules import compile_rules, load_rules
+    """Score a roll in every open box, best first, or in one box.
+
+    In an optional position (filled boxes, upper total, or a scorecard), with the Joker and
+    the bonuses applied.
+    """
+    from yz.rules import InputError, compile_rules, load_rules
     from yz.rules.position import box_choices, check_open_box, parse_dice, parse_filled
 
-    t = compile_rules(load_rules(variant))
-    roll = t.roll_index(parse_dice(dice, t))
-    pos = parse_filled(filled, t)
+    if dice_args and dice is not None:
+        raise InputError("give the dice once: as arguments or with --dice, not both.")
+    sc = read_card(card)
+    t = compile_rules(load_rules(variant or sc.variant or "official-free-joker"))
+    shown = dice_args or (dice if dice is not None else sc.dice)
+    if shown is None:
+        raise InputError("no dice to score: give them as arguments (e.g. yz score 1 3 4 6 6), "
+                         "with --dice, or in the scorecard.")
+    roll = t.roll_index(parse_dice(shown, t))
+    pos = parse_filled(filled if filled is not None else sc.filled, t,
+                       upper_total if upper_total is not None else sc.upper_total,
+                       origin=card if filled is None and card else None)
     choices = box_choices(t, roll, pos)
     if category is not None:
         check_open_box(t, pos, category)
@@ -154,37 +232,34 @@ def score_cmd(
 @app.command("advise")
 @handles_errors
 def advise_cmd(
-    variant: Annotated[str | None, typer.Option(
-        "--variant", "-v", help="A built-in variant name or a YAML rule file "
-        "[default: the scorecard's, else official-free-joker].")] = None,
+    variant: CardVariantOpt = None,
     dice: Annotated[str | None, typer.Option(
-        "--dice", "-d", help="The dice showing now, e.g. 1,3,4,6,6 (none: before the roll).")
-    ] = None,
+        "--dice", "-d", metavar="DICE",
+        help="The dice showing now, e.g. 1,3,4,6,6 (none: before the roll).")] = None,
     rolls_left: Annotated[int | None, typer.Option(
-        "--rolls-left", "-r", help="Re-rolls left this turn [default: all but the first].")
-    ] = None,
-    filled: Annotated[str | None, typer.Option(
-        "--filled", help="Boxes already filled with their scores, e.g. 'ones=3,chance=22'.")
-    ] = None,
-    upper_total: Annotated[int | None, typer.Option(
-        "--upper-total", help="Upper-section total so far, instead of each upper score.")
-    ] = None,
+        "--rolls-left", "-r", metavar="N",
+        help="Re-rolls left this turn [default: all but the first].")] = None,
+    filled: FilledOpt = None,
+    upper_total: UpperTotalOpt = None,
     bonus_points: Annotated[int | None, typer.Option(
-        "--bonus-points", help="Extra Yahtzee bonus points already won (for the final total).")
-    ] = None,
-    card: Annotated[str | None, typer.Option(
-        "--card", help="A scorecard file (YAML or JSON) with variant, filled, upper_total, "
-        "bonus_points, dice, rolls_left; options given here override it.")] = None,
-    top: Annotated[int, typer.Option("--top", min=0, help="How many alternatives to list.")] = 5,
+        "--bonus-points", metavar="N",
+        help="Extra Yahtzee bonus points already won (for the final total).")] = None,
+    card: CardOpt = None,
+    top: Annotated[int, typer.Option("--top", min=0, metavar="N",
+                                     help="How many alternatives to list.")] = 5,
     as_json: JsonOpt = False,
 ) -> None:
-    """Best move in a position: which dice to keep, or which box to score, and what it is worth."""
+    """Best move in a position: which dice to keep or box to score.
+
+    With what the best move is worth (expected final score) and what every alternative loses;
+    without dice, the position's value before the roll.
+    """
     from yz.rules import compile_rules, load_rules
-    from yz.rules.position import Scorecard, load_scorecard, parse_dice, parse_filled
+    from yz.rules.position import parse_dice, parse_filled
     from yz.solver import solve
     from yz.solver.advice import advise, check_rolls_left
 
-    sc = load_scorecard(card) if card else Scorecard()
+    sc = read_card(card)
     t = compile_rules(load_rules(variant or sc.variant or "official-free-joker"))
     # Check the whole position before solving, so a typo costs no solve.
     pos = parse_filled(filled if filled is not None else sc.filled, t,
@@ -222,8 +297,11 @@ def solve_cmd(variant: VariantOpt = "official-free-joker", no_cache: NoCacheOpt 
               no_sd: Annotated[bool, typer.Option(
                   "--no-sd", help="Skip the exact standard deviation (a second pass).")] = False,
               quiet: QuietOpt = False, as_json: JsonOpt = False) -> None:
-    """Compute the exact optimal expected score of a rule set and the SD of the final score
-    under optimal play (both cached with the strategy)."""
+    """Solve a rule set exactly: optimal expected score and SD.
+
+    The SD is the exact standard deviation of the final score under optimal play; both are
+    cached with the strategy.
+    """
     from yz.rules import load_rules
     from yz.solver import exact_figures, solve
 
@@ -243,10 +321,15 @@ def solve_cmd(variant: VariantOpt = "official-free-joker", no_cache: NoCacheOpt 
 @handles_errors
 def compare_cmd(
     variants: Annotated[list[str] | None, typer.Argument(
+        metavar="VARIANT", show_default=False,
         help="Variant names or YAML files (default: every built-in).")] = None,
     no_cache: NoCacheOpt = False, quiet: QuietOpt = False, as_json: JsonOpt = False,
 ) -> None:
-    """Compare the optimal expected scores of rule sets (difference to the first one)."""
+    """Compare the optimal expected scores of rule sets.
+
+    Each is shown with its difference to the first one (by default every built-in, the
+    official rules first).
+    """
     from yz.rules import builtin_names, load_rules
     from yz.solver import solve
 
@@ -271,21 +354,26 @@ def compare_cmd(
 @handles_errors
 def simulate_cmd(
     variant: VariantOpt = "official-free-joker",
-    games: Annotated[int, typer.Option("--games", "-n", help="Games to play.")] = 100_000,
-    seed: Annotated[int, typer.Option("--seed", help="Seed: the same seed, the same games.")] = 0,
+    games: Annotated[int, typer.Option("--games", "-n", metavar="N",
+                                       help="Games to play.")] = 100_000,
+    seed: Annotated[int, typer.Option("--seed", metavar="N",
+                                      help="Seed: the same seed, the same games.")] = 0,
     strategy: Annotated[str, typer.Option(
-        "--strategy", "-s", help="optimal, greedy (best score each turn) or heuristic "
-        "(per-turn play against a simple estimate of the future).")] = "optimal",
+        "--strategy", "-s", metavar="NAME", help="optimal, greedy (best score each turn) or "
+        "heuristic (per-turn play against a simple estimate of the future).")] = "optimal",
     plot: Annotated[str | None, typer.Option(
-        "--plot", help="Write a histogram of the scores to this PNG file (needs matplotlib: "
-        "pip install matplotlib).")] = None,
+        "--plot", metavar="FILE.png", help="Also write a histogram of the scores to this PNG "
+        "file (needs matplotlib: pip install matplotlib).")] = None,
     no_exact: Annotated[bool, typer.Option(
         "--no-exact", help="Skip the exact figures printed beside the sampled ones.")] = False,
     quiet: QuietOpt = False,
     as_json: JsonOpt = False,
 ) -> None:
-    """Play many games with a strategy: mean with its standard error next to the exact value,
-    spread, percentiles, per-box means and zero rates, bonuses and Joker uses."""
+    """Play games with a strategy; sampled figures beside exact ones.
+
+    The mean with its standard error next to the exact value, the SD, percentiles, per-box
+    means and zero rates, bonuses and Joker uses, and a histogram.
+    """
     from yz.rules import load_rules
     from yz.solver import exact_figures, solve
     from yz.solver.simulate import check_simulation, simulate, summarise
@@ -303,20 +391,31 @@ def simulate_cmd(
         played = simulate(solution, games, seed=seed, strategy=strategy, progress=step)
     summary = summarise(played)
     exact = None if no_exact else exact_figures(solution, strategy)
+    # The figures are printed whatever happens to the plot: a path that cannot be written
+    # (checked above, but folders change) costs the error message, not the games.
+    plot_error = None
     if plot is not None:
-        render.plot_histogram(plot, played, exact["mean"] if exact else None)
+        try:
+            render.plot_histogram(plot, played, exact["mean"] if exact else None)
+        except YzError as exc:
+            plot_error = exc
     if as_json:
-        emit_json({**summary, "exact": exact, "plot": plot})
+        emit_json({**summary, "exact": exact, "plot": None if plot_error else plot})
     else:
         typer.echo(render.simulation_text(summary, exact, played))
-        if plot is not None:
+        if plot is not None and plot_error is None:
             typer.echo(f"histogram written to {plot}")
+    if plot_error is not None:
+        raise plot_error
 
 
 @cache_app.command("list")
 @handles_errors
 def cache_list(as_json: JsonOpt = False) -> None:
-    """List the solved strategies in the cache folder ($YZ_CACHE_DIR moves it)."""
+    """List the solved strategies in the cache.
+
+    $YZ_CACHE_DIR moves the cache folder.
+    """
     from yz.solver import cache
 
     items = cache.entries()
@@ -341,9 +440,45 @@ def cache_clear(as_json: JsonOpt = False) -> None:
         typer.echo(f"removed {removed} file(s) from {cache.cache_dir()}")
 
 
-def run() -> None:
-    """Console-script entry point."""
-    app()
+# ---------------------------------------------------------------- entry point
+
+# typer vendors click (0.26+) or depends on it (older): reach its exception classes through
+# the public typer.BadParameter rather than importing either.
+_CLICK_ERRORS = {cls.__name__: cls for cls in typer.BadParameter.__mro__}
+UsageError = _CLICK_ERRORS["UsageError"]
+ClickException = _CLICK_ERRORS["ClickException"]
+
+
+def usage_error_text(exc) -> str:
+    """An option-parser error as one paragraph, in the style of every other error."""
+    message = exc.format_message().strip().replace("\n", " ")
+    message = message[:1].lower() + message[1:]
+    if not message.endswith((".", "?")):
+        message += "."
+    if getattr(exc, "ctx", None) is None:  # the parser did not say which command
+        return f"error: {message} See 'yz COMMAND --help'."
+    path = exc.ctx.command_path
+    return f"error: {path}: {message} See '{path} --help'."
+
+
+def run(args: list[str] | None = None) -> int:
+    """Console-script entry point: the exit code (2 for bad input, 130 when interrupted)."""
+    try:
+        code = app(args=args, prog_name="yz", standalone_mode=False)
+    except UsageError as exc:
+        if type(exc).__name__ == "NoArgsIsHelpError":  # a bare `yz` or `yz rules`: the help
+            typer.echo(exc.format_message(), err=True)
+        else:
+            typer.echo(usage_error_text(exc), err=True)
+        return exc.exit_code
+    except ClickException as exc:
+        typer.echo(f"error: {exc.format_message()}", err=True)
+        return exc.exit_code
+    except (KeyboardInterrupt, typer.Abort):
+        code = 130
+    if code == 130:  # typer turns Ctrl-C into exit code 130
+        typer.echo("interrupted", err=True)
+    return code if isinstance(code, int) else 0
 
 
 if __name__ == "__main__":

@@ -141,23 +141,67 @@ def choices_text(t: RuleTables, roll: int, choices) -> str:
 # ---------------------------------------------------------------- solve and compare
 
 
+def progress_columns(unit: str) -> list:
+    """The columns of a progress bar: label, bar, count, time left (once the total is known),
+    time elapsed. Every column renders whether or not the total is known yet; the text columns
+    never wrap, the bar takes the width that is left."""
+    from rich.progress import (
+        BarColumn,
+        ProgressColumn,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+    from rich.table import Column
+    from rich.text import Text
+
+    class CountColumn(ProgressColumn):
+        """'done/total unit', or 'done unit' while the total is unknown."""
+
+        def render(self, task) -> Text:
+            done = f"{task.completed:,.0f}"
+            if task.total is None:
+                return Text(f"{done} {unit}" if task.completed else "", style="progress.download")
+            return Text(f"{done}/{task.total:,.0f} {unit}", style="progress.download")
+
+    class LeftColumn(TimeRemainingColumn):
+        """rich's time-remaining column, blank while the total is unknown."""
+
+        def render(self, task) -> Text:
+            if task.total is None:
+                return Text("")
+            return Text.assemble(super().render(task), " left")
+
+    def fixed() -> Column:
+        return Column(no_wrap=True)
+
+    return [TextColumn("{task.description}", table_column=fixed()),
+            BarColumn(bar_width=None, table_column=Column(ratio=1)),
+            CountColumn(table_column=fixed()), LeftColumn(compact=True, table_column=fixed()),
+            TimeElapsedColumn(table_column=fixed())]
+
+
 @contextlib.contextmanager
 def progress(label: str, enabled: bool = True,
-             unit: str = "layers") -> Iterator[Callable[[int, int], None] | None]:
-    """A progress bar on stderr while working, only when stderr is a terminal."""
+             unit: str = "layers") -> Iterator[Callable[..., None] | None]:
+    """A transient progress bar on stderr while working, only when stderr is a terminal.
+
+    Yields `step(done, total=None)`: the bar pulses until a total is given, then shows the count
+    and an estimate of the time left. It is one line, at most 100 columns wide.
+    """
     if not enabled or not sys.stderr.isatty():
         yield None
         return
     from rich.console import Console
-    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+    from rich.progress import Progress
 
-    bar = Progress(TextColumn("{task.description}"), BarColumn(),
-                   TextColumn("{task.completed:,}/{task.total:,} " + unit), TimeElapsedColumn(),
-                   console=Console(stderr=True), transient=True)
+    console = Console(stderr=True)
+    console.width = min(console.width, 100)  # a wide terminal gets a bar, not a runway
+    bar = Progress(*progress_columns(unit), console=console, transient=True, expand=True)
     with bar:
         task = bar.add_task(label, total=None)
 
-        def step(done: int, total: int) -> None:
+        def step(done: int, total: int | None = None) -> None:
             bar.update(task, completed=done, total=total)
 
         yield step
@@ -281,6 +325,9 @@ def check_plot_target(path: str) -> None:
         raise InputError(f"--plot: '{path}' should be a .png file name.")
     if target.is_dir():
         raise InputError(f"--plot: '{path}' is a folder; give a file name ending in .png.")
+    if target.parent.exists() and not target.parent.is_dir():
+        raise InputError(f"--plot: '{target.parent}' is a file, not a folder; give another "
+                         "path.")
     if not target.parent.is_dir():
         raise InputError(f"--plot: the folder '{target.parent}' does not exist; create it or "
                          "give another path.")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 from pathlib import Path
 
@@ -154,3 +155,164 @@ def test_compare_json():
     assert rows[1]["difference"] == pytest.approx(rows[1]["expected_score"] -
                                                   rows[0]["expected_score"])
     assert "vs first" in yz("compare", "no-bonus", "gist").stdout
+
+
+# ---------------------------------------------------------------- options and parser errors
+
+
+@pytest.mark.parametrize("page", [[], ["solve"], ["score"], ["advise"], ["simulate"], ["rules"],
+                                  ["rules", "show"], ["cache", "clear"]])
+def test_short_help_option(page):
+    long, short = yz(*page, "--help"), yz(*page, "-h")
+    assert long.exit_code == short.exit_code == 0
+    assert short.stdout == long.stdout and "Usage: " in long.stdout
+
+
+def test_version_is_the_installed_distribution(capsys):
+    from importlib.metadata import version
+
+    from yz.cli.main import run
+
+    assert run(["--version"]) == 0
+    assert capsys.readouterr().out == f"yz {version('yz')}\n"
+
+
+@pytest.mark.parametrize("args, needle", [
+    (["score", "12345", "--bogus"], "no such option: --bogus"),
+    (["solve", "--jsn"], "possible options: --json"),
+    (["simulate", "--games", "abc"], "'--games'"),
+    (["advise", "--top", "-3"], "'--top'"),
+    (["rules", "show"], "missing argument 'VARIANT'"),
+    (["score", "12345", "--variant"], "'--variant' requires an argument"),
+    (["solve", "official-free-joker"], "unexpected extra argument"),
+    (["nosuchcommand"], "no such command 'nosuchcommand'"),
+])
+def test_parser_errors_are_one_paragraph(capsys, args, needle):
+    from yz.cli.main import run
+
+    assert run(args) == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err.startswith("error: ") and err.count("\n") == 1, err
+    assert needle.lower() in err.lower(), err
+    assert "Usage:" not in err and "Traceback" not in err and "╭" not in err
+
+
+def test_bare_yz_prints_the_help(capsys):
+    from yz.cli.main import run
+
+    assert run([]) == 2  # like click: no command is a usage error, answered with the help
+    assert "Commands:" in capsys.readouterr().err
+
+
+def test_score_takes_the_options_of_advise(tmp_path):
+    by_args = yz_json("score", "33333", "--filled", "yahtzee=50,threes=15")
+    assert yz_json("score", "--dice", "3,3,3,3,3", "--filled", "yahtzee=50,threes=15") == by_args
+    assert yz_json("score", "-d", "33333", "--filled", "yahtzee=50,threes=15") == by_args
+    # --upper-total stands in for the upper boxes' scores, as in advise.
+    data = yz_json("score", "66666", "-c", "sixes", "--filled", "ones,twos,threes,fours,fives",
+                   "--upper-total", "33")
+    assert data["score"] == 30 and data["upper_bonus"] == 35
+    card = tmp_path / "card.yaml"
+    card.write_text("variant: yatzy\nfilled: {ones: 3}\ndice: [5, 5, 4, 4, 1]\n")
+    data = yz_json("score", "--card", str(card))
+    assert data["variant"] == "yatzy" and data["scores"]["one_pair"] == 10
+    assert "ones" not in data["scores"]
+    # Options and arguments override the card.
+    assert yz_json("score", "--card", str(card), "66655")["scores"]["one_pair"] == 12
+    assert yz_json("score", "--card", str(card), "-d", "66655")["scores"]["one_pair"] == 12
+    assert "ones" in yz_json("score", "--card", str(card), "--filled", "twos=4")["scores"]
+    assert yz_json("score", "--card", str(card), "-v", "gist")["variant"] == "gist"
+
+
+@pytest.mark.parametrize("args, needle", [
+    (["score", "12345", "--dice", "12345"], "give the dice once"),
+    (["score"], "no dice to score"),
+    (["score", "--card", "missing-card.yaml"], "missing-card.yaml"),
+    (["score", "66666", "-c", "sixes", "--filled", "ones", "--upper-total", "70"],
+     "upper total"),
+])
+def test_score_option_errors(args, needle):
+    result = yz(*args)
+    assert result.exit_code == 2, result.output
+    assert needle in result.stderr and result.stdout == ""
+
+
+# ---------------------------------------------------------------- simulate --plot
+
+
+def test_simulate_plot_missing_folder_is_refused_before_simulating(tmp_path):
+    result = yz("simulate", "-v", "no-bonus", "-n", "100", "--plot",
+                str(tmp_path / "none" / "x.png"))
+    assert result.exit_code == 2 and result.stdout == ""
+    assert "does not exist" in result.stderr
+
+
+def test_simulate_plot_file_as_folder_is_refused_before_simulating(tmp_path):
+    (tmp_path / "file").write_text("not a folder")
+    result = yz("simulate", "-v", "no-bonus", "-n", "100", "--plot",
+                str(tmp_path / "file" / "x.png"))
+    assert result.exit_code == 2 and result.stdout == ""
+    assert "is a file, not a folder" in result.stderr
+
+
+def test_simulate_plot_read_only_folder_is_refused_before_simulating(tmp_path):
+    folder = tmp_path / "ro"
+    folder.mkdir()
+    folder.chmod(0o555)
+    try:
+        if os.access(folder, os.W_OK):
+            pytest.skip("running as root: a read-only folder is still writable")
+        result = yz("simulate", "-v", "no-bonus", "-n", "100", "--plot", str(folder / "x.png"))
+    finally:
+        folder.chmod(0o755)
+    assert result.exit_code == 2 and result.stdout == ""
+    assert "not writable" in result.stderr
+
+
+@pytest.fixture(params=["matplotlib", "stub"])
+def failing_plot(request, monkeypatch, tmp_path):
+    """A plot path that passes the check but cannot be written once the games are played
+    (the folder went away): with matplotlib for real, or with a stub plotter without it."""
+    from yz.cli import render
+    from yz.rules import InputError
+
+    monkeypatch.setattr(render, "check_plot_target", lambda path: None)
+    if request.param == "matplotlib":
+        pytest.importorskip("matplotlib")
+    else:
+        def fail(path, games, exact_mean):
+            raise InputError(f"--plot: could not write '{path}' (gone).")
+        monkeypatch.setattr(render, "plot_histogram", fail)
+    return str(tmp_path / "gone" / "x.png")
+
+
+def test_simulate_plot_failure_keeps_the_text_figures(failing_plot):
+    result = yz("simulate", "-v", "no-bonus", "-n", "200", "--plot", failing_plot)
+    assert result.exit_code == 2
+    assert "200 games" in result.stdout and "percentiles:" in result.stdout
+    assert "histogram written" not in result.stdout
+    assert result.stderr.startswith("error: --plot: could not write")
+
+
+def test_simulate_plot_failure_keeps_the_json_figures(failing_plot):
+    result = yz("simulate", "-v", "no-bonus", "-n", "200", "--plot", failing_plot, "--json")
+    assert result.exit_code == 2
+    data = json.loads(result.stdout)
+    assert data["games"] == 200 and data["exact"]["mean"] == pytest.approx(229.6385, abs=1e-4)
+    assert data["plot"] is None  # not written
+    assert result.stderr.startswith("error: --plot: could not write")
+
+
+@pytest.mark.skipif(not Path("/proc/self").exists(), reason="needs Linux's /proc")
+def test_simulate_plot_unwritable_system_folder():
+    """/proc takes no new files, even from root, for whom the check's access() says yes: then
+    the figures come first and the error after; for anyone else the check refuses it."""
+    pytest.importorskip("matplotlib")
+    result = yz("simulate", "-v", "no-bonus", "-n", "200", "--plot", "/proc/yz-plot.png")
+    assert result.exit_code == 2 and "/proc" in result.stderr
+    assert "Traceback" not in result.output
+    if os.access("/proc", os.W_OK):
+        assert "percentiles:" in result.stdout and "could not write" in result.stderr
+    else:
+        assert result.stdout == "" and "not writable" in result.stderr
