@@ -64,6 +64,25 @@ def main(version: Annotated[bool, typer.Option(
     pass
 
 
+# The library names its parameters (an error about `games` starts "games: "); the CLI says
+# which option that is.
+FLAGS = {"games": "--games", "seed": "--seed", "strategy": "--strategy",
+         "category": "--category", "dice": "--dice", "rolls_left": "--rolls-left",
+         "threads": "--threads", "bonus_points": "--bonus-points", "target": "--target",
+         "max_target": "--max-target", "upper_total": "--upper-total",
+         "max_memory": "--max-memory"}
+
+
+def error_text(exc: YzError) -> str:
+    """The library's message, speaking of the option the user typed where there is one."""
+    message = str(exc)
+    param = getattr(exc, "param", None)
+    label = f"{param.replace('_', ' ')}: " if param else None
+    if label and param in FLAGS and message.startswith(label):
+        message = f"{FLAGS[param]}: {message[len(label):]}"
+    return f"error: {message}"
+
+
 def handles_errors(func):
     """Turn a YzError into a one-paragraph message on stderr and exit code 2."""
 
@@ -72,10 +91,52 @@ def handles_errors(func):
         try:
             return func(*args, **kwargs)
         except YzError as exc:
-            typer.echo(f"error: {exc}", err=True)
+            typer.echo(error_text(exc), err=True)
             raise typer.Exit(2) from None
 
     return wrapper
+
+
+def note(text: str) -> None:
+    typer.echo(f"note: {text}", err=True)
+
+
+def compiled_tables(rules):
+    """The rule set's tables, saying so first when building them takes a while."""
+    import math
+
+    from yz.rules import compile_rules
+
+    if math.comb(rules.dice + rules.faces, rules.dice) > 5_000:
+        note(f"building the tables of {rules.name} ({rules.dice} dice of {rules.faces} "
+             "faces): a few seconds")
+    return compile_rules(rules)
+
+
+def compile_kernels(*modes: str, quiet: bool = False) -> None:
+    """Compile what these kinds of work need (once per installation), saying so."""
+    from yz.solver.warmup import ensure_compiled
+
+    def tell(missing: list[str]) -> None:
+        if not quiet:
+            note("compiling the solver's kernels for this kind of work, once per "
+                 f"installation ({', '.join(missing)}): about 20 s each")
+
+    ensure_compiled(modes, tell)
+
+
+def solved(rules, quiet: bool, use_cache: bool = True, with_sd: bool = False):
+    """Solve with a progress bar (and a word on the first compile); cache notes on stderr."""
+    from yz.solver import cache, solve
+
+    t = compiled_tables(rules) if not hasattr(rules, "digest") else rules
+    if not (use_cache and cache.meta_path(t).exists()):
+        compile_kernels("dp-sd" if with_sd else "dp", quiet=quiet)
+    with render.progress(f"solving {t.rules.name}", enabled=not quiet, unit="states") as step:
+        solution = solve(t, use_cache=use_cache, progress=step, with_sd=with_sd)
+    if solution.cache_note:
+        note(solution.cache_note)
+    return solution
 
 
 def emit_json(obj) -> None:
@@ -247,6 +308,9 @@ def advise_cmd(
     card: CardOpt = None,
     top: Annotated[int, typer.Option("--top", min=0, metavar="N",
                                      help="How many alternatives to list.")] = 5,
+    target: Annotated[int | None, typer.Option(
+        "--target", metavar="T", help="Rank moves by the chance of finishing with at least T "
+        "points instead of by the mean (needs every filled box's score).")] = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Best move in a position: which dice to keep or box to score.
@@ -254,13 +318,12 @@ def advise_cmd(
     With what the best move is worth (expected final score) and what every alternative loses;
     without dice, the position's value before the roll.
     """
-    from yz.rules import compile_rules, load_rules
-    from yz.rules.position import parse_dice, parse_filled
-    from yz.solver import solve
-    from yz.solver.advice import advise, check_rolls_left
+    from yz.rules import load_rules
+    from yz.rules.position import check_bonus_points, parse_dice, parse_filled
+    from yz.solver.advice import advise, advise_target, check_rolls_left, check_target
 
     sc = read_card(card)
-    t = compile_rules(load_rules(variant or sc.variant or "official-free-joker"))
+    t = compiled_tables(load_rules(variant or sc.variant or "official-free-joker"))
     # Check the whole position before solving, so a typo costs no solve.
     pos = parse_filled(filled if filled is not None else sc.filled, t,
                        upper_total if upper_total is not None else sc.upper_total,
@@ -271,12 +334,24 @@ def advise_cmd(
     if rolled is not None and left is None:
         left = t.n_rolls_per_turn - 1
     check_rolls_left(t, rolled, left)
-    banked = render.banked_points(t, pos, bonus_points if bonus_points is not None
-                                  else sc.bonus_points)
-    solution = solve(t)
-    if solution.cache_note:
-        typer.echo(f"note: {solution.cache_note}", err=True)
-    advice = advise(solution, pos, rolled, left, banked)
+    extra = check_bonus_points(t, pos, bonus_points if bonus_points is not None
+                               else sc.bonus_points)
+    banked = pos.banked(t, extra)
+    if target is not None:
+        check_target(t, pos, banked, target)
+    solution = solved(t, quiet=as_json)
+    if target is None:
+        advice = advise(solution, pos, rolled, left, banked)
+    else:
+        from yz.solver import targets
+        from yz.solver.target import check_target_memory
+
+        check_target_memory(solution, max(target, 500))
+        compile_kernels("targets", quiet=as_json)
+        with render.progress(f"target table of {t.rules.name}", enabled=not as_json,
+                             unit="columns") as step:
+            table = targets(solution, target, progress=step, solve_up_to=max(target, 500))
+        advice = advise_target(table, pos, rolled, left, banked, target)
     if as_json:
         emit_json(render.advice_json(t, pos, rolled, left, advice, top))
     else:
@@ -302,19 +377,20 @@ def solve_cmd(variant: VariantOpt = "official-free-joker", no_cache: NoCacheOpt 
     The SD is the exact standard deviation of the final score under optimal play; both are
     cached with the strategy.
     """
-    from yz.rules import load_rules
-    from yz.solver import exact_figures, solve
+    import time
 
-    rules = load_rules(variant)
-    with render.progress(f"solving {rules.name}", enabled=not quiet and not as_json) as step:
-        solution = solve(rules, use_cache=not no_cache, progress=step, with_sd=not no_sd)
-    if solution.cache_note:
-        typer.echo(f"note: {solution.cache_note}", err=True)
-    sd = None if no_sd else exact_figures(solution, full=False, use_cache=not no_cache)["sd"]
+    from yz.rules import load_rules
+    from yz.solver import exact_moments
+
+    solution = solved(load_rules(variant), quiet=quiet or as_json, use_cache=not no_cache,
+                      with_sd=not no_sd)
+    start = time.perf_counter()
+    moments = None if no_sd else exact_moments(solution, use_cache=not no_cache)
+    sd_seconds = time.perf_counter() - start
     if as_json:
-        emit_json({**render.solution_json(solution), "sd": sd})
+        emit_json(render.solution_json(solution, moments))
     else:
-        typer.echo(render.solution_text(solution, sd))
+        typer.echo(render.solution_text(solution, moments, sd_seconds))
 
 
 @app.command("compare")
@@ -323,27 +399,33 @@ def compare_cmd(
     variants: Annotated[list[str] | None, typer.Argument(
         metavar="VARIANT", show_default=False,
         help="Variant names or YAML files (default: every built-in).")] = None,
+    no_risk: Annotated[bool, typer.Option(
+        "--no-risk", help="Only the means: skip the SD, median, 5th/95th percentiles and upper "
+        "bonus rate (exact, computed once per rule set and cached).")] = False,
     no_cache: NoCacheOpt = False, quiet: QuietOpt = False, as_json: JsonOpt = False,
 ) -> None:
-    """Compare the optimal expected scores of rule sets.
+    """Compare the optimal expected scores of rule sets, with their risk.
 
     Each is shown with its difference to the first one (by default every built-in, the
     official rules first).
     """
     from yz.rules import builtin_names, load_rules
-    from yz.solver import solve
+    from yz.solver import distribution, exact_figures
 
     # The official rules come first, so every difference reads against them.
     specs = variants or sorted(builtin_names(), key=lambda name: name != "official-free-joker")
     all_rules = [load_rules(s) for s in specs]  # every file is checked before any solving
-    solutions = []
-    for rules in all_rules:
-        with render.progress(f"solving {rules.name}",
-                             enabled=not quiet and not as_json) as step:
-            solutions.append(solve(rules, use_cache=not no_cache, progress=step))
-        if solutions[-1].cache_note:
-            typer.echo(f"note: {solutions[-1].cache_note}", err=True)
-    rows = render.compare_rows(solutions)
+    show = not quiet and not as_json
+    solutions = [solved(rules, quiet=not show, use_cache=not no_cache) for rules in all_rules]
+    risks = None
+    if not no_risk:
+        risks = []
+        for solution in solutions:
+            with render.progress(f"distribution of {solution.rules.name}", enabled=show,
+                                 unit="boxes") as step:
+                dist = distribution(solution, use_cache=not no_cache, progress=step)
+            risks.append((dist, exact_figures(solution, use_cache=not no_cache)))
+    rows = render.compare_rows(solutions, risks)
     if as_json:
         emit_json(rows)
     else:
@@ -374,8 +456,10 @@ def simulate_cmd(
     The mean with its standard error next to the exact value, the SD, percentiles, per-box
     means and zero rates, bonuses and Joker uses, and a histogram.
     """
+    import time
+
     from yz.rules import load_rules
-    from yz.solver import exact_figures, solve
+    from yz.solver import exact_figures
     from yz.solver.simulate import check_simulation, simulate, summarise
 
     check_simulation(games, seed, strategy)  # before any work
@@ -383,20 +467,40 @@ def simulate_cmd(
         render.check_plot_target(plot)
     rules = load_rules(variant)
     show = not quiet and not as_json
-    with render.progress(f"solving {rules.name}", enabled=show) as step:
-        solution = solve(rules, progress=step)
-    if solution.cache_note:
-        typer.echo(f"note: {solution.cache_note}", err=True)
+    solution = solved(rules, quiet=not show)
+    compile_kernels("play", quiet=not show)
+    if not no_exact and solution.layout.size > 3_000_000 and not as_json:
+        note(f"the exact figures of a game this size take a while (about "
+             f"{solution.layout.size / 400_000:.0f} s the first time); --no-exact skips them")
+    began = time.perf_counter()
+    told = False
+
+    def step_and_tell(done: int, total: int) -> None:
+        nonlocal told
+        if step is not None:
+            step(done, total)
+        left = (time.perf_counter() - began) * (total - done) / max(done, 1)
+        if not told and not as_json and left > 30 and done < total:
+            told = True
+            note(f"about {left / 60:.0f} min to play the other {total - done:,} games "
+                 "(Ctrl-C stops)")
+
     with render.progress(f"playing {games:,} games", enabled=show, unit="games") as step:
-        played = simulate(solution, games, seed=seed, strategy=strategy, progress=step)
+        played = simulate(solution, games, seed=seed, strategy=strategy,
+                          progress=step_and_tell)
     summary = summarise(played)
-    exact = None if no_exact else exact_figures(solution, strategy)
+    exact = None if no_exact else exact_figures(solution, strategy).as_dict()
     # The figures are printed whatever happens to the plot: a path that cannot be written
     # (checked above, but folders change) costs the error message, not the games.
     plot_error = None
     if plot is not None:
+        import numpy as np
+
         try:
-            render.plot_histogram(plot, played, exact["mean"] if exact else None)
+            render.plot_histogram(
+                plot, np.arange(len(played.score_counts)), played.score_counts,
+                f"{rules.name}, {strategy} strategy, {games:,} games",
+                exact["expected_score"] if exact else None, summary["mean"])
         except YzError as exc:
             plot_error = exc
     if as_json:
@@ -407,6 +511,157 @@ def simulate_cmd(
             typer.echo(f"histogram written to {plot}")
     if plot_error is not None:
         raise plot_error
+
+
+# ---------------------------------------------------------------- distribution, duel, target
+
+
+StrategyOpt = Annotated[str, typer.Option(
+    "--strategy", "-s", metavar="NAME", help="optimal, greedy or heuristic.")]
+
+
+@app.command("distribution")
+@handles_errors
+def distribution_cmd(
+    variant: VariantOpt = "official-free-joker",
+    strategy: StrategyOpt = "optimal",
+    csv: Annotated[str | None, typer.Option(
+        "--csv", metavar="FILE", help="Write the whole distribution as CSV (score, "
+        "probability, cumulative) to FILE, or to standard output with -.")] = None,
+    plot: Annotated[str | None, typer.Option(
+        "--plot", metavar="FILE.png", help="Also draw it to this PNG file (needs "
+        "matplotlib).")] = None,
+    no_cache: NoCacheOpt = False, quiet: QuietOpt = False, as_json: JsonOpt = False,
+) -> None:
+    """The exact distribution of the final score under a strategy.
+
+    Mean, SD, median, mode, percentiles, P(score >= x) and a histogram; --json gives the whole
+    distribution (scores and probabilities). Computed exactly (no sampling) and cached.
+    """
+    from yz.rules import load_rules
+    from yz.solver import distribution
+    from yz.solver.strategies import check_strategy
+
+    check_strategy(strategy)
+    if plot is not None:
+        render.check_plot_target(plot)
+    show = not quiet and not as_json and csv != "-"
+    solution = solved(load_rules(variant), quiet=not show, use_cache=not no_cache)
+    cached_before = not no_cache and _has_pmf(solution, strategy)
+    if not cached_before:
+        compile_kernels("distribution", quiet=not show)
+    with render.progress(f"distribution of {solution.rules.name}", enabled=show,
+                         unit="boxes") as step:
+        dist = distribution(solution, strategy, use_cache=not no_cache, progress=step)
+    if csv == "-":
+        typer.echo(render.distribution_csv(dist), nl=False)
+    elif csv is not None:
+        from pathlib import Path
+
+        try:
+            Path(csv).write_text(render.distribution_csv(dist), encoding="utf-8")
+        except OSError as exc:
+            raise YzError(f"--csv: could not write '{csv}' ({exc.strerror or exc}).") from None
+    if as_json:
+        emit_json(render.distribution_json(dist, cached_before))
+    elif csv != "-":
+        typer.echo(render.distribution_text(dist, cached_before))
+        if csv is not None:
+            typer.echo(f"distribution written to {csv}")
+    if plot is not None:
+        render.plot_histogram(plot, dist.scores, dist.probabilities,
+                              f"{dist.variant}, {strategy} strategy: exact distribution",
+                              dist.expected_score, ylabel="probability")
+
+
+def _has_pmf(solution, strategy: str) -> bool:
+    from yz.solver import cache
+
+    return cache.load_figures(solution.tables, f"pmf-{strategy}") is not None
+
+
+@app.command("duel")
+@handles_errors
+def duel_cmd(
+    a: Annotated[str, typer.Argument(metavar="A", help="Player A's rule set.")],
+    b: Annotated[str, typer.Argument(metavar="B", help="Player B's rule set.")],
+    strategy_a: Annotated[str, typer.Option("--strategy-a", metavar="NAME",
+                                            help="Player A's strategy.")] = "optimal",
+    strategy_b: Annotated[str, typer.Option("--strategy-b", metavar="NAME",
+                                            help="Player B's strategy.")] = "optimal",
+    quiet: QuietOpt = False, as_json: JsonOpt = False,
+) -> None:
+    """The exact chance that player A beats player B.
+
+    Each plays a solitaire game under its own rule set and strategy (e.g. the same rules,
+    optimal against greedy); A wins, draw, B wins, from the exact distributions.
+    """
+    from yz.rules import load_rules
+    from yz.solver import distribution
+    from yz.solver.distribution import duel
+    from yz.solver.strategies import check_strategy
+
+    check_strategy(strategy_a)
+    check_strategy(strategy_b)
+    rules = [load_rules(a), load_rules(b)]
+    show = not quiet and not as_json
+    dists = []
+    for r, strategy in zip(rules, (strategy_a, strategy_b), strict=True):
+        solution = solved(r, quiet=not show)
+        with render.progress(f"distribution of {r.name}", enabled=show, unit="boxes") as step:
+            dists.append(distribution(solution, strategy, progress=step))
+    result = duel(*dists)
+    if as_json:
+        emit_json(render.duel_json(*dists, result))
+    else:
+        typer.echo(render.duel_text(*dists, result))
+
+
+@app.command("target")
+@handles_errors
+def target_cmd(
+    variant: VariantOpt = "official-free-joker",
+    max_target: Annotated[int, typer.Option(
+        "--max-target", metavar="N", help="Solve every target up to N at once.")] = 500,
+    targets_opt: Annotated[str | None, typer.Option(
+        "--targets", metavar="LIST", help="The targets to print, e.g. 200,250,300 [default: "
+        "round scores up to the maximum].")] = None,
+    no_cache: NoCacheOpt = False, quiet: QuietOpt = False, as_json: JsonOpt = False,
+) -> None:
+    """Play for a target: the best chance of reaching T, for every T.
+
+    Solves the strategy that maximises P(final score >= T) for every T up to --max-target
+    (cached), and prints it beside P(final score >= T) under the mean-optimal strategy.
+    """
+    from yz.rules import InputError, load_rules
+    from yz.solver import distribution, targets
+    from yz.solver.target import check_max_target, check_target_memory
+
+    check_max_target(max_target)
+    wanted = [t for t in render.ROUND_SCORES if t <= max_target] or [max_target]
+    if targets_opt is not None:
+        try:
+            wanted = [int(x) for x in targets_opt.replace(" ", "").split(",") if x]
+        except ValueError:
+            raise InputError(f"--targets: '{targets_opt}' is not a list of whole numbers, "
+                             "e.g. 200,250,300.") from None
+        bad = [x for x in wanted if not 1 <= x <= max_target]
+        if bad or not wanted:
+            raise InputError(f"--targets: give scores from 1 to the maximum target "
+                             f"{max_target} (got {', '.join(map(str, bad)) or 'none'}).")
+    show = not quiet and not as_json
+    solution = solved(load_rules(variant), quiet=not show, use_cache=not no_cache)
+    check_target_memory(solution, max_target)
+    compile_kernels("targets", "distribution", quiet=not show)
+    with render.progress(f"target play, {solution.rules.name}", enabled=show,
+                         unit="columns") as step:
+        table = targets(solution, max_target, use_cache=not no_cache, progress=step)
+    dist = distribution(solution, use_cache=not no_cache)
+    rows = [(x, table.p_reach(x), dist.p_at_least(x)) for x in wanted]
+    if as_json:
+        emit_json(render.target_json(table, rows))
+    else:
+        typer.echo(render.target_text(table, rows))
 
 
 @cache_app.command("list")
@@ -420,24 +675,34 @@ def cache_list(as_json: JsonOpt = False) -> None:
 
     items = cache.entries()
     if as_json:
-        emit_json({"cache_dir": str(cache.cache_dir()), "entries": [
-            {"variant": e.variant, "expected_score": e.expected_score, "states": e.states,
-             "bytes": e.size_bytes, "created": e.created, "path": str(e.path)} for e in items]})
+        emit_json(render.cache_json(cache.cache_dir(), items))
     else:
         typer.echo(render.cache_text(cache.cache_dir(), items))
 
 
 @cache_app.command("clear")
 @handles_errors
-def cache_clear(as_json: JsonOpt = False) -> None:
-    """Delete every solved strategy from the cache."""
+def cache_clear(
+    variant: Annotated[str | None, typer.Argument(
+        metavar="VARIANT", show_default=False,
+        help="Only this rule set's files (its name, as `yz cache list` shows it).")] = None,
+    stale: Annotated[bool, typer.Option(
+        "--stale", help="Only files of older formats, damaged files and leftovers of "
+        "interrupted solves.")] = False,
+    as_json: JsonOpt = False,
+) -> None:
+    """Delete yz's files from the cache folder.
+
+    Only files whose names yz writes are touched, whatever else the folder holds.
+    """
     from yz.solver import cache
 
-    removed = cache.clear()
+    removed = cache.clear(variant, stale_only=stale)
     if as_json:
-        emit_json({"cache_dir": str(cache.cache_dir()), "removed": removed})
+        emit_json({"cache_dir": str(cache.cache_dir()), "removed": len(removed),
+                   "files": [p.name for p in removed]})
     else:
-        typer.echo(f"removed {removed} file(s) from {cache.cache_dir()}")
+        typer.echo(f"removed {len(removed)} file(s) from {cache.cache_dir()}")
 
 
 # ---------------------------------------------------------------- entry point

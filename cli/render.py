@@ -207,57 +207,91 @@ def progress(label: str, enabled: bool = True,
         yield step
 
 
-def solution_json(s) -> dict:
-    return {"variant": s.rules.name, "expected_score": s.expected_score, "states": s.states,
+def solution_json(s, moments=None) -> dict:
+    return {"variant": s.rules.name, "expected_score": s.expected_score,
+            "sd": moments.sd if moments is not None else None, "states": s.states,
             "seconds": s.seconds, "cached": s.cached}
 
 
-def solution_text(s, sd: float | None = None) -> str:
-    how = "from the cache" if s.cached else "solved"
-    spread = f"\n  standard deviation of the final score {sd:.4f}" if sd is not None else ""
+def solution_text(s, moments=None, sd_seconds: float = 0.0) -> str:
+    spread = f"\n  standard deviation of the final score {moments.sd:.4f}" \
+        if moments is not None else ""
+    if not s.cached:
+        how = f"solved in {s.seconds:.2f} s"
+    elif sd_seconds > 0.05:
+        how = f"values from the cache, SD computed in {sd_seconds:.2f} s"
+    else:
+        how = f"from the cache in {s.seconds:.2f} s"
     return (f"{s.rules.name}: expected score {s.expected_score:.4f}{spread}\n"
-            f"  {s.states:,} reachable turn-start states, {how} in {s.seconds:.2f} s")
+            f"  {s.states:,} reachable turn-start states, {how}")
 
 
-def compare_rows(solutions) -> list[dict]:
+def compare_rows(solutions, risks=None) -> list[dict]:
+    """One row per rule set: the mean, its difference to the first, and (with `risks`, a
+    (Distribution, ExactFigures) pair per rule set) the spread and the upper bonus rate."""
     base = solutions[0].expected_score if solutions else 0.0
-    return [{"variant": s.rules.name, "expected_score": s.expected_score,
-             "difference": s.expected_score - base, "states": s.states, "cached": s.cached}
-            for s in solutions]
+    rows = []
+    for i, s in enumerate(solutions):
+        row = {"variant": s.rules.name, "expected_score": s.expected_score,
+               "difference": s.expected_score - base, "states": s.states, "cached": s.cached}
+        if risks is not None:
+            dist, figures = risks[i]
+            row.update(sd=dist.sd, median=dist.median, percentiles=dist.percentiles(),
+                       p_upper_bonus=figures.p_upper_bonus)
+        rows.append(row)
+    return rows
 
 
 def compare_text(rows: list[dict]) -> str:
-    body = [[r["variant"], f"{r['expected_score']:.4f}", f"{r['difference']:+.4f}",
-             f"{r['states']:,}", "yes" if r["cached"] else "no"] for r in rows]
-    return _table(["variant", "expected", "vs first", "states", "cached"], body,
-                  right={1, 2, 3})
+    risk = rows and "sd" in rows[0]
+    headers = ["variant", "expected", "vs first"]
+    if risk:
+        headers += ["sd", "median", "5%", "95%", "P(bonus)"]
+    headers += ["states"]
+    body = []
+    for r in rows:
+        line = [r["variant"], f"{r['expected_score']:.4f}", f"{r['difference']:+.4f}"]
+        if risk:
+            bonus = r["p_upper_bonus"]
+            line += [f"{r['sd']:.2f}", str(r["median"]), str(r["percentiles"]["5"]),
+                     str(r["percentiles"]["95"]),
+                     "-" if bonus is None else f"{100 * bonus:.1f}%"]
+        line.append(f"{r['states']:,}")
+        body.append(line)
+    return _table(headers, body, right=set(range(1, len(headers))))
+
+
+def cache_json(root, entries) -> dict:
+    return {"cache_dir": str(root), "entries": [
+        {"variant": e.variant, "kind": e.kind, "status": e.status, "bytes": e.size_bytes,
+         "expected_score": e.expected_score, "states": e.states, "created": e.created,
+         "path": str(e.path)} for e in entries]}
 
 
 def cache_text(root, entries) -> str:
     if not entries:
-        return f"no solved strategies in {root}"
-    body = [[e.variant, f"{e.expected_score:.4f}", f"{e.size_bytes / 1e6:.1f} MB", e.created,
-             e.path.name] for e in entries]
-    return f"{root}\n" + _table(["variant", "expected", "size", "created", "file"], body,
-                                right={1, 2})
+        return f"no files of yz in {root}"
+    body = [[e.variant, e.kind, e.status,
+             "-" if e.expected_score is None else f"{e.expected_score:.4f}",
+             f"{e.size_bytes / 1e6:.1f} MB", e.path.name] for e in entries]
+    total = sum(e.size_bytes for e in entries) / 1e6
+    stale = sum(e.status != "ok" for e in entries)
+    tail = f"\n{len(entries)} files, {total:.1f} MB" + (
+        f"; {stale} stale, damaged or left over ('yz cache clear --stale' removes them)"
+        if stale else "")
+    return f"{root}\n" + _table(["variant", "kind", "status", "expected", "size", "file"], body,
+                                right={3, 4}) + tail
 
 
 # ---------------------------------------------------------------- advise
 
 
-def banked_points(t: RuleTables, pos, bonus_points: int | None) -> int | None:
-    """Points already on the card, when every filled box's score is known."""
-    if any(score is None for score in pos.filled.values()):
-        return None
-    total = sum(pos.filled.values()) + (bonus_points or 0)
-    if t.upper_threshold and pos.upper_total >= t.upper_threshold:
-        total += t.upper_bonus
-    return total
-
-
-def _action_json(action, best_value: float, banked: int | None) -> dict:
-    out = {"kind": action.kind, "value": action.value, "loss": best_value - action.value,
-           "expected_final": None if banked is None else banked + action.value}
+def _action_json(action, best_value: float, banked: int | None, target: int | None) -> dict:
+    if target is not None:  # values are chances of reaching the target
+        out = {"kind": action.kind, "p_target": action.value, "loss": best_value - action.value}
+    else:
+        out = {"kind": action.kind, "value": action.value, "loss": best_value - action.value,
+               "expected_final": None if banked is None else banked + action.value}
     if action.kind == "keep":
         out.update(keep=list(action.keep), reroll=list(action.reroll))
     else:
@@ -272,25 +306,33 @@ def advice_json(t: RuleTables, pos, dice, rolls_left, advice, top: int) -> dict:
         "filled": pos.filled, "upper_total": pos.upper_total,
         "yahtzee_full": pos.yahtzee_full,
         "dice": list(dice) if dice else None, "rolls_left": rolls_left,
-        "banked": advice.banked,
-        "position_value": advice.position_value,
-        "position_expected_final": None if advice.banked is None
-        else advice.banked + advice.position_value,
+        "banked": advice.banked, "target": advice.target,
         "best": None, "alternatives": [],
     }
+    if advice.target is not None:
+        out["position_p_target"] = advice.position_value
+    else:
+        out["position_value"] = advice.position_value
+        out["position_expected_final"] = None if advice.banked is None \
+            else advice.banked + advice.position_value
     if best is not None:
-        out["best"] = _action_json(best, best.value, advice.banked)
-        out["alternatives"] = [_action_json(a, best.value, advice.banked)
+        out["best"] = _action_json(best, best.value, advice.banked, advice.target)
+        out["alternatives"] = [_action_json(a, best.value, advice.banked, advice.target)
                                for a in advice.actions[1: 1 + top]]
     return out
 
 
 def advice_text(t: RuleTables, pos, dice, rolls_left, advice, top: int) -> str:
     def final(value: float) -> str:
+        if advice.target is not None:
+            return f"{100 * value:.3f}%"
         return f"{value:.4f}" if advice.banked is None else f"{advice.banked + value:.4f}"
 
-    what = "expected points still to come" if advice.banked is None else \
-        "expected final score"
+    if advice.target is not None:
+        what = f"chance of {advice.target} or more"
+    else:
+        what = "expected points still to come" if advice.banked is None else \
+            "expected final score"
     filled = ", ".join(f"{k}={v}" if v is not None else k for k, v in pos.filled.items())
     lines = [f"{t.rules.name}: " + (f"filled {filled}" if filled else "empty card")
              + (f"; upper total {pos.upper_total}" if t.upper_threshold else "")]
@@ -302,12 +344,17 @@ def advice_text(t: RuleTables, pos, dice, rolls_left, advice, top: int) -> str:
     lines.append(f"dice {' '.join(map(str, dice))}, {left}")
     best = advice.best
     lines.append(f"best: {best.label()}  ({what} {final(best.value)})")
-    rows = [[a.label(), final(a.value), f"{a.value - best.value:+.4f}"]
-            for a in advice.actions[1: 1 + top]]
+    def loss(a) -> str:
+        if advice.target is not None:
+            return f"{100 * (a.value - best.value):+.3f} pts"
+        return f"{a.value - best.value:+.4f}"
+
+    rows = [[a.label(), final(a.value), loss(a)] for a in advice.actions[1: 1 + top]]
     if rows:
         lines.append("")
-        lines.append(_table(["alternative", what.split()[0] + " " + what.split()[1],
-                             "vs best"], rows, right={1, 2}))
+        header = "chance" if advice.target is not None else \
+            what.split()[0] + " " + what.split()[1]
+        lines.append(_table(["alternative", header, "vs best"], rows, right={1, 2}))
     return "\n".join(lines)
 
 
@@ -343,24 +390,32 @@ def check_plot_target(path: str) -> None:
                          ) from None
 
 
-def plot_histogram(path: str, games, exact_mean: float | None) -> None:
+def plot_histogram(path: str, scores, counts, title: str, exact_mean: float | None,
+                   sample_mean: float | None = None, ylabel: str = "games") -> None:
+    """A PNG bar chart of how often each score came (counts may be probabilities)."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    import numpy as np
 
     fig, ax = plt.subplots(figsize=(9, 5))
-    scores = games.score
-    ax.hist(scores, bins=range(int(scores.min()), int(scores.max()) + 6, 5), color="#4c72b0")
+    scores = np.asarray(scores)
+    width = 5
+    edges = np.arange(scores.min() // width * width, scores.max() + 2 * width, width)
+    binned, _ = np.histogram(scores, bins=edges, weights=counts)
+    ax.bar(edges[:-1], binned, width=width, align="edge", color="#4c72b0")
     if exact_mean is not None:
         ax.axvline(exact_mean, color="#c44e52", linewidth=2,
                    label=f"exact mean {exact_mean:.2f}")
-    ax.axvline(scores.mean(), color="#55a868", linestyle="--",
-               label=f"sample mean {scores.mean():.2f}")
+    if sample_mean is not None:
+        ax.axvline(sample_mean, color="#55a868", linestyle="--",
+                   label=f"sample mean {sample_mean:.2f}")
     ax.set_xlabel("final score")
-    ax.set_ylabel("games")
-    ax.set_title(f"{games.tables.rules.name}, {games.strategy} strategy, {games.n:,} games")
-    ax.legend()
+    ax.set_ylabel(ylabel)
+    ax.set_title(title)
+    if exact_mean is not None or sample_mean is not None:
+        ax.legend()
     fig.tight_layout()
     try:
         fig.savefig(path, dpi=110)
@@ -373,29 +428,36 @@ def plot_histogram(path: str, games, exact_mean: float | None) -> None:
         plt.close(fig)
 
 
-def terminal_histogram(scores, exact_mean: float | None, width: int = 50, bins: int = 24) -> str:
-    """A compact text histogram of the middle 99.8% of the scores (tails noted)."""
+def terminal_histogram(scores, weights, exact_mean: float | None, width: int = 50,
+                       bins: int = 24) -> str:
+    """A compact text histogram of the middle 99.8% of a distribution (tails noted); `weights`
+    are counts or probabilities of each score."""
     import numpy as np
 
-    lo, hi = np.percentile(scores, [0.1, 99.9])
+    scores = np.asarray(scores)
+    p = np.asarray(weights, dtype=np.float64)
+    p = p / p.sum()
+    cdf = np.cumsum(p)
+    lo = int(scores[np.searchsorted(cdf, 0.001)])
+    hi = int(scores[min(len(scores) - 1, np.searchsorted(cdf, 0.999))])
     step = max(1, int(np.ceil((hi - lo) / bins / 5.0)) * 5)
-    start = int(lo // step * step)
+    start = lo // step * step
     edges = np.arange(start, hi + step + 1, step).astype(int)
-    counts, _ = np.histogram(scores, bins=edges)
+    counts, _ = np.histogram(scores, bins=edges, weights=p)
     top = counts.max() or 1
     lines = []
     for left, n in zip(edges[:-1], counts, strict=True):
         mark = " <- exact mean" if exact_mean is not None and left <= exact_mean < left + step \
             else ""
         lines.append(f"{left:5d}-{left + step - 1:<5d} {'#' * round(width * n / top):<{width}} "
-                     f"{100 * n / len(scores):5.2f}%{mark}")
-    below = (scores < edges[0]).mean() * 100
-    above = (scores >= edges[-1]).mean() * 100
+                     f"{100 * n:5.2f}%{mark}")
+    below = 100 * p[scores < edges[0]].sum()
+    above = 100 * p[scores >= edges[-1]].sum()
     lines.append(f"(below {edges[0]}: {below:.2f}%, {edges[-1]} or more: {above:.2f}%)")
     return "\n".join(lines)
 
 
-def simulation_text(summary: dict, exact: dict | None, games) -> str:
+def simulation_text(summary: dict, exact: dict | None, sim) -> str:
     s = summary
     out = [f"{s['variant']}, {s['strategy']} strategy: {s['games']:,} games (seed {s['seed']}) "
            f"in {s['seconds']:.2f} s ({s['games_per_second']:,.0f} games/s)", ""]
@@ -403,23 +465,23 @@ def simulation_text(summary: dict, exact: dict | None, games) -> str:
     def ex(key, fmt="{:.4f}"):
         return fmt.format(exact[key]) if exact else "-"
 
-    rows = [["mean", f"{s['mean']:.4f} +- {s['sem']:.4f}", ex("mean")],
+    rows = [["mean", f"{s['mean']:.4f} +- {s['sem']:.4f}", ex("expected_score")],
             ["standard deviation", f"{s['sd']:.4f}", ex("sd")]]
     out.append(_table(["figure", "sampled", "exact"], rows, right={1, 2}))
     out.append("")
-    out.append("percentiles: " + "  ".join(f"{p}%: {v:.0f}" for p, v in s["percentiles"].items())
+    out.append("percentiles: " + "  ".join(f"{p}%: {v}" for p, v in s["percentiles"].items())
                + f"   (min {s['min']}, max {s['max']})")
     out.append("")
     rows = []
-    for key, stats in s["categories"].items():
+    for key, stats in s["boxes"].items():
         e_mean = f"{exact['box_mean'][key]:.3f}" if exact else "-"
         e_zero = f"{100 * exact['box_zero_rate'][key]:.2f}" if exact else "-"
         rows.append([key, f"{stats['mean']:.3f}", e_mean, f"{100 * stats['zero_rate']:.2f}",
                      e_zero])
-    t = games.tables
+    t = sim.tables
     if t.upper_threshold:
-        rate = s["upper_bonus_rate"]
-        e_rate = exact["upper_bonus_rate"] if exact else None
+        rate = s["p_upper_bonus"]
+        e_rate = exact["p_upper_bonus"] if exact else None
         rows.append(["upper bonus", f"{rate * t.upper_bonus:.3f}",
                      f"{e_rate * t.upper_bonus:.3f}" if exact else "-",
                      f"{100 * (1 - rate):.2f}", f"{100 * (1 - e_rate):.2f}" if exact else "-"])
@@ -431,8 +493,8 @@ def simulation_text(summary: dict, exact: dict | None, games) -> str:
     out.append(_table(["box", "mean", "exact", "zero %", "exact"], rows, right={1, 2, 3, 4}))
     out.append("")
     if t.upper_threshold:
-        e = f" (exact {100 * exact['upper_bonus_rate']:.2f}%)" if exact else ""
-        out.append(f"upper bonus made in {100 * s['upper_bonus_rate']:.2f}% of games{e}")
+        e = f" (exact {100 * exact['p_upper_bonus']:.2f}%)" if exact else ""
+        out.append(f"upper bonus made in {100 * s['p_upper_bonus']:.2f}% of games{e}")
     if t.yahtzee_bonus:
         counts = ", ".join(f"{k}: {100 * v / s['games']:.3f}%"
                            for k, v in s["yahtzee_bonus_counts"].items())
@@ -444,5 +506,94 @@ def simulation_text(summary: dict, exact: dict | None, games) -> str:
         out.append(f"Joker uses per game {s['joker_uses_mean']:.4f}{e}; in "
                    f"{100 * s['joker_games_rate']:.2f}% of games")
     out.append("")
-    out.append(terminal_histogram(games.score, exact["mean"] if exact else None))
+    import numpy as np
+
+    scores = np.arange(len(sim.score_counts))
+    out.append(terminal_histogram(scores, sim.score_counts,
+                                  exact["expected_score"] if exact else None))
     return "\n".join(out)
+
+
+# ---------------------------------------------------------------- distribution, duel, target
+
+
+ROUND_SCORES = (100, 150, 200, 250, 300, 350, 400, 500, 600, 800, 1000)
+
+
+def distribution_json(dist, cached: bool) -> dict:
+    summary = dist.summary()
+    reach = {str(x): dist.p_at_least(x) for x in ROUND_SCORES if x <= dist.scores[-1]}
+    return {**summary, "p_at_least": reach, "scores": dist.scores.tolist(),
+            "probabilities": dist.probabilities.tolist(), "seconds": dist.seconds,
+            "cached": cached}
+
+
+def distribution_csv(dist) -> str:
+    import numpy as np
+
+    cdf = np.cumsum(dist.probabilities)
+    lines = ["score,probability,cumulative"]
+    lines += [f"{s},{p!r},{c!r}" for s, p, c in zip(dist.scores.tolist(),
+                                                   dist.probabilities.tolist(), cdf.tolist(),
+                                                   strict=True)]
+    return "\n".join(lines) + "\n"
+
+
+def distribution_text(dist, cached: bool) -> str:
+    s = dist.summary()
+    how = "from the cache" if cached else f"computed in {dist.seconds:.2f} s"
+    out = [f"{s['variant']}, {s['strategy']} strategy: the exact distribution of the final "
+           f"score ({how})", ""]
+    rows = [["expected score", f"{s['expected_score']:.4f}"], ["standard deviation",
+                                                              f"{s['sd']:.4f}"],
+            ["median", str(s["median"])], ["mode", str(s["mode"])],
+            ["lowest / highest possible", f"{s['min']} / {s['max']}"]]
+    out.append(_table(["figure", "exact"], rows, right={1}))
+    out.append("")
+    out.append("percentiles: " + "  ".join(f"{q}%: {v}" for q, v in s["percentiles"].items()))
+    reach = [(x, dist.p_at_least(x)) for x in ROUND_SCORES if x <= dist.scores[-1]]
+    out.append("P(score >= x): " + "  ".join(f"{x}: {_pct(p)}" for x, p in reach))
+    out.append("")
+    out.append(terminal_histogram(dist.scores, dist.probabilities, s["expected_score"]))
+    return "\n".join(out)
+
+
+def _pct(p: float) -> str:
+    """A probability as a percentage with the digits that matter."""
+    if p == 0:
+        return "0%"
+    if p >= 0.001:
+        return f"{100 * p:.2f}%"
+    return f"{100 * p:.2g}%"
+
+
+def duel_json(a, b, result) -> dict:
+    p_a, p_draw, p_b = result
+    side = lambda d: {"variant": d.variant, "strategy": d.strategy,  # noqa: E731
+                      "expected_score": d.expected_score, "median": d.median}
+    return {"a": side(a), "b": side(b), "p_a_wins": p_a, "p_draw": p_draw, "p_b_wins": p_b}
+
+
+def duel_text(a, b, result) -> str:
+    p_a, p_draw, p_b = result
+    name = lambda d: f"{d.variant} ({d.strategy})"  # noqa: E731
+    rows = [["A", name(a), f"{a.expected_score:.4f}", f"{100 * p_a:.3f}%"],
+            ["B", name(b), f"{b.expected_score:.4f}", f"{100 * p_b:.3f}%"],
+            ["draw", "", "", f"{100 * p_draw:.3f}%"]]
+    return ("Two solitaire players (neither sees the other's card): exact chances\n"
+            + _table(["", "player", "expected", "wins"], rows, right={2, 3}))
+
+
+def target_json(table, rows) -> dict:
+    return {"variant": table.solution.rules.name, "max_target": table.max_target,
+            "targets": [{"target": t, "p_target_optimal": p, "p_mean_optimal": q}
+                        for t, p, q in rows],
+            "seconds": table.seconds, "cached": table.cached}
+
+
+def target_text(table, rows) -> str:
+    how = "from the cache" if table.cached else f"solved in {table.seconds:.1f} s"
+    body = [[str(t), _pct(p), _pct(q), f"{(p - q) * 100:+.2f} pts"] for t, p, q in rows]
+    return (f"{table.solution.rules.name}: P(final score >= target), playing for the target "
+            f"vs playing for the mean (table up to {table.max_target}, {how})\n"
+            + _table(["target", "target play", "mean play", "gain"], body, right={0, 1, 2, 3}))

@@ -129,9 +129,11 @@ def distribution(solution: Solution, strategy: str = "optimal", use_cache: bool 
 
 
 def targets(solution: Solution, max_target: int, use_cache: bool = True,
-            progress: Callable[[int, int], None] | None = None, threads: int | None = None):
-    """The target-play table up to `max_target` (solver.target), from the cache when a table
-    of this or a higher maximum is there."""
+            progress: Callable[[int, int], None] | None = None, threads: int | None = None,
+            solve_up_to: int | None = None):
+    """The target-play table up to at least `max_target` (solver.target), from the cache when
+    a table of this or a higher maximum is there; else solved up to `solve_up_to` (default
+    `max_target`) and cached."""
     from .target import TargetTable, check_max_target, solve_targets
 
     check_max_target(max_target)
@@ -147,10 +149,12 @@ def targets(solution: Solution, max_target: int, use_cache: bool = True,
                 continue  # recomputed below, and replaced
             if table is not None:
                 return TargetTable(solution, have, table, time.perf_counter() - start, True)
-    table = solve_targets(solution, max_target, progress, threads)
+    top = max(max_target, solve_up_to or max_target)
+    check_max_target(top)
+    table = solve_targets(solution, top, progress, threads)
     if use_cache:
         with contextlib.suppress(OSError):
-            cache.store_array(t, f"targets-{max_target}", table.W)
+            cache.store_array(t, f"targets-{top}", table.W)
     return table
 
 

@@ -46,11 +46,16 @@ class Action:
 
 @dataclass(frozen=True)
 class Advice:
-    """The ranked actions in a position (best first) and the position's own value."""
+    """The ranked actions in a position (best first) and the position's own value.
 
-    position_value: float  # expected points still to come, from the start of this turn
+    Values are expected points still to come; with a `target`, they are instead the best
+    chance of finishing with at least `target` points.
+    """
+
+    position_value: float  # from the start of this turn
     actions: list[Action]  # empty before the first roll
     banked: int | None  # points already on the card, when every filled score is known
+    target: int | None = None
 
     @property
     def best(self) -> Action | None:
@@ -73,11 +78,14 @@ class TurnTables:
     start_value: float
 
 
-def turn_tables(solution: Solution, pos: Position) -> TurnTables:
-    """The turn recursion for one state: final rolls, then keeps and rolls, stage by stage."""
+def turn_tables(solution: Solution, pos: Position, final_value=None) -> TurnTables:
+    """The turn recursion for one state: final rolls, then keeps and rolls, stage by stage.
+
+    `final_value(pos, roll)` gives (box, value) pairs of a final roll (default: `box_values`).
+    """
     t = solution.tables
-    final = np.array([max(v for _, v in box_values(solution, pos, r))
-                      for r in range(t.n_rolls)])
+    final_value = final_value or (lambda p, r: box_values(solution, p, r))
+    final = np.array([max(v for _, v in final_value(pos, r)) for r in range(t.n_rolls)])
     rolls = [final]
     keeps: list[np.ndarray | None] = [None]
     for _ in range(1, t.n_rolls_per_turn):
@@ -167,15 +175,45 @@ def check_rolls_left(t: RuleTables, dice: tuple[int, ...] | None, rolls_left: in
 def advise(solution: Solution, pos: Position, dice: tuple[int, ...] | None = None,
            rolls_left: int | None = None, banked: int | None = None) -> Advice:
     """Rank every action in a position; before the first roll (no dice) only its value."""
+    return _ranked(solution, pos, dice, rolls_left, banked, None)
+
+
+def check_target(t: RuleTables, pos: Position, banked: int | None, target: int) -> None:
+    """InputError unless target play can be advised here (the banked points must be known)."""
+    if isinstance(target, bool) or not isinstance(target, int) or target < 1:
+        raise InputError(f"target: {target!r} is not a score from 1 up.", param="target")
+    if banked is None:
+        raise InputError("target: playing for a target needs the points already banked: give "
+                         "the score of every filled box.", param="target")
+
+
+def advise_target(table, pos: Position, dice: tuple[int, ...] | None, rolls_left: int | None,
+                  banked: int, target: int) -> Advice:
+    """Rank every action by the best chance of finishing with at least `target` points, from
+    a target table (`solver.target`) that reaches `target`."""
+    solution = table.solution
+    check_target(solution.tables, pos, banked, target)
+
+    def chance(p: Position, roll: int) -> list[tuple[BoxChoice, float]]:
+        return [(c, table.chance(p.mask | (1 << c.box), c.upper_after, c.flag_after,
+                                 target - banked - c.total))
+                for c in box_choices(solution.tables, roll, p) if c.legal]
+
+    return _ranked(solution, pos, dice, rolls_left, banked, target, chance)
+
+
+def _ranked(solution: Solution, pos: Position, dice, rolls_left, banked, target,
+            final_value=None) -> Advice:
     t = solution.tables
     check_rolls_left(t, dice, rolls_left)
-    tables = turn_tables(solution, pos)
+    final_value = final_value or (lambda p, r: box_values(solution, p, r))
+    tables = turn_tables(solution, pos, final_value)
     if dice is None:
-        return Advice(tables.start_value, [], banked)
+        return Advice(tables.start_value, [], banked, target)
     roll = t.roll_index(dice)
     if rolls_left == 0:
         actions = [Action("score", value, box=choice)
-                   for choice, value in box_values(solution, pos, roll)]
+                   for choice, value in final_value(pos, roll)]
         order = {key: i for i, key in enumerate(t.rules.keys)}
         actions.sort(key=lambda a: (-a.value, order[a.box.key]))
     else:
@@ -187,4 +225,4 @@ def advise(solution: Solution, pos: Position, dice: tuple[int, ...] | None = Non
                 rest.remove(d)
             actions.append(Action("keep", float(ek[k]), keep=kept, reroll=tuple(rest)))
         actions.sort(key=lambda a: -a.value)  # stable: more dice, then lower index, first
-    return Advice(tables.start_value, actions, banked)
+    return Advice(tables.start_value, actions, banked, target)

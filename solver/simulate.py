@@ -164,7 +164,7 @@ def summarise(sim: Simulation) -> dict:
         "min": int(seen[0]), "max": int(seen[-1]),
         "median": percentiles_of_counts(sim.score_counts, (50,))["50"],
         "percentiles": percentiles_of_counts(sim.score_counts),
-        "categories": per_box,
+        "categories": list(rules.keys), "boxes": per_box,
         "p_upper_bonus": sim.upper_bonus_games / n if sim.tables.upper_threshold else None,
         "yahtzee_bonus_mean": float(np.arange(len(sim.yahtzee_bonus_counts))
                                     @ sim.yahtzee_bonus_counts / n),

@@ -60,6 +60,29 @@ class TargetTable:
         return self.chance(0, 0, False, target)
 
 
+def target_table_bytes(solution: Solution, max_target: int) -> int:
+    """Memory the target table takes while it is solved: the float32 table and two float64
+    layers."""
+    layout = solution.layout
+    widest = int(np.diff(layout.LAYER_PTR).max())
+    return layout.size * (max_target + 1) * 4 + 2 * widest * (max_target + 1) * 8
+
+
+def check_target_memory(solution: Solution, max_target: int,
+                        max_memory: int | None = None) -> None:
+    """InputError, with the estimate, when the table would not fit in `max_memory` bytes
+    (default: half of this machine's memory)."""
+    from .limits import machine_memory
+
+    need = target_table_bytes(solution, max_target)
+    limit = max_memory if max_memory is not None else machine_memory() // 2
+    if need > limit:
+        raise InputError(f"max target: the target table of {solution.rules.name} up to "
+                         f"{max_target} needs about {need / 2**30:.1f} GiB, more than the "
+                         f"{limit / 2**30:.1f} GiB allowed; give a lower maximum target.",
+                         param="max_target")
+
+
 def check_max_target(max_target: int) -> None:
     if isinstance(max_target, bool) or not isinstance(max_target, int) or \
             not 1 <= max_target <= MAX_TARGET:

@@ -6,41 +6,17 @@ changed. Every kernel is therefore cached in a folder named by a hash of *all* k
 (this package): an edit anywhere starts a new folder, so nothing stale is ever loaded.
 
 The folder is `$NUMBA_CACHE_DIR/yz-kernels-<hash>` when numba's own variable is set, else
-`<user cache>/yz/kernels-<hash>` (platformdirs' user cache folder). It does not follow
+`<user cache>/yz/kernels/yz-kernels-<hash>` (platformdirs' user cache folder). It does not follow
 `YZ_CACHE_DIR`, which holds solved strategies: compiled code is shared by every strategy
 cache, test and worker on the machine.
 """
 
 from __future__ import annotations
 
-import hashlib
-import os
-from pathlib import Path
-
 import numba
 import numba.core.config
 
-KERNEL_DIR = Path(__file__).resolve().parent
-
-
-def kernel_sources_hash() -> str:
-    """SHA-256 (first 16 hex digits) of every kernel module's source, in name order."""
-    h = hashlib.sha256(f"numba-{numba.__version__}".encode())
-    for path in sorted(KERNEL_DIR.glob("*.py")):
-        h.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
-    return h.hexdigest()[:16]
-
-
-def kernel_cache_root() -> Path:
-    """The folder that holds one sub-folder of compiled kernels per kernel-source hash."""
-    if os.environ.get("NUMBA_CACHE_DIR"):
-        return Path(os.environ["NUMBA_CACHE_DIR"]).expanduser()
-    import platformdirs
-
-    return Path(platformdirs.user_cache_dir("yz", appauthor=False)) / "kernels"
-
-
-KERNEL_CACHE_DIR = kernel_cache_root() / f"yz-kernels-{kernel_sources_hash()}"
+from ..kernel_cache import KERNEL_CACHE_DIR
 
 
 def kernel(fn=None, **options):

@@ -1,0 +1,54 @@
+"""Where yz's compiled kernels are cached (`solver.kernels.jit` explains why), without
+importing numba: `yz advise` asks whether they are compiled without paying for numba."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
+
+KERNEL_DIR = Path(__file__).resolve().parent / "kernels"
+
+
+def kernel_sources_hash() -> str:
+    """SHA-256 (first 16 hex digits) of every kernel module's source, in name order, and of
+    numba's version."""
+    try:
+        numba_version = version("numba")
+    except PackageNotFoundError:  # numba imported from a source tree
+        numba_version = "unknown"
+    h = hashlib.sha256(f"numba-{numba_version}".encode())
+    for path in sorted(KERNEL_DIR.glob("*.py")):
+        h.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+    return h.hexdigest()[:16]
+
+
+def kernel_cache_root() -> Path:
+    """The folder that holds one sub-folder of compiled kernels per kernel-source hash."""
+    if os.environ.get("NUMBA_CACHE_DIR"):
+        return Path(os.environ["NUMBA_CACHE_DIR"]).expanduser()
+    import platformdirs
+
+    return Path(platformdirs.user_cache_dir("yz", appauthor=False)) / "kernels"
+
+
+KERNEL_CACHE_DIR = kernel_cache_root() / f"yz-kernels-{kernel_sources_hash()}"
+
+
+def kernels_compiled() -> bool:
+    """Whether this installation's kernels have been compiled and cached already."""
+    return KERNEL_CACHE_DIR.is_dir() and any(KERNEL_CACHE_DIR.rglob("sweep*.nbi"))
+
+
+def compiled(mode: str) -> bool:
+    """Whether the kernels of one kind of work (`solver.warmup.MODES`) are compiled."""
+    return (KERNEL_CACHE_DIR / f"compiled-{mode}").exists()
+
+
+def mark_compiled(mode: str) -> None:
+    try:
+        KERNEL_CACHE_DIR.mkdir(parents=True, exist_ok=True)
+        (KERNEL_CACHE_DIR / f"compiled-{mode}").touch()
+    except OSError:
+        pass  # a read-only cache: numba recompiles next time anyway
