@@ -372,36 +372,48 @@ def naive_distribution(rules, choose) -> dict[int, float]:
     return game((frozenset(), 0, False))
 
 
-def naive_target(rules, need: int) -> float:
+class NaiveTarget:
     """The best chance of scoring at least `need` points in a whole game (expectimax with
-    probabilities; only for tiny games)."""
-    moves = _Moves(rules)
-    memo: dict = {}
+    probabilities over ordered dice; only for tiny games)."""
 
-    def chance(state, n) -> float:
+    def __init__(self, rules):
+        self.rules = rules
+        self.moves = _Moves(rules)
+        self.memo: dict = {}
+
+    def chance(self, state, n) -> float:
         if n <= 0:
             return 1.0
-        if len(state[0]) == len(moves.keys):
+        if len(state[0]) == len(self.moves.keys):
             return 0.0
         key = (state, n)
-        if key not in memo:
-            memo[key] = sum(hold(state, n, d, rules.rolls - 1) for d in moves.outcomes) / \
-                len(moves.outcomes)
-        return memo[key]
+        if key not in self.memo:
+            outcomes = self.moves.outcomes
+            self.memo[key] = sum(self.hold(state, n, d, self.rules.rolls - 1)
+                                 for d in outcomes) / len(outcomes)
+        return self.memo[key]
 
-    def hold(state, n, dice, left) -> float:
+    def hold(self, state, n, dice, left) -> float:
         dice = tuple(sorted(dice))
+        key = (state, n, dice, left)
+        if key in self.memo:
+            return self.memo[key]
         best = 0.0
-        for key in moves.keys:
-            move = moves.score(state, dice, key) if left == 0 else None
-            if move is not None:
-                best = max(best, chance(move[1], n - move[0]))
         if left == 0:
-            return best
-        for mask in range(1 << len(dice)):
-            kept = tuple(dice[i] for i in range(len(dice)) if mask >> i & 1)
-            best = max(best, sum(q * hold(state, n, new, left - 1)
-                                 for new, q in moves.rethrows(dice, kept)))
+            for box in self.moves.keys:
+                move = self.moves.score(state, dice, box)
+                if move is not None:
+                    best = max(best, self.chance(move[1], n - move[0]))
+        else:
+            for mask in range(1 << len(dice)):
+                kept = tuple(dice[i] for i in range(len(dice)) if mask >> i & 1)
+                best = max(best, sum(q * self.hold(state, n, new, left - 1)
+                                     for new, q in self.moves.rethrows(dice, kept)))
+        self.memo[key] = best
         return best
 
-    return chance((frozenset(), 0, False), need)
+
+def naive_target(rules, need: int, game: NaiveTarget | None = None) -> float:
+    """The best chance of scoring at least `need` points in a whole game (see NaiveTarget;
+    pass one to reuse its memo across targets)."""
+    return (game or NaiveTarget(rules)).chance((frozenset(), 0, False), need)

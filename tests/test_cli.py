@@ -141,11 +141,14 @@ def test_solve_json_end_to_end(isolated_cache):
     text = yz("solve").stdout
     assert "254.5896" in text and "from the cache" in text
     listing = yz_json("cache", "list")
-    assert [e["variant"] for e in listing["entries"]] == ["official-free-joker"]
+    kinds = sorted(e["kind"] for e in listing["entries"])
+    assert kinds == ["store", "values"]  # the value table and its metadata
+    assert {e["variant"] for e in listing["entries"]} == {"official-free-joker"}
+    assert all(e["status"] == "ok" for e in listing["entries"])
     assert listing["cache_dir"] == str(isolated_cache)
-    assert yz_json("cache", "clear")["removed"] == 1
+    assert yz_json("cache", "clear")["removed"] == 2
     assert yz_json("cache", "list")["entries"] == []
-    assert "no solved strategies" in yz("cache", "list").stdout
+    assert "no files of yz" in yz("cache", "list").stdout
 
 
 def test_compare_json():

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
-from naive import naive_distribution, naive_target
+from naive import NaiveTarget, naive_distribution, naive_target
 from test_solver import small_rule_sets
 from yz.rules import compile_rules, load_rules
 from yz.rules.models import RuleSet
@@ -111,8 +111,10 @@ def test_target_play_matches_brute_force():
     rules = RuleSet.model_validate(JOKER_GAME)
     solution = solve_tables(compile_rules(rules))
     table = solve_targets(solution, 60)
+    naive = NaiveTarget(rules)
     for target in range(0, 61, 3):
-        assert table.p_reach(target) == pytest.approx(naive_target(rules, target), abs=1e-6)
+        assert table.p_reach(target) == pytest.approx(naive_target(rules, target, naive),
+                                                      abs=1e-6)
 
 
 @settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -122,8 +124,9 @@ def test_target_play_beats_mean_play_and_matches_brute_force(rules):
     dist = score_distribution(solution)
     top = int(dist.scores[-1])
     table = solve_targets(solution, top + 1)
+    naive = NaiveTarget(rules)
     for target in range(1, top + 2, max(1, top // 6)):
         p = table.p_reach(target)
         assert p >= dist.p_at_least(target) - 1e-6
-        assert p == pytest.approx(naive_target(rules, target), abs=1e-6)
+        assert p == pytest.approx(naive_target(rules, target, naive), abs=1e-6)
     assert table.p_reach(top + 1) == 0.0
