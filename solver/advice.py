@@ -206,8 +206,8 @@ def _ranked(solution: Solution, pos: Position, dice, rolls_left, banked, target,
             final_value=None) -> Advice:
     t = solution.tables
     check_rolls_left(t, dice, rolls_left)
-    final_value = final_value or (lambda p, r: box_values(solution, p, r))
     tables = turn_tables(solution, pos, final_value)
+    final_value = final_value or (lambda p, r: box_values(solution, p, r))
     if dice is None:
         return Advice(tables.start_value, [], banked, target)
     roll = t.roll_index(dice)
