@@ -7,6 +7,9 @@ line and column of every key, so a validation error reads ``file:line:col: path:
 from __future__ import annotations
 
 import difflib
+import os
+import stat
+import sys
 import typing
 from importlib import resources
 from pathlib import Path
@@ -15,7 +18,7 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
-from .errors import RulesError
+from .errors import RulesError, YzError
 from .models import RuleProblems, RuleSet, _dotted
 
 Path_ = tuple[str | int, ...]
@@ -35,6 +38,26 @@ def _builtin_text(name: str) -> str:
     return resources.files("yz.variants").joinpath(f"{name}.yaml").read_text(encoding="utf-8")
 
 
+EXAMPLE_PREFIX = "example:"
+
+
+def example_names() -> list[str]:
+    """Names of the example rule files shipped in the `examples` package (`example:NAME`)."""
+    root = resources.files("yz.examples")
+    return sorted(p.name[:-5] for p in root.iterdir() if p.name.endswith(".yaml"))
+
+
+def _example_text(name: str, named_by: str) -> str:
+    names = example_names()
+    if name not in names:
+        hint = difflib.get_close_matches(name, names, n=1)
+        tip = f" Did you mean '{EXAMPLE_PREFIX}{hint[0]}'?" if hint else ""
+        shipped = ", ".join(EXAMPLE_PREFIX + n for n in names)
+        raise RulesError(f"{EXAMPLE_PREFIX}{name}: no such example{named_by}; the examples "
+                         f"shipped with yz are {shipped}.{tip}")
+    return resources.files("yz.examples").joinpath(f"{name}.yaml").read_text(encoding="utf-8")
+
+
 def load_rules(spec: str | Path) -> RuleSet:
     """Resolve a built-in name or a YAML path to a validated rule set; RulesError if it can't."""
     data, marks, origin = _resolve(str(spec), chain=())
@@ -48,7 +71,10 @@ def rules_from_text(text: str, origin: str = "<text>") -> RuleSet:
     return _validate(data, marks, origin)
 
 
-def _looks_like_path(spec: str) -> bool:
+def looks_like_path(spec: str) -> bool:
+    """True for a rule-file path (a folder separator or a YAML suffix), False for a name."""
+    if spec.startswith(EXAMPLE_PREFIX):
+        return False
     return "/" in spec or "\\" in spec or spec.endswith((".yaml", ".yml"))
 
 
@@ -60,38 +86,162 @@ def _resolve(spec: str, chain: tuple[str, ...], base_dir: Path | None = None):
     """
     names = builtin_names()
     named_by = f" (named by `extends` in {chain[-1]})" if chain else ""
-    if not _looks_like_path(spec) and spec in names:
+    if not looks_like_path(spec) and spec in names:
         origin = identity = f"variants/{spec}.yaml"
         text = _builtin_text(spec)
+        base = None
+    elif spec.startswith(EXAMPLE_PREFIX):
+        origin = identity = f"examples/{spec[len(EXAMPLE_PREFIX):]}.yaml"
+        text = _example_text(spec[len(EXAMPLE_PREFIX):], named_by)
         base = None
     else:
         path = Path(spec) if base_dir is None or Path(spec).is_absolute() else base_dir / spec
         if path.is_dir():
             raise RulesError(f"{spec}: is a folder, not a YAML rule file{named_by}; give the "
                              "path of a .yaml file or a built-in name.")
-        if not path.is_file():
+        if not path.exists():
             hint = difflib.get_close_matches(spec, names, n=1)
             tip = f" Did you mean '{hint[0]}'?" if hint else ""
-            what = "file" if _looks_like_path(spec) else "built-in variant or file"
+            what = "file" if looks_like_path(spec) else "built-in variant or file"
             raise RulesError(
                 f"{spec}: no such {what}{named_by}. Give a built-in name ({', '.join(names)}) or "
                 f"the path of a YAML rule file.{tip}")
         origin = str(path)
         identity = str(path.resolve())
-        try:
-            text = path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            raise RulesError(f"{origin}: cannot read the file ({exc}).") from None
+        text = read_input_text(origin, "rule file", RulesError)
         base = path.parent
     if identity in chain:
         cycle = " -> ".join([*chain, identity])
         raise RulesError(f"{origin}: `extends` forms a cycle ({cycle}); one of these files must "
                          "start from a rule set that does not lead back to it.")
     raw, raw_marks = _parse(text, origin)
-    if "name" not in raw and base is not None:
+    if "name" not in raw and not origin.startswith("variants/"):
         raw["name"] = Path(origin).stem
     data, marks = _apply_extends(raw, raw_marks, origin, base or Path.cwd(), (*chain, identity))
     return data, marks, origin
+
+
+# ---------------------------------------------------------------- reading untrusted input
+
+# Every input file (rule file or scorecard) is read under the same bounds, so a hostile file
+# fails fast with a message instead of hanging, filling memory or overflowing the stack.
+MAX_INPUT_BYTES = 1_000_000
+MAX_YAML_DEPTH = 32  # a rule file nests 4 deep; the composer recurses once per level
+MAX_YAML_NODES = 100_000
+STDIN_ORIGIN = "<stdin>"
+
+
+def read_input_text(spec: str, what: str, error: type[YzError]) -> str:
+    """The UTF-8 text of the file `spec` ("-": standard input), or `error` saying why not.
+
+    A FIFO or a device would block or never end, so only regular files are opened; the size is
+    checked before reading and at most one byte over the limit is ever read.
+    """
+    limit = MAX_INPUT_BYTES
+    name = STDIN_ORIGIN if spec == "-" else spec
+    too_big = (f"{name}: the {what} is larger than {limit:,} bytes; a {what} is a short text "
+               "file.")
+    if spec == "-":
+        text = sys.stdin.read(limit + 1)
+        if len(text) > limit:
+            raise error(too_big)
+        return text
+    try:
+        if not stat.S_ISREG(os.stat(spec).st_mode):
+            raise error(_not_regular(spec, what))
+        fd = os.open(spec, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        with os.fdopen(fd, "rb") as f:
+            info = os.fstat(f.fileno())  # the file may have been swapped since the stat
+            if not stat.S_ISREG(info.st_mode):
+                raise error(_not_regular(spec, what))
+            if info.st_size > limit:
+                raise error(too_big)
+            raw = f.read(limit + 1)
+    except OSError as exc:
+        raise error(f"{spec}: cannot read the {what} ({exc.strerror or exc}).") from None
+    if len(raw) > limit:
+        raise error(too_big)
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise error(f"{spec}: the {what} is not UTF-8 text (byte {exc.start} is not valid "
+                    f"UTF-8); is it a binary file? Save it as plain UTF-8 YAML or JSON.") from None
+    if "\x00" in text:
+        raise error(f"{spec}: the {what} contains NUL bytes, so it is a binary file, not YAML or "
+                    "JSON text.")
+    return text
+
+
+def _not_regular(spec: str, what: str) -> str:
+    return (f"{spec}: is not a regular file (a folder, pipe, device or socket); give the path "
+            f"of a {what}.")
+
+
+class _PlainDataLoader(yaml.SafeLoader):
+    """The safe loader without anchors and aliases, and with bounded nesting and size.
+
+    Aliases are how a few bytes expand into gigabytes ("billion laughs") or into a structure
+    that contains itself; plain data never needs them.
+    """
+
+    def __init__(self, text: str):
+        super().__init__(text)
+        self.depth = 0
+        self.nodes = 0
+
+    def compose_node(self, parent, index):
+        event = self.peek_event()
+        if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None) is not None:
+            raise _Refused(event.start_mark, "YAML anchors (&name) and aliases (*name) are not "
+                           "accepted; write each value out in full")
+        self.nodes += 1
+        if self.nodes > MAX_YAML_NODES:
+            raise _Refused(event.start_mark, f"more than {MAX_YAML_NODES:,} values; this is "
+                           "far more than any rule set or scorecard needs")
+        self.depth += 1
+        if self.depth > MAX_YAML_DEPTH:
+            raise _Refused(event.start_mark, f"lists and mappings are nested more than "
+                           f"{MAX_YAML_DEPTH} deep")
+        try:
+            return super().compose_node(parent, index)
+        finally:
+            self.depth -= 1
+
+
+class _Refused(yaml.YAMLError):
+    def __init__(self, mark: yaml.Mark, problem: str):
+        super().__init__(problem)
+        self.problem_mark = mark
+        self.problem = problem
+
+
+def parse_yaml(text: str, origin: str, what: str, error: type[YzError]) -> tuple[Any, Any]:
+    """Compose `text` once into a node tree (for positions) and build plain data from it."""
+    loader = _PlainDataLoader(text)
+    try:
+        node = loader.get_single_node()
+        data = loader.construct_document(node) if node is not None else None
+    except yaml.constructor.ConstructorError as exc:
+        raise error(
+            f"{_mark_at(origin, exc.problem_mark)}: {exc.problem}. A {what} is plain data: tags "
+            "such as !!python/... are never run or accepted; write the value as a plain "
+            "string, number, list or mapping.") from None
+    except _Refused as exc:
+        raise error(f"{_mark_at(origin, exc.problem_mark)}: {exc.problem}.") from None
+    except yaml.YAMLError as exc:
+        problem = getattr(exc, "problem", None) or str(exc)
+        raise error(f"{_mark_at(origin, getattr(exc, 'problem_mark', None))}: invalid YAML: "
+                    f"{problem}. Fix the syntax at that spot (indentation, a missing ':' or an "
+                    "unclosed quote or bracket).") from None
+    except (ValueError, OverflowError) as exc:  # e.g. an integer with 100,000 digits
+        raise error(f"{origin}: a value cannot be read ({exc}).") from None
+    finally:
+        loader.dispose()
+    return node, data
+
+
+def _mark_at(origin: str, mark: yaml.Mark | None) -> str:
+    return f"{origin}:{mark.line + 1}:{mark.column + 1}" if mark else origin
 
 
 # ---------------------------------------------------------------- YAML with positions
@@ -99,22 +249,7 @@ def _resolve(spec: str, chain: tuple[str, ...], base_dir: Path | None = None):
 
 def _parse(text: str, origin: str) -> tuple[dict, dict[Path_, Mark]]:
     """Safe-load YAML and record where every key and list item stands."""
-    try:
-        node = yaml.compose(text, Loader=yaml.SafeLoader)
-        data = yaml.safe_load(text)
-    except yaml.constructor.ConstructorError as exc:
-        mark = exc.problem_mark
-        where = f"{origin}:{mark.line + 1}:{mark.column + 1}" if mark else origin
-        raise RulesError(
-            f"{where}: {exc.problem}. Rule files are plain data: tags such as !!python/... are "
-            "never run or accepted; write the value as a plain string, number, list or mapping."
-        ) from None
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f"{origin}:{mark.line + 1}:{mark.column + 1}" if mark else origin
-        problem = getattr(exc, "problem", None) or str(exc)
-        raise RulesError(f"{where}: invalid YAML: {problem}. Fix the syntax at that spot "
-                         "(indentation, a missing ':' or an unclosed quote or bracket).") from None
+    node, data = parse_yaml(text, origin, "rule file", RulesError)
     if data is None:
         raise RulesError(f"{origin}: the file is empty; a rule file is a mapping with at least "
                          "`categories` (or `extends`).")

@@ -290,7 +290,12 @@ def box_choices(t: RuleTables, roll: int, pos: Position) -> list[BoxChoice]:
 
 @dataclass(frozen=True)
 class Scorecard:
-    """A position read from a YAML or JSON file (every field optional)."""
+    """A position read from a YAML or JSON file (every field optional).
+
+    `variant` is ready to pass to `load_rules`: a relative rule-file path in the card is
+    resolved against the card's folder, so a card works from any working directory. `origin`
+    names the card in messages ("<stdin>" for standard input).
+    """
 
     variant: str | None = None
     filled: dict | None = None
@@ -298,32 +303,27 @@ class Scorecard:
     bonus_points: int | None = None
     dice: tuple[int, ...] | None = None
     rolls_left: int | None = None
+    origin: str | None = None
 
 
 SCORECARD_FIELDS = ("variant", "filled", "upper_total", "bonus_points", "dice", "rolls_left")
 
 
 def load_scorecard(path: str) -> Scorecard:
-    """Read a scorecard file; InputError naming the file and field when it does not fit.
+    """Read a scorecard file ("-": standard input); InputError naming the file and field when
+    it does not fit.
 
     Format (YAML or JSON): {variant, filled: {box: score}, upper_total, bonus_points, dice,
     rolls_left}; `filled` may also be a list of box keys.
     """
     import difflib
-    from pathlib import Path
 
-    import yaml
+    from .loader import STDIN_ORIGIN, parse_yaml, read_input_text
 
-    p = Path(path)
-    try:
-        data = yaml.safe_load(p.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read the scorecard ({exc.strerror or exc}).") from None
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f"{path}:{mark.line + 1}:{mark.column + 1}" if mark else path
-        raise InputError(f"{where}: the scorecard is not valid YAML/JSON "
-                         f"({getattr(exc, 'problem', None) or exc}).") from None
+    origin = STDIN_ORIGIN if path == "-" else path
+    text = read_input_text(path, "scorecard", InputError)
+    _, data = parse_yaml(text, origin, "scorecard", InputError)
+    path = origin
     if data is None:
         data = {}
     if not isinstance(data, dict):
@@ -358,5 +358,18 @@ def load_scorecard(path: str) -> Scorecard:
     variant = data.get("variant")
     if variant is not None and not isinstance(variant, str):
         raise InputError(f"{path}: variant: give a built-in name or a rule file path.")
-    return Scorecard(variant, filled, whole("upper_total"), whole("bonus_points"), dice,
-                     whole("rolls_left"))
+    return Scorecard(_variant_beside(variant, origin), filled, whole("upper_total"),
+                     whole("bonus_points"), dice, whole("rolls_left"), origin)
+
+
+def _variant_beside(variant: str | None, origin: str) -> str | None:
+    """A card's relative rule-file path, read from the card's folder; names stay names."""
+    from pathlib import Path
+
+    from .loader import STDIN_ORIGIN, looks_like_path
+
+    if variant is None or origin == STDIN_ORIGIN or not looks_like_path(variant):
+        return variant
+    if Path(variant).is_absolute():
+        return variant
+    return str(Path(origin).parent / variant)
