@@ -20,6 +20,25 @@ HELP = "Rules-variant engine and exact solver for Yahtzee-family dice games."
 # Plain help (no rich markup): `[default: ...]` and other brackets are shown as written, flags
 # carry no `<bool>` type, and the text wraps to the terminal like any other command's.
 SETTINGS = {"help_option_names": ["-h", "--help"]}
+
+
+def _plain_arguments() -> None:
+    """Show positional arguments as click does (`A`, `[DICE]...`): typer 0.29 prints them as
+    `A <str>` and `{A}` even when they have a metavar. Only the help text changes."""
+    from typer.core import TyperArgument
+
+    if not hasattr(TyperArgument, "_usage_display_name"):  # another typer: leave it be
+        return
+
+    def usage_name(self) -> str:
+        name = self.display_name_raw if self.required else f"[{self.display_name_raw}]"
+        return name + ("..." if self.nargs != 1 else "")
+
+    TyperArgument.display_type_rich = lambda self, ctx: None
+    TyperArgument._usage_display_name = usage_name
+
+
+_plain_arguments()
 app = typer.Typer(no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False,
                   rich_markup_mode=None, context_settings=SETTINGS, help=HELP)
 rules_app = typer.Typer(no_args_is_help=True, rich_markup_mode=None, context_settings=SETTINGS,
@@ -45,6 +64,9 @@ CardOpt = Annotated[str | None, typer.Option(
     "--card", metavar="FILE", help="A scorecard file (YAML or JSON) with variant, filled, "
     "upper_total, bonus_points, dice, rolls_left; options given here override it.")]
 
+QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")]
+NoCacheOpt = Annotated[bool, typer.Option("--no-cache", help="Solve afresh; neither read nor "
+                                          "write the cache.")]
 
 def _version(value: bool) -> None:
     if value:
@@ -202,7 +224,7 @@ def rules_validate(path: Annotated[str, typer.Argument(metavar="FILE",
 
     rules = load_rules(path)
     if as_json:
-        emit_json({"valid": True, "name": rules.name, "categories": list(rules.keys)})
+        emit_json({"valid": True, "variant": rules.name, "categories": list(rules.keys)})
     else:
         typer.echo(f"{path}: valid rule set '{rules.name}' with {len(rules.categories)} boxes.")
 
@@ -216,9 +238,9 @@ def rules_table(spec: SpecArg,
 
     The rolls are sorted dice; use it to check what a house rule scores.
     """
-    from yz.rules import compile_rules, load_rules
+    from yz.rules import load_rules
 
-    t = compile_rules(load_rules(spec))
+    t = compiled_tables(load_rules(spec))
     if as_json:
         emit_json({"categories": list(t.rules.keys), "rolls": t.ROLL_DICE.tolist(),
                    "scores": t.SCORE.tolist()})
@@ -254,13 +276,13 @@ def score_cmd(
     In an optional position (filled boxes, upper total, or a scorecard), with the Joker and
     the bonuses applied.
     """
-    from yz.rules import InputError, compile_rules, load_rules
+    from yz.rules import InputError, load_rules
     from yz.rules.position import box_choices, check_open_box, parse_dice, parse_filled
 
     if dice_args and dice is not None:
         raise InputError("give the dice once: as arguments or with --dice, not both.")
     sc = read_card(card)
-    t = compile_rules(load_rules(variant or sc.variant or "official-free-joker"))
+    t = compiled_tables(load_rules(variant or sc.variant or "official-free-joker"))
     shown = dice_args or (dice if dice is not None else sc.dice)
     if shown is None:
         raise InputError("no dice to score: give them as arguments (e.g. yz score 1 3 4 6 6), "
@@ -311,6 +333,7 @@ def advise_cmd(
     target: Annotated[int | None, typer.Option(
         "--target", metavar="T", help="Rank moves by the chance of finishing with at least T "
         "points instead of by the mean (needs every filled box's score).")] = None,
+    quiet: QuietOpt = False,
     as_json: JsonOpt = False,
 ) -> None:
     """Best move in a position: which dice to keep or box to score.
@@ -338,17 +361,19 @@ def advise_cmd(
                                else sc.bonus_points)
     banked = pos.banked(t, extra)
     if target is not None:
+        from yz.solver.target import check_target_memory
+
         check_target(t, pos, banked, target)
-    solution = solved(t, quiet=as_json)
+        check_target_memory(t, max(target, 500), param="target")
+    show = not quiet and not as_json
+    solution = solved(t, quiet=not show)
     if target is None:
         advice = advise(solution, pos, rolled, left, banked)
     else:
         from yz.solver import targets
-        from yz.solver.target import check_target_memory
 
-        check_target_memory(solution, max(target, 500))
-        compile_kernels("targets", quiet=as_json)
-        with render.progress(f"target table of {t.rules.name}", enabled=not as_json,
+        compile_kernels("targets", quiet=not show)
+        with render.progress(f"target table of {t.rules.name}", enabled=show,
                              unit="columns") as step:
             table = targets(solution, target, progress=step, solve_up_to=max(target, 500))
         advice = advise_target(table, pos, rolled, left, banked, target)
@@ -361,9 +386,6 @@ def advise_cmd(
 # ---------------------------------------------------------------- solve, compare, cache
 
 
-QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")]
-NoCacheOpt = Annotated[bool, typer.Option("--no-cache", help="Solve afresh; neither read nor "
-                                          "write the cache.")]
 
 
 @app.command("solve")
@@ -384,6 +406,8 @@ def solve_cmd(variant: VariantOpt = "official-free-joker", no_cache: NoCacheOpt 
 
     solution = solved(load_rules(variant), quiet=quiet or as_json, use_cache=not no_cache,
                       with_sd=not no_sd)
+    if not no_sd and solution.sd is None:  # cached values without their SD: maybe one more pass
+        compile_kernels("moments", quiet=quiet or as_json)
     start = time.perf_counter()
     moments = None if no_sd else exact_moments(solution, use_cache=not no_cache)
     sd_seconds = time.perf_counter() - start
@@ -404,10 +428,11 @@ def compare_cmd(
         "bonus rate (exact, computed once per rule set and cached).")] = False,
     no_cache: NoCacheOpt = False, quiet: QuietOpt = False, as_json: JsonOpt = False,
 ) -> None:
-    """Compare the optimal expected scores of rule sets, with their risk.
+    """Compare rule sets: expected score and risk.
 
-    Each is shown with its difference to the first one (by default every built-in, the
-    official rules first).
+    The optimal expected score of each, its difference to the first one (by default every
+    built-in, the official rules first), and its spread: SD, median, 5th and 95th percentiles
+    and the upper bonus rate.
     """
     from yz.rules import builtin_names, load_rules
     from yz.solver import distribution, exact_figures
@@ -451,7 +476,7 @@ def simulate_cmd(
     quiet: QuietOpt = False,
     as_json: JsonOpt = False,
 ) -> None:
-    """Play games with a strategy; sampled figures beside exact ones.
+    """Play games; sampled figures beside exact ones.
 
     The mean with its standard error next to the exact value, the SD, percentiles, per-box
     means and zero rates, bonuses and Joker uses, and a histogram.
@@ -533,7 +558,7 @@ def distribution_cmd(
         "matplotlib).")] = None,
     no_cache: NoCacheOpt = False, quiet: QuietOpt = False, as_json: JsonOpt = False,
 ) -> None:
-    """The exact distribution of the final score under a strategy.
+    """The exact distribution of the final score.
 
     Mean, SD, median, mode, percentiles, P(score >= x) and a histogram; --json gives the whole
     distribution (scores and probabilities). Computed exactly (no sampling) and cached.
@@ -628,7 +653,7 @@ def target_cmd(
         "round scores up to the maximum].")] = None,
     no_cache: NoCacheOpt = False, quiet: QuietOpt = False, as_json: JsonOpt = False,
 ) -> None:
-    """Play for a target: the best chance of reaching T, for every T.
+    """Play for a target: the best chance of reaching T.
 
     Solves the strategy that maximises P(final score >= T) for every T up to --max-target
     (cached), and prints it beside P(final score >= T) under the mean-optimal strategy.
@@ -650,8 +675,9 @@ def target_cmd(
             raise InputError(f"--targets: give scores from 1 to the maximum target "
                              f"{max_target} (got {', '.join(map(str, bad)) or 'none'}).")
     show = not quiet and not as_json
-    solution = solved(load_rules(variant), quiet=not show, use_cache=not no_cache)
-    check_target_memory(solution, max_target)
+    t = compiled_tables(load_rules(variant))
+    check_target_memory(t, max_target)  # before any solving
+    solution = solved(t, quiet=not show, use_cache=not no_cache)
     compile_kernels("targets", "distribution", quiet=not show)
     with render.progress(f"target play, {solution.rules.name}", enabled=show,
                          unit="columns") as step:

@@ -36,8 +36,9 @@ def _table(headers: list[str], rows: list[list[str]], right: set[int] = frozense
 def variant_summary(rules: RuleSet) -> dict:
     ub = rules.upper_bonus
     return {
-        "name": rules.name,
-        "categories": len(rules.categories),
+        "variant": rules.name,
+        "boxes": len(rules.categories),
+        "categories": list(rules.keys),
         "upper_bonus": f"{ub.amount} at {ub.threshold}" if ub else None,
         "yahtzee_bonus": rules.yahtzee_bonus.amount if rules.yahtzee_bonus else None,
         "joker": rules.joker.mode,
@@ -50,7 +51,7 @@ def variants_table(rows: list[dict]) -> str:
     body = []
     for r in rows:
         first = textwrap.shorten(r["description"], 60, placeholder="...")
-        body.append([r["name"], str(r["categories"]), r["upper_bonus"] or "-",
+        body.append([r["variant"], str(r["boxes"]), r["upper_bonus"] or "-",
                      str(r["yahtzee_bonus"] or "-"), r["joker"], first])
     return _table(["variant", "boxes", "upper bonus", "yahtzee bonus", "joker", "description"],
                   body, right={1})
@@ -218,8 +219,8 @@ def solution_text(s, moments=None, sd_seconds: float = 0.0) -> str:
         if moments is not None else ""
     if not s.cached:
         how = f"solved in {s.seconds:.2f} s"
-    elif sd_seconds > 0.05:
-        how = f"values from the cache, SD computed in {sd_seconds:.2f} s"
+    elif moments is not None and not moments.cached:  # the SD was computed now
+        how = f"solved in {s.seconds + sd_seconds:.2f} s (values from the cache, SD computed)"
     else:
         how = f"from the cache in {s.seconds:.2f} s"
     return (f"{s.rules.name}: expected score {s.expected_score:.4f}{spread}\n"

@@ -68,13 +68,14 @@ def exact_moments(solution: Solution, strategy: str = "optimal", use_cache: bool
 
     check_strategy(strategy)
     if strategy == "optimal" and solution.sd is not None:
-        return Moments(strategy, solution.expected_score, solution.sd)
+        return Moments(strategy, solution.expected_score, solution.sd, cached=True)
     t = solution.tables
     for what in (strategy, f"moments-{strategy}"):
         cached = cache.load_figures(t, what) if use_cache else None
         with contextlib.suppress(KeyError, TypeError, ValueError):
             if cached is not None:
-                return Moments(strategy, float(cached["expected_score"]), float(cached["sd"]))
+                return Moments(strategy, float(cached["expected_score"]), float(cached["sd"]),
+                               cached=True)
     moments = exact.exact_moments(solution, strategy, threads)
     if use_cache:
         # Figures are cheap to redo: a read-only cache folder is not an error here.
@@ -134,7 +135,7 @@ def targets(solution: Solution, max_target: int, use_cache: bool = True,
     """The target-play table up to at least `max_target` (solver.target), from the cache when
     a table of this or a higher maximum is there; else solved up to `solve_up_to` (default
     `max_target`) and cached."""
-    from .target import TargetTable, check_max_target, solve_targets
+    from .target import TargetTable, check_max_target, check_target_memory, solve_targets
 
     check_max_target(max_target)
     t = solution.tables
@@ -150,7 +151,7 @@ def targets(solution: Solution, max_target: int, use_cache: bool = True,
             if table is not None:
                 return TargetTable(solution, have, table, time.perf_counter() - start, True)
     top = max(max_target, solve_up_to or max_target)
-    check_max_target(top)
+    check_target_memory(t, top)
     table = solve_targets(solution, top, progress, threads)
     if use_cache:
         with contextlib.suppress(OSError):

@@ -20,6 +20,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import math
 import os
 import re
 import tempfile
@@ -58,9 +59,12 @@ def cache_dir() -> Path:
         import platformdirs
 
         root = Path(platformdirs.user_cache_dir("yz", appauthor=False))
-    if root.exists() and not root.is_dir():
-        raise CacheError(f"the cache folder {root} is a file, not a folder; point YZ_CACHE_DIR "
-                         "at a folder (it is created when missing), or unset it.")
+    # The folder, or the nearest part of its path that exists, must be a folder.
+    there = next((p for p in (root, *root.parents) if p.exists()), None)
+    if there is not None and not there.is_dir():
+        raise CacheError(f"the cache folder {root} cannot be made: {there} is a file, not a "
+                         "folder; point YZ_CACHE_DIR at a folder (it is created when missing), "
+                         "or unset it.")
     return root
 
 
@@ -322,7 +326,8 @@ def _describe(path: Path) -> CacheEntry:
         score = data.get("expected_score")
         return CacheEntry(path, str(data.get("variant", variant)), "values",
                           "ok" if current else "stale", size,
-                          float(score) if isinstance(score, int | float) else None,
+                          float(score) if isinstance(score, int | float)
+                          and math.isfinite(score) else None,
                           data.get("states") if isinstance(data.get("states"), int) else None,
                           str(data.get("created", "")) or None)
     return CacheEntry(path, str(data.get("variant", variant)), "figures",

@@ -32,6 +32,7 @@ class Moments:
     strategy: str
     expected_score: float
     sd: float
+    cached: bool = False  # read from the cache (or stored with the values), not computed now
 
 
 @dataclass(frozen=True)

@@ -20,11 +20,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
-from yz.rules import InputError
+from yz.rules import InputError, RuleTables
 
 from .dp import Solution, kernel_threads
 from .kernels.bundle import Needs, Rows
-from .layout import batches
+from .layout import StateLayout, batches, build_layout
 
 MAX_TARGET = 5000
 NEED_RUN = 256  # needs of one state solved side by side (a row of the sweep)
@@ -60,34 +60,34 @@ class TargetTable:
         return self.chance(0, 0, False, target)
 
 
-def target_table_bytes(solution: Solution, max_target: int) -> int:
+def target_table_bytes(layout: StateLayout, max_target: int) -> int:
     """Memory the target table takes while it is solved: the float32 table and two float64
     layers."""
-    layout = solution.layout
     widest = int(np.diff(layout.LAYER_PTR).max())
     return layout.size * (max_target + 1) * 4 + 2 * widest * (max_target + 1) * 8
 
 
-def check_target_memory(solution: Solution, max_target: int,
-                        max_memory: int | None = None) -> None:
-    """InputError, with the estimate, when the table would not fit in `max_memory` bytes
-    (default: half of this machine's memory)."""
+def check_target_memory(t: RuleTables, max_target: int, max_memory: int | None = None,
+                        param: str = "max_target") -> None:
+    """InputError, with the estimate, when the table up to `max_target` would not fit in
+    `max_memory` bytes (default: half of this machine's memory). Cheap: run it before solving.
+    `param` names the caller's parameter that asked for this maximum."""
     from .limits import machine_memory
 
-    need = target_table_bytes(solution, max_target)
+    check_max_target(max_target, param)
+    need = target_table_bytes(build_layout(t), max_target)
     limit = max_memory if max_memory is not None else machine_memory() // 2
     if need > limit:
-        raise InputError(f"max target: the target table of {solution.rules.name} up to "
+        raise InputError(f"{param.replace('_', ' ')}: the target table of {t.rules.name} up to "
                          f"{max_target} needs about {need / 2**30:.1f} GiB, more than the "
-                         f"{limit / 2**30:.1f} GiB allowed; give a lower maximum target.",
-                         param="max_target")
+                         f"{limit / 2**30:.1f} GiB allowed; give a lower target.", param=param)
 
 
-def check_max_target(max_target: int) -> None:
+def check_max_target(max_target: int, param: str = "max_target") -> None:
     if isinstance(max_target, bool) or not isinstance(max_target, int) or \
             not 1 <= max_target <= MAX_TARGET:
-        raise InputError(f"max target: {max_target!r} is not a score from 1 to {MAX_TARGET}.",
-                         param="max_target")
+        raise InputError(f"{param.replace('_', ' ')}: {max_target!r} is not a score from 1 to "
+                         f"{MAX_TARGET}.", param=param)
 
 
 def target_rows(layout, k: int, n_need: int) -> tuple[Rows, np.ndarray]:

@@ -41,7 +41,8 @@ def _run(mode: str, solution) -> None:
         solve_tables(solution.tables)
     elif mode == "dp-sd":
         solve_tables(solution.tables, with_sd=True)
-    elif mode == "moments":
+    elif mode == "moments":  # the SD of optimal play on cached values, and other strategies'
+        exact.exact_moments(solution, "optimal")
         exact.exact_moments(solution, "greedy")
     elif mode == "play":
         simulate.simulate(solution, 10, seed=0)

@@ -38,9 +38,10 @@ def test_variants_lists_the_seven():
         assert name in result.stdout
     rows = yz_json("variants")
     assert len(rows) == 7
-    official = next(r for r in rows if r["name"] == "official-free-joker")
+    official = next(r for r in rows if r["variant"] == "official-free-joker")
     assert official["joker"] == "free" and official["yahtzee_bonus"] == 100
-    assert official["upper_bonus"] == "35 at 63" and official["categories"] == 13
+    assert official["upper_bonus"] == "35 at 63" and official["boxes"] == 13
+    assert official["categories"][0] == "ones" and len(official["categories"]) == 13
 
 
 def test_rules_show_resolves_extends():

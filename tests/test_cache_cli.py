@@ -1,0 +1,159 @@
+"""`yz cache` and the limits of counts and sizes, through the CLI runner.
+
+The cache folder may be one the user shares with other files: yz lists and deletes only the
+files it writes (its own name pattern), and everything it prints is valid JSON.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+
+import pytest
+from typer.testing import CliRunner
+from yz.cli.main import app
+from yz.rules import compile_rules, load_rules
+from yz.solver import cache, solve
+
+runner = CliRunner()
+
+
+def yz(*args: str):
+    return runner.invoke(app, list(args))
+
+
+@pytest.fixture
+def solved_no_bonus(isolated_cache):
+    solution = solve(load_rules("no-bonus"))
+    assert not solution.cached and cache.meta_path(solution.tables).exists()
+    return solution
+
+
+def test_clear_leaves_every_file_yz_did_not_write(isolated_cache, solved_no_bonus):
+    foreign = ["notes.txt", "settings.json", "data.npz", "data.npy", ".tmp-other",
+               "results.values.npy"]
+    for name in foreign:
+        (isolated_cache / name).write_text("the user's own file")
+    listing = json.loads(yz("cache", "list", "--json").stdout)
+    listed = {os.path.basename(e["path"]) for e in listing["entries"]}
+    assert not listed & set(foreign)
+    result = yz("cache", "clear", "--json")
+    assert result.exit_code == 0 and json.loads(result.stdout)["removed"] == 2
+    assert sorted(p.name for p in isolated_cache.iterdir()) == sorted(foreign)
+
+
+def test_leftovers_of_a_killed_solve_are_listed_and_cleared(isolated_cache, solved_no_bonus):
+    leftover = isolated_cache / ".tmp-yz-abc123.npy"
+    leftover.write_bytes(b"\0" * 100)
+    old = time.time() - 3600
+    os.utime(leftover, (old, old))
+    fresh = isolated_cache / ".tmp-yz-def456.npy"  # a solve in progress: kept
+    fresh.write_bytes(b"\0")
+    text = yz("cache", "list").stdout
+    assert ".tmp-yz-abc123.npy" in text and "temporary" in text and "--stale" in text
+    removed = json.loads(yz("cache", "clear", "--stale", "--json").stdout)["files"]
+    assert removed == [".tmp-yz-abc123.npy"]
+    assert fresh.exists() and cache.meta_path(solved_no_bonus.tables).exists()
+
+
+def test_stale_formats_are_marked_and_cleared_by_variant(isolated_cache, solved_no_bonus):
+    old = isolated_cache / f"gist-{'0' * 20}.npz"  # a format-1 table
+    old.write_bytes(b"PK")
+    rows = json.loads(yz("cache", "list", "--json").stdout)["entries"]
+    status = {os.path.basename(e["path"]): e["status"] for e in rows}
+    assert status[old.name] == "stale"
+    assert all(e["bytes"] > 0 for e in rows)
+    assert "MB" in yz("cache", "list").stdout  # sizes shown
+    assert json.loads(yz("cache", "clear", "gist", "--json").stdout)["files"] == [old.name]
+    assert cache.meta_path(solved_no_bonus.tables).exists()  # another variant's files stay
+
+
+def test_list_json_is_valid_with_damaged_and_odd_files(isolated_cache, solved_no_bonus):
+    t = solved_no_bonus.tables
+    meta = cache.meta_path(t)
+    data = json.loads(meta.read_text())
+    data["expected_score"] = float("nan")
+    meta.write_text(json.dumps(cache._sealed(data)))  # sealed, but not a number
+    cache.figures_path(t, "optimal").write_text("{not json")
+    out = yz("cache", "list", "--json").stdout
+    rows = json.loads(out, parse_constant=lambda name: pytest.fail(f"{name} in JSON"))
+    assert {e["status"] for e in rows["entries"]} >= {"damaged"}
+    assert all(e["expected_score"] is None for e in rows["entries"])
+
+
+@pytest.mark.parametrize("inside", [False, True], ids=["file", "below-a-file"])
+def test_cache_dir_that_is_a_file_is_a_clear_error(tmp_path, monkeypatch, inside):
+    a_file = tmp_path / "cache-is-a-file"
+    a_file.write_text("x")
+    monkeypatch.setenv("YZ_CACHE_DIR", str(a_file / "sub" if inside else a_file))
+    for args in (["cache", "list"], ["solve", "--variant", "no-bonus", "--quiet"]):
+        result = yz(*args)
+        assert result.exit_code == 2, result.output
+        assert result.stderr.startswith("error: the cache folder") and "is a file" in \
+            result.stderr
+    assert a_file.read_text() == "x"
+
+
+def test_metadata_altered_under_its_checksum_is_recomputed(isolated_cache, solved_no_bonus):
+    meta = cache.meta_path(solved_no_bonus.tables)
+    meta.write_text(meta.read_text().replace('"states": 8191', '"states": 9999'))
+    result = yz("solve", "--variant", "no-bonus", "--json")
+    assert result.exit_code == 0 and "damaged" in result.stderr
+    assert json.loads(result.stdout)["cached"] is False
+
+
+# ---------------------------------------------------------------- absurd numbers
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--bonus-points", "-100", "--filled", "yahtzee=50"], "--bonus-points"),
+    (["--bonus-points", "30", "--filled", "yahtzee=50"], "not a multiple of the 100"),
+    (["--bonus-points", "100", "--filled", "yahtzee=0"], "--bonus-points"),
+    (["--bonus-points", "100"], "--bonus-points"),
+    (["--target", "100000000", "--filled", "chance=20"], "--target"),
+    (["--target", "0"], "--target"),
+    (["--rolls-left", "9", "--dice", "11111"], "--rolls-left"),
+], ids=["negative", "not-a-multiple", "yahtzee-zero", "yahtzee-open", "huge-target",
+        "zero-target", "rolls-left"])
+def test_advise_refuses_absurd_numbers_before_solving(isolated_cache, args, message):
+    result = yz("advise", "--variant", "official-free-joker", *args)
+    assert result.exit_code == 2, result.output
+    assert result.stderr.startswith("error: ") and message in result.stderr, result.stderr
+    assert "Traceback" not in result.output
+    assert not isolated_cache.exists() or not any(isolated_cache.iterdir())  # nothing solved
+
+
+def test_bonus_points_count_in_the_final_score(isolated_cache):
+    args = ("advise", "--variant", "no-bonus", "--filled", "chance=20", "--json")
+    plain = json.loads(yz(*args).stdout)
+    result = yz("advise", "--variant", "official-free-joker", "--filled",
+                "yahtzee=50,chance=20,fours=12", "--bonus-points", "200", "--json")
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert data["banked"] == 282 and plain["banked"] == 20
+
+
+@pytest.mark.parametrize("args, message", [
+    (["simulate", "--games", "10000000000000"], "--games"),
+    (["simulate", "--games", "0"], "--games"),
+    (["target", "--max-target", "999999"], "--max-target"),
+    (["target", "--variant", "no-bonus", "--targets", "200,400", "--max-target", "300"],
+     "--targets"),
+], ids=["games-huge", "games-zero", "max-target", "targets-beyond"])
+def test_count_options_are_checked_up_front(isolated_cache, args, message):
+    result = yz(*args)
+    assert result.exit_code == 2, result.output
+    assert result.stderr.startswith(f"error: {message}"), result.stderr
+    assert not isolated_cache.exists() or not any(isolated_cache.iterdir())
+
+
+def test_target_table_too_big_for_memory_is_refused_before_solving(isolated_cache, monkeypatch):
+    from yz.solver import limits
+
+    monkeypatch.setattr(limits, "machine_memory", lambda: 1 << 20)
+    result = yz("target", "--variant", "no-bonus", "--max-target", "300")
+    assert result.exit_code == 2 and "GiB" in result.stderr, result.output
+    assert not isolated_cache.exists() or not any(isolated_cache.iterdir())
+    t = compile_rules(load_rules("no-bonus"))
+    assert not cache.meta_path(t).exists()
