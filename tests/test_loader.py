@@ -129,9 +129,10 @@ BAD = {
         "extends: official-free-joker\ncategories:\n  - key: full_house\n"
         "    pattern: {kind: groups, sizes: [3, 2], count: 3}\n",
         r"pattern\.count: unknown field \(allowed here: kind, sizes, exact, distinct\)"),
+    # `name` defaults to the key now, so the missing field is the score
     "missing_field": ("name: m\ncategories:\n  - {key: ones, section: upper, "
-                      "pattern: {kind: face, face: 1}, score: face_total}\n",
-                      r"missing_field\.yaml:3:\d+: categories\[0\]\.name: this field is required"),
+                      "pattern: {kind: face, face: 1}}\n",
+                      r"missing_field\.yaml:3:\d+: categories\[0\]\.score: this field is required"),
     "not_a_mapping": ("- 1\n- 2\n", r"must be a mapping"),
     "empty": ("", r"the file is empty"),
     "remove_without_extends": ("name: r\nremove_categories: [chance]\ncategories: []\n",
@@ -222,3 +223,113 @@ def test_extends_a_folder(tmp_path):
     (tmp_path / "d.yaml").write_text("extends: adir\n")
     with pytest.raises(RulesError, match=r"is a folder.*named by `extends` in"):
         load_rules(str(tmp_path / "d.yaml"))
+
+
+# ---------------------------------------------------------------- errors in the user's own file
+
+
+def load_text(tmp_path, text: str, name: str = "user.yaml"):
+    f = tmp_path / name
+    f.write_text(text)
+    return load_rules(str(f))
+
+
+def problems_of(tmp_path, text: str) -> list[str]:
+    with pytest.raises(RulesError) as info:
+        load_text(tmp_path, text)
+    return str(info.value).splitlines()[1:]
+
+
+def test_a_user_field_that_breaks_inherited_boxes_is_located_in_the_users_file(tmp_path):
+    lines = problems_of(tmp_path, "extends: official-free-joker\n# one die\ndice: 1\n")
+    assert len(lines) == 5
+    for line in lines:
+        assert line.strip().startswith(f"{tmp_path / 'user.yaml'}:3:1: categories["), line
+        assert "because of dice here; the box comes from variants/official-free-joker" in line
+
+
+def test_a_misspelled_key_in_an_extending_file_is_not_a_new_box(tmp_path):
+    with pytest.raises(RulesError, match=r"user\.yaml:3:\d+: categories\[0\]\.key: "
+                                         r"'full_hose' .*did you mean full_house\?"):
+        load_text(tmp_path, "extends: official-free-joker\ncategories:\n  - key: full_hose\n"
+                            "    pattern: {kind: groups, sizes: [3, 2], distinct: false}\n")
+
+
+def test_a_new_box_close_to_an_inherited_key_is_still_a_new_box(tmp_path):
+    rules = load_text(tmp_path, "extends: official-free-joker\ncategories:\n"
+                                "  - {key: fives_2, pattern: {kind: face, face: 5}, "
+                                "score: face_total}\n")
+    assert rules.keys[-1] == "fives_2" and rules.categories[-1].section == "upper"
+
+
+def test_fixed_score_shorthand_without_points_names_points(tmp_path):
+    lines = problems_of(tmp_path, "name: s\ncategories:\n  - {key: c, pattern: any, "
+                                  "score: fixed}\n")
+    assert lines == [f"  {tmp_path / 'user.yaml'}:3:28: categories[0].score.points: this field "
+                     "is required"]
+
+
+def test_pattern_without_kind_names_the_kinds(tmp_path):
+    lines = problems_of(tmp_path, "extends: official-free-joker\ncategories:\n"
+                                  "  - {key: yahtzee, pattern: {distinct: false}}\n")
+    assert len(lines) == 1 and "discriminator" not in lines[0]
+    assert "categories[11].pattern: no `kind` given (kinds: face, of_a_kind, groups" in lines[0]
+
+
+@pytest.mark.parametrize("mode", ["none", "free", "forced"])
+def test_joker_shorthand_keeps_the_inherited_full_value_boxes(tmp_path, mode):
+    rules = load_text(tmp_path, f"extends: official-free-joker\njoker: {mode}\n")
+    assert rules.joker.mode == mode
+    assert rules.joker.full_value == ("full_house", "small_straight", "large_straight")
+    alone = rules_from_text("name: j\njoker: forced\ncategories:\n"
+                            "  - {key: yahtzee, pattern: all_same, score: 50}\n")
+    assert alone.joker.mode == "forced"
+
+
+def test_no_echo_of_item_errors_as_a_too_short_list(tmp_path):
+    lines = problems_of(tmp_path, "name: x\ncategories:\n  - {key: ones}\n")
+    assert lines and not any("at least 1 item" in line for line in lines)
+    assert [line.split(": ")[1] for line in lines] == ["categories[0].pattern",
+                                                     "categories[0].score"]
+
+
+def test_cross_field_problems_are_listed_with_field_errors(tmp_path):
+    lines = problems_of(tmp_path, "name: x\ncategories:\n"
+                                  "  - {key: ones, pattern: {kind: face, face: 9}, "
+                                  "score: face_total}\n"
+                                  "  - {key: c, pattern: any, score: {kind: bogus}}\n")
+    assert len(lines) == 2
+    assert "categories[1].score: Input tag 'bogus'" in lines[0]
+    assert "categories[0].pattern.face: face 9 does not exist on a 6-sided die" in lines[1]
+
+
+def test_cross_field_problems_of_a_broken_field_are_not_guessed(tmp_path):
+    lines = problems_of(tmp_path, "extends: official-free-joker\ndice: 0\n")
+    assert len(lines) == 1 and "dice: Input should be greater than or equal to 1" in lines[0]
+
+
+# ---------------------------------------------------------------- less friction
+
+
+def test_name_and_section_default_from_key_and_pattern():
+    rules = rules_from_text("name: d\ncategories:\n"
+                            "  - {key: full_house, pattern: {kind: groups, sizes: [3, 2]}, "
+                            "score: 25}\n"
+                            "  - {key: three_of_a_kind, pattern: {kind: of_a_kind, count: 3}, "
+                            "score: sum_all}\n"
+                            "  - {key: sixes, pattern: {kind: face, face: 6}, score: face_total}\n")
+    assert [c.name for c in rules.categories] == ["Full House", "Three of a Kind", "Sixes"]
+    assert [c.section for c in rules.categories] == ["lower", "lower", "upper"]
+    assert rules.categories[0].score.kind == "fixed" and rules.categories[0].score.points == 25
+
+
+def test_example_prefix_loads_a_shipped_example_from_any_folder(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert load_rules("example:house-rules") == load_rules(str(EXAMPLE))
+    with pytest.raises(RulesError, match=r"no such example.*example:house-rules.*Did you mean"):
+        load_rules("example:house-rule")
+
+
+def test_extends_may_name_an_example(tmp_path):
+    rules = load_text(tmp_path, "extends: example:house-rules\nupper_bonus: {amount: 40}\n")
+    assert rules.upper_bonus.threshold == 70 and rules.upper_bonus.amount == 40

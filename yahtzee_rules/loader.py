@@ -314,6 +314,9 @@ def _apply_extends(raw: dict, raw_marks: dict[Path_, Mark], origin: str, base_di
     for key, value in raw.items():
         if key in ("extends", "remove_categories"):
             continue
+        if key == "joker" and isinstance(value, str):  # `joker: free` keeps the inherited
+            value = {"mode": value}                     # full_value boxes
+            raw_marks = {**raw_marks, ("joker", "mode"): raw_marks[("joker",)]}
         if key == "categories" and isinstance(value, list) and isinstance(data.get(key), list):
             _merge_categories(data, marks, value, raw_marks, drop_marks, take_marks)
         elif key in MERGED_SECTIONS and isinstance(value, dict) and isinstance(data.get(key), dict):
@@ -349,6 +352,10 @@ def _merge_categories(data, marks, entries, raw_marks, drop_marks, take_marks) -
                              "an inherited box changes that box).")
         if key is not None:
             own.add(key)
+        inherited = [k for k in by_key if k not in own]
+        if key is not None and key not in by_key and isinstance(entry, dict) and not (
+                "pattern" in entry and "score" in entry):
+            _refuse_typo(key, j, inherited, raw_marks)
         if key is not None and key in by_key:
             i = by_key[key]
             cats[i].update(entry)
@@ -361,6 +368,19 @@ def _merge_categories(data, marks, entries, raw_marks, drop_marks, take_marks) -
             if key is not None:
                 by_key[key] = len(cats) - 1
     data["categories"] = cats
+
+
+def _refuse_typo(key: str, j: int, inherited: list[str], raw_marks: dict[Path_, Mark]) -> None:
+    """A new box without both `pattern` and `score`, named like an inherited box, is almost
+    surely a misspelled key: without this it would be added as an incomplete new box."""
+    hint = difflib.get_close_matches(key, inherited, n=1)
+    if hint:
+        m = raw_marks.get(("categories", j, "key")) or raw_marks.get(("categories", j))
+        where = f"{m[0]}:{m[1]}:{m[2]}" if m else "categories"
+        raise RulesError(
+            f"{where}: categories[{j}].key: '{key}' is not a box of the rule set being "
+            f"extended; did you mean {hint[0]}? (An entry whose key names an inherited box "
+            "changes only the fields it gives; a new box needs at least `pattern` and `score`.)")
 
 
 def _remove_categories(data, marks, removals, raw_marks, origin, drop_marks) -> None:
@@ -393,31 +413,105 @@ def _remove_categories(data, marks, removals, raw_marks, origin, drop_marks) -> 
 # ---------------------------------------------------------------- validation
 
 
-def _at(marks: dict[Path_, Mark], path: Path_, origin: str) -> str:
-    """`file:line:col` of the deepest recorded ancestor of `path`."""
+def _mark_of(marks: dict[Path_, Mark], path: Path_) -> Mark | None:
+    """The mark of the deepest recorded ancestor of `path`."""
     for cut in range(len(path), -1, -1):
         m = marks.get(tuple(path[:cut]))
         if m:
-            return f"{m[0]}:{m[1]}:{m[2]}"
-    return origin
+            return m
+    return None
+
+
+def _at(marks: dict[Path_, Mark], path: Path_, origin: str) -> str:
+    """`file:line:col` of the deepest recorded ancestor of `path`."""
+    m = _mark_of(marks, path)
+    return f"{m[0]}:{m[1]}:{m[2]}" if m else origin
 
 
 def _validate(data: dict, marks: dict[Path_, Mark], origin: str) -> RuleSet:
+    """The rule set, or one RulesError listing every field and cross-field problem."""
     try:
         return RuleSet.model_validate(data)
     except ValidationError as exc:
-        lines = []
-        for err in exc.errors():
-            ctx_error = (err.get("ctx") or {}).get("error")
-            if isinstance(ctx_error, RuleProblems):
-                for path, msg in ctx_error.problems:
-                    lines.append(f"{_at(marks, path, origin)}: {_dotted(path)}: {msg}")
-                continue
-            path = _data_path(data, err["loc"])
-            where = _at(marks, path, origin)
-            lines.append(f"{where}: {_dotted(path)}: {_explain(err, path, data)}")
-        count = f"{len(lines)} problems" if len(lines) > 1 else "1 problem"
-        raise RulesError(f"{origin}: {count} in the rule set:\n  " + "\n  ".join(lines)) from None
+        errors = exc.errors()
+    problems = [p for err in errors for p in _rule_problems(err)]
+    field_errors = _without_echoes([err for err in errors if not _rule_problems(err)])
+    lines, broken = [], set()
+    for err in field_errors:
+        path = _data_path(data, err["loc"])
+        broken.add(path[:2] if path[:1] == ("categories",) else path[:1])
+        lines.append(f"{_at(marks, path, origin)}: {_dotted(path)}: {_explain(err, path, data)}")
+    if field_errors:
+        problems = _problems_despite(data, broken)
+    for path, msg, causes in problems:
+        lines.append(_located(marks, path, msg, causes, origin))
+    count = f"{len(lines)} problems" if len(lines) > 1 else "1 problem"
+    raise RulesError(f"{origin}: {count} in the rule set:\n  " + "\n  ".join(lines)) from None
+
+
+def _rule_problems(err: dict) -> list:
+    ctx_error = (err.get("ctx") or {}).get("error")
+    return ctx_error.problems if isinstance(ctx_error, RuleProblems) else []
+
+
+def _without_echoes(errors: list[dict]) -> list[dict]:
+    """Drop "too short" for a list whose items failed: it only echoes their errors."""
+    item_lists = {err["loc"][:-1] for err in errors if err["loc"] and
+                  isinstance(err["loc"][-1], int)} | {
+        err["loc"][:i] for err in errors for i, seg in enumerate(err["loc"])
+        if isinstance(seg, int)}
+    return [err for err in errors if not (err["type"] == "too_short" and
+                                          tuple(err["loc"]) in item_lists)]
+
+
+def _problems_despite(data: dict, broken: set[Path_]) -> list:
+    """The cross-field problems of the fields that did validate, so one run lists them all.
+
+    Broken fields are left out (defaults apply) and broken boxes stand in as plain boxes;
+    a problem that concerns or depends on a broken field is not reported.
+    """
+    cats = data.get("categories")
+    if ("categories",) in broken or not isinstance(cats, list):
+        return []
+    repaired = {k: v for k, v in data.items() if (k,) not in broken}
+    repaired.setdefault("name", "unnamed")
+    repaired["categories"] = [_stand_in(c, i) if ("categories", i) in broken else c
+                              for i, c in enumerate(cats)]
+    try:
+        RuleSet.model_validate(repaired)
+    except ValidationError as exc:
+        return [(path, msg, causes) for err in exc.errors()
+                for path, msg, causes in _rule_problems(err)
+                if not any(p[:len(b)] == b for p in (path, *causes) for b in broken)]
+    return []
+
+
+def _stand_in(entry: Any, i: int) -> dict:
+    """A valid box in place of a broken one, keeping its key so references still resolve."""
+    from .models import KEY_RE
+
+    entry = entry if isinstance(entry, dict) else {}
+    key = entry.get("key")
+    usable = isinstance(key, str) and len(key) <= 40 and KEY_RE.match(key)
+    section = entry.get("section")
+    return {"key": key if usable else f"invalid_box_{i}",
+            "section": section if section in ("upper", "lower") else "lower",
+            "pattern": "any", "score": "sum_all"}
+
+
+def _located(marks: dict[Path_, Mark], path: Path_, msg: str, causes: tuple[Path_, ...],
+             origin: str) -> str:
+    """One cross-field problem, at the user's own field when an inherited box breaks only
+    because of something the user's file set (`dice: 1` and the inherited Full House)."""
+    here = _mark_of(marks, path)
+    if here is None or here[0] != origin:
+        for cause in causes:
+            m = marks.get(cause)
+            if m and m[0] == origin:
+                inherited = f"{here[0]}:{here[1]}:{here[2]}" if here else "the rule set extended"
+                return (f"{m[0]}:{m[1]}:{m[2]}: {_dotted(path)}: {msg} (because of "
+                        f"{_dotted(cause)} here; the box comes from {inherited})")
+    return f"{_at(marks, path, origin)}: {_dotted(path)}: {msg}"
 
 
 def _data_path(data: Any, loc: tuple) -> Path_:
@@ -430,7 +524,7 @@ def _data_path(data: Any, loc: tuple) -> Path_:
     cur = data
     tag_next = False
     for seg in loc:
-        if tag_next and isinstance(cur, dict) and seg == cur.get("kind"):
+        if tag_next and seg == _tag_of(cur):
             tag_next = False
             continue
         tag_next = False
@@ -438,11 +532,20 @@ def _data_path(data: Any, loc: tuple) -> Path_:
         if (isinstance(cur, dict) and seg in cur) or in_list:
             out.append(seg)
             cur = cur[seg]
-            tag_next = isinstance(cur, dict) and "kind" in cur
+            tag_next = _tag_of(cur) is not None
         elif isinstance(seg, str) and not isinstance(cur, list) and "[" not in seg:
             out.append(seg)  # a missing or extra field: name it
             break
     return tuple(out)
+
+
+def _tag_of(value: Any) -> str | None:
+    """The `kind` a pattern or score value selects, written out or as a shorthand."""
+    if isinstance(value, dict):
+        return value.get("kind") if isinstance(value.get("kind"), str) else None
+    if isinstance(value, bool):
+        return None
+    return "fixed" if isinstance(value, int) else value if isinstance(value, str) else None
 
 
 FIELDS_HELP = {
@@ -463,7 +566,11 @@ def _explain(err: dict, path: Path_, data: Any) -> str:
         return "this field is required"
     if kind == "tuple_type":
         return "should be a list, e.g. [a, b]"
-    if kind == "union_tag_invalid" or kind == "union_tag_not_found":
+    if kind == "union_tag_not_found":
+        field_name = next((str(p) for p in reversed(path) if isinstance(p, str)), "")
+        return (f"no `kind` given ({FIELDS_HELP.get(field_name, '')}); a {field_name} in an "
+                "extending file replaces the inherited one whole, so give its kind too")
+    if kind == "union_tag_invalid":
         field_name = next((str(p) for p in reversed(path) if isinstance(p, str)), "")
         return f"{msg} ({FIELDS_HELP.get(field_name, '')})"
     return msg

@@ -29,12 +29,19 @@ MAX_GROUPS = 4
 KEY_RE = re.compile(r"^[a-z][a-z0-9_]*$")
 
 
-class RuleProblems(ValueError):
-    """Several semantic problems found at once, each with the field path it concerns."""
+FieldPath = tuple[str | int, ...]
 
-    def __init__(self, problems: list[tuple[tuple[str | int, ...], str]]):
+
+class RuleProblems(ValueError):
+    """Several semantic problems found at once: (field at fault, message, fields that cause it).
+
+    The causes let an error about an inherited box be shown where the user's own file set the
+    field that broke it (e.g. `dice: 1` breaks the inherited Full House).
+    """
+
+    def __init__(self, problems: list[tuple[FieldPath, str, tuple[FieldPath, ...]]]):
         self.problems = problems
-        super().__init__("; ".join(f"{_dotted(p)}: {m}" for p, m in problems))
+        super().__init__("; ".join(f"{_dotted(p)}: {m}" for p, m, _ in problems))
 
 
 def _dotted(path: tuple[str | int, ...]) -> str:
@@ -152,14 +159,46 @@ def _kind_shorthand(value: Any) -> Any:
     return {"kind": value} if isinstance(value, str) else value
 
 
+def _score_shorthand(value: Any) -> Any:
+    """Let YAML say `score: 30` for `{kind: fixed, points: 30}`, the commonest scoring form."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return {"kind": "fixed", "points": value}
+    return _kind_shorthand(value)
+
+
+SMALL_WORDS = {"a", "an", "and", "of", "or", "the"}
+
+
+def default_name(key: str) -> str:
+    """A box's display name from its key: "full_house" -> "Full House", "three_of_a_kind" ->
+    "Three of a Kind"."""
+    words = key.split("_")
+    return " ".join(w if i and w in SMALL_WORDS else w.capitalize() for i, w in enumerate(words))
+
+
 class Category(_Strict):
-    """One box of the score card."""
+    """One box of the score card; `name` defaults to the key in title case and `section` to
+    upper for a `face` pattern, lower otherwise."""
 
     key: Annotated[str, Field(min_length=1, max_length=40, pattern=KEY_RE.pattern)]
     name: Annotated[str, Field(min_length=1, max_length=60)]
     section: Literal["upper", "lower"]
     pattern: Annotated[Pattern, BeforeValidator(_kind_shorthand)]
-    score: Annotated[Scoring, BeforeValidator(_kind_shorthand)]
+    score: Annotated[Scoring, BeforeValidator(_score_shorthand)]
+
+    @model_validator(mode="before")
+    @classmethod
+    def _defaults_from_key_and_pattern(cls, data: Any) -> Any:
+        if not isinstance(data, dict):
+            return data
+        data = dict(data)
+        if "name" not in data and isinstance(data.get("key"), str):
+            data["name"] = default_name(data["key"])
+        if "section" not in data:  # without a pattern, the error is about the pattern
+            p = data.get("pattern")
+            kind = p.get("kind") if isinstance(p, dict) else p
+            data["section"] = "upper" if kind == "face" else "lower"
+        return data
 
 
 # ---------------------------------------------------------------- bonuses and Joker
@@ -196,6 +235,11 @@ class Joker(_Strict):
     full_value: tuple[str, ...] = ()
 
 
+def _joker_shorthand(value: Any) -> Any:
+    """Let YAML say `joker: free` for `{mode: free}`."""
+    return {"mode": value} if isinstance(value, str) else value
+
+
 class RuleSet(_Strict):
     """A complete, resolved rule set: what the scorer, the compiler and the solver read."""
 
@@ -208,7 +252,7 @@ class RuleSet(_Strict):
     categories: Annotated[tuple[Category, ...], Field(min_length=1, max_length=MAX_CATEGORIES)]
     upper_bonus: UpperBonus | None = None
     yahtzee_bonus: YahtzeeBonus | None = None
-    joker: Joker = Joker()
+    joker: Annotated[Joker, BeforeValidator(_joker_shorthand)] = Joker()
     yahtzee_category: str = "yahtzee"
 
     # -- derived facts, used by the compiler and the CLI
@@ -257,7 +301,13 @@ class RuleSet(_Strict):
 
 
 def _consistency_problems(rules: RuleSet):
-    """Yield (field path, message) for every cross-field problem of a rule set."""
+    """Yield (field path, message, causes) for every cross-field problem of a rule set.
+
+    `causes` are the other fields whose values make it a problem (`dice` for a count larger
+    than the dice), so an error can be shown where the user set them and skipped when one of
+    them failed validation itself.
+    """
+    dice, faces = ("dice",), ("faces",)
     n, f = rules.dice, rules.faces
     seen: dict[str, int] = {}
     for i, cat in enumerate(rules.categories):
@@ -265,57 +315,64 @@ def _consistency_problems(rules: RuleSet):
         if cat.key in seen:
             yield (*where, "key"), (
                 f"duplicate category key '{cat.key}' (also categories[{seen[cat.key]}]); "
-                "every box needs its own key")
+                "every box needs its own key"), (("categories", seen[cat.key]),)
         seen.setdefault(cat.key, i)
         p = cat.pattern
         pw = (*where, "pattern")
         if isinstance(p, FacePattern):
             if p.face > f:
-                yield (*pw, "face"), f"face {p.face} does not exist on a {f}-sided die (1..{f})"
+                yield (*pw, "face"), (
+                    f"face {p.face} does not exist on a {f}-sided die (1..{f})"), (faces,)
             if p.min_count > n:
-                yield (*pw, "min_count"), f"min_count {p.min_count} is more than the {n} dice"
+                yield (*pw, "min_count"), (
+                    f"min_count {p.min_count} is more than the {n} dice"), (dice,)
         elif isinstance(p, OfAKindPattern):
             if p.count > n:
-                yield (*pw, "count"), f"count {p.count} is more than the {n} dice"
+                yield (*pw, "count"), f"count {p.count} is more than the {n} dice", (dice,)
         elif isinstance(p, GroupsPattern):
             if sum(p.sizes) > n:
                 yield (*pw, "sizes"), (
-                    f"groups {list(p.sizes)} need {sum(p.sizes)} dice, the game has {n}")
+                    f"groups {list(p.sizes)} need {sum(p.sizes)} dice, the game has {n}"), (dice,)
             elif p.distinct and len(p.sizes) > f:
                 yield (*pw, "sizes"), (
                     f"{len(p.sizes)} groups on distinct faces need {len(p.sizes)} faces, "
-                    f"the die has {f}")
+                    f"the die has {f}"), (faces,)
         elif isinstance(p, StraightPattern):
             if p.length is not None and p.length > min(n, f):
                 yield (*pw, "length"), (
                     f"a run of {p.length} needs {p.length} dice and faces; the game has "
-                    f"{n} dice of {f} faces")
+                    f"{n} dice of {f} faces"), (dice, faces) if n < f else (faces, dice)
             if p.faces is not None:
                 bad = [x for x in p.faces if x > f]
                 if bad:
-                    yield (*pw, "faces"), f"faces {bad} do not exist on a {f}-sided die (1..{f})"
+                    yield (*pw, "faces"), (
+                        f"faces {bad} do not exist on a {f}-sided die (1..{f})"), (faces,)
                 if len(p.faces) > n:
-                    yield (*pw, "faces"), f"{len(p.faces)} faces cannot show on {n} dice"
+                    yield (*pw, "faces"), f"{len(p.faces)} faces cannot show on {n} dice", (dice,)
         if isinstance(cat.score, FaceTotal) and not isinstance(p, FacePattern):
-            yield (*where, "score"), "face_total needs a `face` pattern; use sum_matched or sum_all"
+            yield (*where, "score"), (
+                "face_total needs a `face` pattern; use sum_matched or sum_all"), (pw,)
 
     keys = set(seen)
+    box_list = ("categories",)
     if rules.upper_bonus is not None and rules.upper_bonus.categories is not None:
         for j, key in enumerate(rules.upper_bonus.categories):
             if key not in keys:
-                yield ("upper_bonus", "categories", j), _unknown(key, keys)
+                yield ("upper_bonus", "categories", j), _unknown(key, keys), (box_list,)
     if rules.upper_bonus is not None and not rules.bonus_categories:
         yield ("upper_bonus",), ("no box counts toward the upper bonus: add upper-section boxes "
-                                 "or list `categories`")
+                                 "or list `categories`"), (box_list,)
     for j, key in enumerate(rules.joker.full_value):
         if key not in keys:
-            yield ("joker", "full_value", j), _unknown(key, keys)
+            yield ("joker", "full_value", j), _unknown(key, keys), (box_list,)
     if rules.uses_yahtzee_box:
         ykey = rules.yahtzee_category
+        users = (("yahtzee_bonus",), ("joker",))
         if ykey not in keys:
             yield ("yahtzee_category",), (
                 f"the Yahtzee bonus and Joker need a Yahtzee box, and '{ykey}' is not a category "
-                f"({_unknown(ykey, keys)}); set `yahtzee_category` or drop the bonus/Joker")
+                f"({_unknown(ykey, keys)}); set `yahtzee_category` or drop the bonus/Joker"), (
+                box_list, *users)
         else:
             yp = rules.categories[seen[ykey]].pattern
             is_all_same = isinstance(yp, AllSamePattern) or (
@@ -323,21 +380,24 @@ def _consistency_problems(rules: RuleSet):
             if not is_all_same:
                 yield ("yahtzee_category",), (
                     f"'{ykey}' must have the all_same pattern (every die equal) to act as the "
-                    "Yahtzee box for the bonus and Joker")
+                    "Yahtzee box for the bonus and Joker"), (
+                    ("categories", seen[ykey], "pattern"), dice, *users)
     if rules.state_count > MAX_STATES:
         yield ("categories",), (
             f"the solver's state table would have {rules.state_count:,} entries "
             f"(2^{len(rules.categories)} box sets x upper totals x bonus flag), over the limit of "
-            f"{MAX_STATES:,}; use fewer categories or a lower upper-bonus threshold")
+            f"{MAX_STATES:,}; use fewer categories or a lower upper-bonus threshold"), (
+            ("upper_bonus", "threshold"), ("yahtzee_bonus",))
     keeps = math.comb(n + f, n)
     if keeps > 50_000:
-        yield ("dice",), f"{n} dice of {f} faces give {keeps:,} keeps; the solver allows 50,000"
+        yield dice, f"{n} dice of {f} faces give {keeps:,} keeps; the solver allows 50,000", (
+            faces,)
     elif rules.upper_bonus is not None and keeps * (rules.upper_bonus.threshold + 1) > \
             MAX_KEEP_COLUMNS:
         yield ("upper_bonus", "threshold"), (
             f"{keeps:,} keeps ({n} dice of {f} faces) x {rules.upper_bonus.threshold + 1} upper "
             f"totals is over the solver's limit of {MAX_KEEP_COLUMNS:,} working entries; use a "
-            "lower threshold or fewer dice or faces")
+            "lower threshold or fewer dice or faces"), (dice, faces)
 
 
 def _unknown(key: str, keys: set[str]) -> str:
