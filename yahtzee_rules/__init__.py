@@ -1,7 +1,7 @@
 """Yahtzee-family rule sets as data: YAML -> frozen pydantic models -> flat numpy tables."""
 
 from .errors import InputError, RulesError, YzError
-from .loader import builtin_names, load_rules, rules_from_text
+from .loader import builtin_names, example_names, load_rules, rule_schema, rules_from_text
 from .models import RuleSet
 from .tables import RuleTables, compile_rules
 
@@ -13,6 +13,8 @@ __all__ = [
     "YzError",
     "builtin_names",
     "compile_rules",
+    "example_names",
     "load_rules",
+    "rule_schema",
     "rules_from_text",
 ]

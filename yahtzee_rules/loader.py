@@ -121,6 +121,52 @@ def _resolve(spec: str, chain: tuple[str, ...], base_dir: Path | None = None):
     return data, marks, origin
 
 
+# ---------------------------------------------------------------- JSON Schema
+
+
+def rule_schema() -> dict:
+    """The JSON Schema of a rule file, for editors and other tools to check files against.
+
+    The models describe a resolved rule set; a file may also `extends` another, give only the
+    fields it changes and use the shorthands (`pattern: any`, `score: sum_all`, `score: 30`,
+    `joker: free`), so the schema is loosened to match what `load_rules` accepts. The
+    cross-field checks (a face beyond the die, ...) are beyond JSON Schema: `load_rules` runs
+    them.
+    """
+    from . import models
+
+    schema = RuleSet.model_json_schema()
+    defs, props = schema["$defs"], schema["properties"]
+    props["extends"] = {"type": "string", "description": (
+        "Start from a built-in name, example:NAME or a rule file (a path relative to this one).")}
+    props["remove_categories"] = {"type": "array", "items": {"type": "string"}, "description": (
+        "With extends: inherited boxes to drop.")}
+    del schema["required"]  # `name` defaults to the file name; `categories` may be inherited
+    schema["anyOf"] = [{"required": ["categories"]}, {"required": ["extends"]}]
+    # An extending file's entry may change a box by key alone; name and section have defaults.
+    category = defs["Category"]
+    category["required"] = ["key"]
+    cat_props = category["properties"]
+    cat_props["pattern"] = {"anyOf": [_bare_kinds(models.Pattern), cat_props["pattern"]]}
+    cat_props["score"] = {"anyOf": [
+        _bare_kinds(models.Scoring),
+        {"type": "integer", "minimum": 0, "maximum": 10_000, "description": "fixed points"},
+        cat_props["score"]]}
+    mode = {k: v for k, v in defs["Joker"]["properties"]["mode"].items() if k != "default"}
+    props["joker"] = {"anyOf": [mode, {"$ref": "#/$defs/Joker"}], "default": {"mode": "none"}}
+    defs["UpperBonus"].pop("required", None)  # merged field by field over the inherited one
+    return {"$schema": "https://json-schema.org/draft/2020-12/schema", "title": "yz rule file",
+            **{k: v for k, v in schema.items() if k != "title"}}
+
+
+def _bare_kinds(union: Any) -> dict:
+    """The kinds of a pattern or scoring union that may be written alone (no parameters)."""
+    kinds = [typing.get_args(cls.model_fields["kind"].annotation)[0]
+             for cls in typing.get_args(typing.get_args(union)[0])
+             if all(not f.is_required() for name, f in cls.model_fields.items() if name != "kind")]
+    return {"type": "string", "enum": kinds, "description": "a kind without parameters"}
+
+
 # ---------------------------------------------------------------- reading untrusted input
 
 # Every input file (rule file or scorecard) is read under the same bounds, so a hostile file
