@@ -421,3 +421,11 @@ def test_schema_rejects_what_the_loader_rejects(text, where):
     schema = rule_schema()
     errors = schema_errors(yaml.safe_load(text), schema, schema)
     assert any(where in e for e in errors), errors
+
+
+@pytest.mark.parametrize("name", BUILTINS)
+def test_builtin_texts_name_real_documents_not_internal_file_numbers(name):
+    rules = load_rules(name)
+    text = f"{rules.description} {rules.source}"
+    assert not re.search(r"\bseed\b", text, re.IGNORECASE), text
+    assert any(doc in rules.source for doc in ("Verhoeff", "Yatzy kata", "encyclopedia", "KTH"))
