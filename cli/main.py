@@ -48,8 +48,9 @@ cache_app = typer.Typer(no_args_is_help=True, rich_markup_mode=None, context_set
 app.add_typer(rules_app, name="rules")
 app.add_typer(cache_app, name="cache")
 
-VariantOpt = Annotated[str, typer.Option("--variant", "-v", metavar="VARIANT",
-                                         help="A built-in variant name or a YAML rule file.")]
+VariantOpt = Annotated[str, typer.Option(
+    "--variant", "-v", metavar="VARIANT",
+    help="A built-in variant name, example:NAME or a YAML rule file.")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON.")]
 # Options that mean the same thing in `score` and `advise`.
 CardVariantOpt = Annotated[str | None, typer.Option(
@@ -61,8 +62,9 @@ FilledOpt = Annotated[str | None, typer.Option(
 UpperTotalOpt = Annotated[int | None, typer.Option(
     "--upper-total", metavar="N", help="Upper-section total so far, instead of each upper score.")]
 CardOpt = Annotated[str | None, typer.Option(
-    "--card", metavar="FILE", help="A scorecard file (YAML or JSON) with variant, filled, "
-    "upper_total, bonus_points, dice, rolls_left; options given here override it.")]
+    "--card", metavar="FILE", help="A scorecard file (YAML or JSON; - for standard input) with "
+    "variant, filled, upper_total, bonus_points, dice, rolls_left; options given here override "
+    "it. A relative variant path is read from the card's folder.")]
 
 QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")]
 NoCacheOpt = Annotated[bool, typer.Option("--no-cache", help="Solve afresh; neither read nor "
@@ -229,6 +231,19 @@ def rules_validate(path: Annotated[str, typer.Argument(metavar="FILE",
         typer.echo(f"{path}: valid rule set '{rules.name}' with {len(rules.categories)} boxes.")
 
 
+@rules_app.command("schema")
+@handles_errors
+def rules_schema() -> None:
+    """Print the JSON Schema of rule files.
+
+    Point an editor's YAML support at it to check and complete rule files as you type (see
+    the README).
+    """
+    from yz.rules import rule_schema
+
+    emit_json(rule_schema())
+
+
 @rules_app.command("table")
 @handles_errors
 def rules_table(spec: SpecArg,
@@ -290,7 +305,7 @@ def score_cmd(
     roll = t.roll_index(parse_dice(shown, t))
     pos = parse_filled(filled if filled is not None else sc.filled, t,
                        upper_total if upper_total is not None else sc.upper_total,
-                       origin=card if filled is None and card else None)
+                       origin=sc.origin if filled is None else None)
     choices = box_choices(t, roll, pos)
     if category is not None:
         check_open_box(t, pos, category)
@@ -350,7 +365,7 @@ def advise_cmd(
     # Check the whole position before solving, so a typo costs no solve.
     pos = parse_filled(filled if filled is not None else sc.filled, t,
                        upper_total if upper_total is not None else sc.upper_total,
-                       origin=card if filled is None and card else None)
+                       origin=sc.origin if filled is None else None)
     shown = dice if dice is not None else sc.dice
     rolled = parse_dice(shown, t) if shown is not None else None
     left = rolls_left if rolls_left is not None else sc.rolls_left

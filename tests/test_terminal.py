@@ -155,7 +155,15 @@ def test_simulate_draws_solve_and_game_bars(width):
     (["score", "33333", "--filled", "yahtzee=50,threes=15"], ["Large Straight", "+100 Yahtzee"]),
     (["advise", "--variant", "no-bonus", "--dice", "1,1,2,3,6"], ["best: keep"]),
     (["cache", "list"], ["no files of yz"]),
-], ids=["variants", "rules-show", "rules-table", "score", "advise", "cache-list"])
+    (["rules", "validate", "example:house-rules"], ["valid rule set 'house-70-50'"]),
+    (["distribution", "--variant", "no-bonus"], ["percentiles:", "229.6385", "P(score >= x)"]),
+    (["duel", "no-bonus", "gist"], ["draw", "no-bonus (optimal)", "gist (optimal)"]),
+    (["target", "--variant", "no-bonus", "--max-target", "300", "--targets", "200,250"],
+     ["target play", "mean play"]),
+    (["advise", "--variant", "no-bonus", "--dice", "1,1,2,3,6", "--target", "250"],
+     ["chance of 250 or more"]),
+], ids=["variants", "rules-show", "rules-table", "score", "advise", "cache-list", "validate",
+        "distribution", "duel", "target", "advise-target"])
 def test_command_output(width, args, expected):
     check(run_in_pty(args, width), *expected)
 
@@ -163,8 +171,9 @@ def test_command_output(width, args, expected):
 # ---------------------------------------------------------------- help pages
 
 HELP_PAGES = [[], ["variants"], ["score"], ["advise"], ["solve"], ["compare"], ["simulate"],
+              ["distribution"], ["duel"], ["target"],
               ["rules"], ["rules", "show"], ["rules", "validate"], ["rules", "table"],
-              ["cache"], ["cache", "list"], ["cache", "clear"]]
+              ["rules", "schema"], ["cache"], ["cache", "list"], ["cache", "clear"]]
 
 
 def help_pages(width: int) -> dict[str, Run]:
@@ -185,7 +194,9 @@ def test_help_pages(width):
         if name in ("yz", "yz rules", "yz cache"):
             # One line per command, with its whole first sentence: no hard break, no "...".
             listing = run.text.split("Commands:\n", 1)[1].rstrip().splitlines()
-            assert all(re.fullmatch(r"  [a-z]+ +[A-Z].*\.", line) for line in listing), run
+            assert all(re.fullmatch(r"  [a-z]+ +[A-Z].*[^.]\.", line) for line in listing), run
+        # Arguments read as click writes them: no type tags, no braces.
+        assert not re.search(r"<(str|int|list\[str\])>|\{[A-Z]+\}", run.text), run
     # Defaults are shown, typer's and those written into the help text alike.
     assert "[default: official-free-joker]" in pages["yz solve"].flat
     assert "[default: 100000]" in pages["yz simulate"].flat

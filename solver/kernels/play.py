@@ -27,7 +27,9 @@ EVENT_UPPER_BONUS, EVENT_YAHTZEE_BONUS, EVENT_JOKER = 0, 1, 2
 N_EVENTS = 3
 
 
-@kernel
+# Inlined: called once per roll and state, and a call would copy the whole table bundle K
+# (a struct of array descriptors, about 1 KB) every time: that made the forward pass 12x slower.
+@kernel(inline="always")
 def choose_box(K, L, VAL, mask, flag, u, r):
     """The strategy's box for final roll r in state (mask, flag, u): the first best in card
     order. Returns (box, use_joker, extra) for `end_turn`."""
@@ -97,7 +99,7 @@ def play_turn(K, L, VAL, G, games, state_of_game, S, CHOICE, DRAWS):
         SCORE[g] += gained
 
 
-@kernel
+@kernel(inline="always")
 def final_roll_distribution(K, CHOICE, st, P, Q):
     """P[r]: probability that a turn played by CHOICE[st] ends on roll r (Q is scratch)."""
     n_roll = K.SCORE.shape[0]
