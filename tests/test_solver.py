@@ -141,12 +141,12 @@ def test_dp_agrees_with_brute_force_on_joker_games(mode):
 
 
 @njit
-def _kernel_moves(game, mask, flag, u, out):
-    """Every (roll, box) of a state through the kernels' transition, into rows of `out`:
-    legal, points, points gained, next upper total, next flag, upper bonus, Yahtzee bonus,
-    Joker, next mask (-1 for a filled box)."""
-    n_roll, n_cat = game.SCORE.shape
-    for r in range(n_roll):
+def _kernel_moves(game, mask, flag, u, rolls, out):
+    """Every (roll, box) of a state, for the given rolls, through the kernels' transition, into
+    rows of `out`: legal, points, points gained, next upper total, next flag, upper bonus,
+    Yahtzee bonus, Joker, next mask (-1 for a filled box)."""
+    n_cat = game.SCORE.shape[1]
+    for r in rolls:
         only_box, lower_only, use_joker, extra = box_verdict(game, mask, r)
         for c in range(n_cat):
             row = out[r, c]
@@ -179,14 +179,16 @@ def test_kernel_transition_matches_the_numpy_twin(name):
     yahtzee_rolls = [int(r) for r in np.flatnonzero(t.YAHTZEE_FACE >= 0)]
     out = np.zeros((t.n_rolls, t.n_categories, 9), dtype=np.int64)
     for masks, rolls in ((every, yahtzee_rolls), (sampled, range(t.n_rolls))):
+        roll_array = np.array(rolls, dtype=np.int64)
         for mask in masks:
             flags = [0, 1] if t.yahtzee_bonus and mask >> t.yahtzee_cat & 1 else [0]
             for flag in flags:
                 for u in sorted({0, max(0, T - 7), T}):
-                    _kernel_moves(game, mask, flag, u, out)
+                    _kernel_moves(game, mask, flag, u, roll_array, out)
                     pos = Position(mask=mask, upper_total=u, yahtzee_full=bool(flag))
                     for r in rolls:
-                        for ch in box_choices(t, r, pos):
+                        choices = box_choices(t, r, pos)
+                        for ch in choices:
                             k = out[r, ch.box]
                             assert k[0] == int(ch.legal), (mask, r, ch.key)
                             assert k[1] == ch.points and k[2] == ch.total, (mask, r, ch.key)
@@ -195,7 +197,7 @@ def test_kernel_transition_matches_the_numpy_twin(name):
                             assert k[5] == (ch.upper_bonus > 0) and k[7] == int(ch.joker)
                             assert k[6] == (ch.yahtzee_bonus > 0), (mask, r, ch.key)
                             assert k[8] == mask | (1 << ch.box)
-                        open_boxes = {ch.box for ch in box_choices(t, r, pos)}
+                        open_boxes = {ch.box for ch in choices}
                         assert {c for c in range(t.n_categories) if out[r, c, 0] >= 0} == \
                             open_boxes
 
