@@ -580,13 +580,16 @@ def distribution_cmd(
     """
     from yz.rules import load_rules
     from yz.solver import distribution
+    from yz.solver.distribution import check_distribution_memory
     from yz.solver.strategies import check_strategy
 
     check_strategy(strategy)
     if plot is not None:
         render.check_plot_target(plot)
     show = not quiet and not as_json and csv != "-"
-    solution = solved(load_rules(variant), quiet=not show, use_cache=not no_cache)
+    t = compiled_tables(load_rules(variant))
+    check_distribution_memory(t)  # before any solving
+    solution = solved(t, quiet=not show, use_cache=not no_cache)
     cached_before = not no_cache and _has_pmf(solution, strategy)
     if not cached_before:
         compile_kernels("distribution", quiet=not show)

@@ -79,11 +79,42 @@ class Distribution:
                 "median": self.median, "percentiles": self.percentiles()}
 
 
+def highest_score(t) -> int:
+    """An upper bound on any final score: every box at its best, both bonuses, and an extra
+    Yahtzee bonus on every turn after the first."""
+    best = int(np.maximum(t.SCORE.max(axis=0), t.JOKER_SCORE.max(axis=0)).sum())
+    return best + t.upper_bonus + t.yahtzee_bonus * max(0, t.n_categories - 1)
+
+
+def distribution_bytes(t, layout) -> int:
+    """The most memory the forward pass can need: two layers of windows, each state's as wide
+    as every possible score (real windows are far narrower)."""
+    widest = int(np.diff(layout.LAYER_PTR).max())
+    return 2 * widest * (highest_score(t) + 1) * 8
+
+
+def check_distribution_memory(t, layout=None, max_memory: int | None = None) -> None:
+    """InputError, with the estimate, when the forward pass might not fit in `max_memory`
+    bytes (default: half of this machine's memory). Cheap: run it before solving."""
+    from yz.rules import InputError
+
+    from .layout import build_layout
+    from .limits import machine_memory
+
+    need = distribution_bytes(t, layout if layout is not None else build_layout(t))
+    limit = max_memory if max_memory is not None else machine_memory() // 2
+    if need > limit:
+        raise InputError(f"the exact distribution of {t.rules.name} may need up to "
+                         f"{need / 2**30:.1f} GiB, more than the {limit / 2**30:.1f} GiB "
+                         "allowed here; simulate the game instead.")
+
+
 def score_distribution(solution: Solution, strategy: str = "optimal",
                        progress: Callable[[int, int], None] | None = None,
                        threads: int | None = None) -> Distribution:
     """The exact final-score distribution of `strategy` (see the module docstring)."""
     check_strategy(strategy)
+    check_distribution_memory(solution.tables, solution.layout)
     begin = time.perf_counter()
     t = solution.tables
     layout = solution.layout

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from naive import NaiveTarget, naive_distribution, naive_target
 from test_solver import small_rule_sets
-from yz.rules import compile_rules, load_rules
+from yz.rules import InputError, compile_rules, load_rules
 from yz.rules.models import RuleSet
 from yz.rules.position import Position
 from yz.solver import exact_moments, solve, solve_tables
@@ -130,3 +130,20 @@ def test_target_play_beats_mean_play_and_matches_brute_force(rules):
         assert p >= dist.p_at_least(target) - 1e-6
         assert p == pytest.approx(naive_target(rules, target, naive), abs=1e-6)
     assert table.p_reach(top + 1) == 0.0
+
+
+def test_a_distribution_too_big_for_memory_is_refused_up_front(monkeypatch, isolated_cache):
+    from typer.testing import CliRunner
+    from yz.cli.main import app
+    from yz.solver import limits
+    from yz.solver.distribution import check_distribution_memory, highest_score
+
+    t = compile_rules(load_rules("official-free-joker"))
+    assert highest_score(t) == 1575  # 13 boxes at their best, 35 bonus, 12 Yahtzee bonuses
+    check_distribution_memory(t)  # fits here
+    monkeypatch.setattr(limits, "machine_memory", lambda: 1 << 26)
+    with pytest.raises(InputError, match="GiB"):
+        check_distribution_memory(t)
+    result = CliRunner().invoke(app, ["distribution", "--variant", "official-free-joker"])
+    assert result.exit_code == 2 and "simulate the game instead" in result.stderr
+    assert not isolated_cache.exists() or not any(isolated_cache.iterdir())  # nothing solved
