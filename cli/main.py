@@ -741,6 +741,12 @@ def cache_clear(
     """
     from yz.solver import cache
 
+    if variant is not None and not any(e.variant == variant for e in cache.entries()):
+        present = sorted({e.variant for e in cache.entries() if e.variant != "-"})
+        raise YzError(f"the cache holds no files of '{variant}'"
+                      + (f"; it has files of {', '.join(present)}." if present
+                         else "; it holds no solved rule sets.")
+                      + " `yz cache list` shows them.")
     removed = cache.clear(variant, stale_only=stale)
     if as_json:
         emit_json({"cache_dir": str(cache.cache_dir()), "removed": len(removed),

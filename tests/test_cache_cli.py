@@ -157,3 +157,10 @@ def test_target_table_too_big_for_memory_is_refused_before_solving(isolated_cach
     assert not isolated_cache.exists() or not any(isolated_cache.iterdir())
     t = compile_rules(load_rules("no-bonus"))
     assert not cache.meta_path(t).exists()
+
+
+def test_clear_of_a_variant_with_no_files_says_which_there_are(isolated_cache, solved_no_bonus):
+    result = yz("cache", "clear", "no-bonsu")
+    assert result.exit_code == 2 and "no files of 'no-bonsu'" in result.stderr
+    assert "no-bonus" in result.stderr
+    assert cache.meta_path(solved_no_bonus.tables).exists()
