@@ -755,6 +755,12 @@ def cache_clear(
         typer.echo(f"removed {len(removed)} file(s) from {cache.cache_dir()}")
 
 
+# `yz play` and `yz serve` live in their own module, which adds them here.
+from . import play_cmd  # noqa: E402
+
+play_cmd.register(app)
+
+
 # ---------------------------------------------------------------- entry point
 
 # typer vendors click (0.26+) or depends on it (older): reach its exception classes through

@@ -1,0 +1,307 @@
+"""`yz play` (a whole game in the terminal, the coach watching) and `yz serve` (the same in a
+browser). The game itself is `yz.solver.coach.Game`; this module reads lines and prints."""
+
+
+import sys
+from typing import Annotated
+
+import typer
+
+HELP_LINE = ("Type the dice to keep (66, 6 6, all, none) or a box to score (its key, name or "
+             "the start of it); also: hint, card, undo, quit.")
+
+
+def register(app: typer.Typer) -> None:
+    """Add `play` and `serve` to the `yz` command."""
+    from .main import VariantOpt, handles_errors
+
+    @app.command("play")
+    @handles_errors
+    def play_cmd(
+        variant: VariantOpt = "official-free-joker",
+        seed: Annotated[int | None, typer.Option(
+            "--seed", metavar="N", help="Seed of the dice: the same seed, the same dice "
+            "[default: a random one, printed].")] = None,
+        coach_threshold: Annotated[float | None, typer.Option(
+            "--coach-threshold", metavar="P", min=0.0, help="Warn before a move that costs "
+            "more than P points of expected final score, and let you change it.")] = None,
+        own_dice: Annotated[bool, typer.Option(
+            "--own-dice", help="Roll real dice and type them in, instead of the program "
+            "rolling.")] = False,
+        quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+    ) -> None:
+        """Play a whole game with the optimal strategy watching.
+
+        After each decision (dice to keep, box to score) you learn whether it was the best one
+        and, if not, what the best was and what yours cost in expected final score. At the end:
+        the score card, the points lost, your worst decisions and how your score ranks in the
+        exact distribution of final scores. Reads one answer per line from standard input.
+        """
+        play_game(variant, seed, coach_threshold, own_dice, quiet)
+
+    @app.command("serve")
+    @handles_errors
+    def serve_cmd(
+        port: Annotated[int, typer.Option("--port", metavar="N", min=0, max=65535,
+                                          help="Port to listen on.")] = 8765,
+        host: Annotated[str, typer.Option(
+            "--host", metavar="HOST", help="Address to bind (127.0.0.1: this machine only; "
+            "0.0.0.0 opens the page to the network).")] = "127.0.0.1",
+    ) -> None:
+        """Play along in a browser: a local web page and its JSON API.
+
+        Choose a built-in rule set or paste your own, play with dice you click, ask for hints,
+        let the coach stop costly moves, and read the review. Needs the web extra:
+        pip install 'yz[web]'. The API is documented at /docs.
+        """
+        serve(host, port)
+
+
+# ---------------------------------------------------------------- yz play
+
+
+class _EndOfInput(Exception):
+    pass
+
+
+def _ask(prompt: str) -> str:
+    typer.echo(prompt, nl=False)
+    line = sys.stdin.readline()
+    if not line:
+        raise _EndOfInput
+    if not sys.stdin.isatty():  # the answer is not echoed by a terminal: show it
+        typer.echo(line.rstrip("\n"))
+    return line.strip()
+
+
+def play_game(variant: str, seed: int | None, threshold: float | None, own_dice: bool,
+              quiet: bool) -> None:
+    import secrets
+
+    from yz.rules import YzError, load_rules
+    from yz.solver.coach import Game, check_seed
+
+    from .main import error_text, solved
+
+    if seed is None:
+        seed = secrets.randbelow(1_000_000)
+    check_seed(seed)
+    solution = solved(load_rules(variant), quiet=quiet)
+    game = Game(solution, seed, own_dice)
+    t = solution.tables
+    how = "your own dice" if own_dice else f"seed {seed}"
+    typer.echo(f"yz play: {t.rules.name}, {t.n_categories} turns, {how}; optimal play "
+               f"averages {solution.expected_score:.2f}.")
+    typer.echo(HELP_LINE)
+    shown_turn = 0
+    try:
+        while not game.over:
+            if game.turn != shown_turn:
+                shown_turn = game.turn
+                typer.echo(f"\nTurn {game.turn} of {t.n_categories}: banked {game.banked}, "
+                           f"expected final {game.expected_final():.2f}")
+            try:
+                if game.phase == "dice":
+                    _enter_dice(game)
+                else:
+                    _decide(game, threshold)
+            except YzError as exc:
+                typer.echo(error_text(exc))
+    except _EndOfInput:
+        typer.echo(f"\nend of input: the game stops at turn {game.turn} with {game.banked} "
+                   "points banked.")
+        if game.log:
+            typer.echo(review_text(game, None))
+        return
+    except _Quit:
+        typer.echo(f"game stopped at turn {game.turn} with {game.banked} points banked.")
+        if game.log:
+            typer.echo(review_text(game, None))
+        return
+    typer.echo("\n" + card_text(game))
+    typer.echo(review_text(game, _distribution(solution, quiet)))
+
+
+class _Quit(Exception):
+    pass
+
+
+def _enter_dice(game) -> None:
+    from yz.rules import InputError
+    from yz.rules.position import parse_dice
+
+    t = game.tables
+    free = t.n_dice - len(game.kept)
+    if game.kept:
+        kept = " ".join(map(str, game.kept))
+        answer = _ask(f"roll the other {free} dice (kept: {kept}) and type them> ")
+    else:
+        answer = _ask(f"roll your {t.n_dice} dice and type them> ")
+    if _command(answer, game):
+        return
+    if not answer:
+        return
+    if len(game.kept) and t.n_faces <= 9 and answer.isdigit() and len(answer) == free:
+        dice = tuple(int(c) for c in answer)
+    else:
+        try:
+            dice = parse_dice(answer, t)
+        except InputError:
+            if not game.kept:
+                raise
+            dice = tuple(int(x) for x in answer.replace(",", " ").split() if x.isdigit())
+            if len(dice) != free:
+                raise
+    game.enter_dice(list(dice))
+
+
+def _command(answer: str, game) -> bool:
+    """Handle hint/card/undo/quit/help; True when the answer was one of them."""
+    word = answer.lower()
+    if word in ("quit", "q", "exit"):
+        raise _Quit
+    if word in ("help", "?"):
+        typer.echo(HELP_LINE)
+    elif word in ("hint", "h"):
+        typer.echo(options_text(game))
+    elif word in ("card", "c"):
+        typer.echo(card_text(game))
+    elif word in ("undo", "u"):
+        game.undo()
+        typer.echo(f"took back the last decision: turn {game.turn}.")
+    else:
+        return False
+    return True
+
+
+def _decide(game, threshold: float | None) -> None:
+    from yz.rules import InputError
+    from yz.solver.coach import find_box, parse_keep
+
+    t = game.tables
+    dice = " ".join(map(str, game.dice))
+    if game.rolls_left:
+        left = f"{game.rolls_left} re-roll{'s' if game.rolls_left > 1 else ''} left"
+        answer = _ask(f"dice {dice}  ({left})  keep or box> ")
+    else:
+        answer = _ask(f"dice {dice}  (last roll)  box> ")
+    if not answer or _command(answer, game):
+        return
+    kept = parse_keep(answer, game.dice, t.n_faces)
+    if kept is not None:
+        if not game.rolls_left:
+            raise InputError("no re-rolls are left this turn: type the box to score.")
+        move = {"keep": list(kept)}
+    else:
+        box = find_box(answer, game)
+        if box is None:
+            open_boxes = [c.key for c in t.rules.categories if not game.position.is_filled(c.key)]
+            raise InputError(f"'{answer}' is neither dice to keep nor an open box (open: "
+                             f"{', '.join(open_boxes)}). {HELP_LINE}")
+        move = {"score": box}
+    chosen, best = game.judge(move)
+    loss = best.value - chosen.value
+    if threshold is not None and loss > threshold:
+        typer.echo(f"coach: {chosen.label()} costs {loss:.2f} points of expected final score; "
+                   f"the best is {best.label()}.")
+        if _ask("play it anyway? [y/N]> ").lower() not in ("y", "yes"):
+            return
+    decision = game.play(move)
+    typer.echo("  " + decision_text(decision))
+
+
+# ---------------------------------------------------------------- rendering
+
+
+def decision_text(d) -> str:
+    if d.was_best:
+        tie = "" if d.chosen.same_move(d.best) else f" (as good as {d.best.label()})"
+        return f"best move{tie}."
+    return (f"not the best: the best was {d.best.label()} (expected final "
+            f"{d.best.value + d.banked:.2f}); {d.chosen.label()} ({d.chosen.value + d.banked:.2f}) "
+            f"cost {d.loss:.2f} points.")
+
+
+def options_text(game) -> str:
+    from yz.solver.coach import TIE
+
+    opts = game.options()
+    if not opts:
+        return "no decision to make now."
+    best = opts[0].value
+    lines = ["expected final  loss    move"]
+    for i, o in enumerate(opts[:12]):
+        tie = " (tie)" if i and abs(o.value - best) <= TIE else ""
+        lines.append(f"{game.banked + o.value:14.2f}  {best - o.value:6.2f}  {o.label()}{tie}")
+    if len(opts) > 12:
+        lines.append(f"... and {len(opts) - 12} more")
+    return "\n".join(lines)
+
+
+def card_text(game) -> str:
+    rows = game.card()
+    width = max(len(r["name"]) for r in rows)
+    lines = []
+    for r in rows:
+        score = "-" if r["score"] is None else str(r["score"])
+        lines.append(f"  {r['name']:<{width}}  {score:>4}")
+    b = game.bonuses()
+    if b["upper_threshold"]:
+        lines.append(f"  {'Upper bonus':<{width}}  {b['upper_bonus']:>4}  (upper total "
+                     f"{b['upper_total']} of {b['upper_threshold']})")
+    if game.tables.yahtzee_bonus:
+        lines.append(f"  {'Yahtzee bonus':<{width}}  {b['yahtzee_bonus']:>4}")
+    lines.append(f"  {'Total':<{width}}  {game.banked:>4}")
+    return "score card\n" + "\n".join(lines)
+
+
+def review_text(game, dist) -> str:
+    r = game.review(dist)
+    lines = [f"total {r['total']} (optimal play averages {r['expected_at_start']:.2f})",
+             f"points lost to the best moves: {r['lost']:.2f} over {r['decisions']} decisions "
+             f"({r['best_decisions']} best; mean loss {r['mean_loss']:.3f} per decision)"]
+    if r["worst"]:
+        lines.append("worst decisions:")
+        for d in game.worst(3):
+            when = f"{d.rolls_left} re-rolls left" if d.rolls_left else "last roll"
+            lines.append(f"  turn {d.turn}, dice {' '.join(map(str, d.dice))} ({when}): "
+                         f"{d.chosen.label()}, cost {d.loss:.2f}; best: {d.best.label()}")
+    else:
+        lines.append("every decision was a best one.")
+    if dist is not None:
+        lines.append(f"your score in the exact distribution of optimal play: P(score <= "
+                     f"{r['total']}) = {100 * r['p_at_most']:.1f}% (median {r['median']})")
+    return "\n".join(lines)
+
+
+def _distribution(solution, quiet: bool):
+    from yz.solver import distribution
+
+    from . import render
+    from .main import _has_pmf, compile_kernels
+
+    if not _has_pmf(solution, "optimal"):
+        compile_kernels("distribution", quiet=quiet)
+    with render.progress(f"distribution of {solution.rules.name}", enabled=not quiet,
+                         unit="boxes") as step:
+        return distribution(solution, progress=step)
+
+
+# ---------------------------------------------------------------- yz serve
+
+
+WEB_MISSING = ("error: yz serve needs the web extra (FastAPI and uvicorn), which is not "
+               "installed: pip install 'yz[web]' (in a checkout: pip install -e '.[web]'), then "
+               "run yz serve again.")
+
+
+def serve(host: str, port: int) -> None:
+    try:
+        import uvicorn
+        from yz.web.app import create_app
+    except ImportError:
+        typer.echo(WEB_MISSING, err=True)
+        raise typer.Exit(2) from None
+    typer.echo(f"yz serve: open http://{host}:{port}/ (API documented at /docs); Ctrl-C "
+               "stops.", err=True)
+    uvicorn.run(create_app(), host=host, port=port, log_level="warning")

@@ -1,0 +1,496 @@
+"""A game played along with the optimal strategy: every decision judged as it is made.
+
+`Game` is one solitaire game of a rule set: the dice (drawn from a seed, or typed in from a
+physical game), the holding, the scoring, the undo of a decision, and a log of every decision
+beside the best one and what it cost in expected final score. It is plain Python over the
+advisor's NumPy turn recursion (`solver.advice`), so it never loads numba.
+
+A game is its moves: `{"keep": [dice]}`, `{"score": box}` and, with own dice, `{"dice": [dice]}`.
+`Game.state()` is that list with the seed, and `Game.from_state` replays it, so a front end can
+hold the whole game (the web page keeps it in the browser; the server keeps nothing).
+
+Seeded dice are a pure function of (seed, turn, roll of the turn): roll j of turn t draws all
+dice from `default_rng([seed, t, j])` and the re-rolled dice take the first draws. The same seed
+gives the same first roll of every turn whatever was kept, and a replay gives the same game.
+
+Values are expected points still to come from the start of the decision; the loss of a choice
+is the best option's value minus the choice's; `expected_final` adds the points banked.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import OrderedDict
+from dataclasses import dataclass, field
+
+import numpy as np
+from yz.rules import InputError
+from yz.rules.position import BoxChoice, Position, check_open_box, parse_dice
+
+from .advice import TurnTables, box_values, sub_keeps, turn_tables
+from .dp import Solution
+
+TIE = 1e-9  # values this close are the same move in worth (float sums of the same terms)
+MAX_MOVES = 400  # a game has at most boxes x (rolls + 1) moves; more is not a game
+_TURN_MEMO: OrderedDict = OrderedDict()
+_TURN_MEMO_SIZE = 4096
+
+
+def cached_turn_tables(solution: Solution, pos: Position) -> TurnTables:
+    """The turn recursion of a position, memoised per rule set and solver state (a replayed
+    game and the next request of a page reuse it)."""
+    t = solution.tables
+    upper = min(pos.upper_total, t.upper_threshold) if t.upper_threshold else 0
+    key = (t.digest, id(solution.values), pos.mask, upper, pos.yahtzee_full)
+    hit = _TURN_MEMO.get(key)
+    if hit is not None:
+        _TURN_MEMO.move_to_end(key)
+        return hit
+    tables = turn_tables(solution, pos)
+    _TURN_MEMO[key] = tables
+    if len(_TURN_MEMO) > _TURN_MEMO_SIZE:
+        _TURN_MEMO.popitem(last=False)
+    return tables
+
+
+@dataclass(frozen=True)
+class Option:
+    """One move open to the player, with its worth."""
+
+    kind: str  # "keep" or "score"
+    value: float  # expected points still to come after choosing it, this turn's included
+    keep: tuple[int, ...] = ()
+    reroll: tuple[int, ...] = ()
+    box: BoxChoice | None = None
+
+    def label(self) -> str:
+        if self.kind == "score":
+            extra = "".join(f" +{b} {what}" for b, what in (
+                (self.box.yahtzee_bonus, "Yahtzee bonus"), (self.box.upper_bonus, "upper bonus"))
+                if b)
+            return f"score {self.box.points} in {self.box.name}{extra}"
+        if not self.reroll:
+            return "keep all (stop rolling)"
+        kept = " ".join(map(str, self.keep)) if self.keep else "nothing"
+        return f"keep {kept}, re-roll {len(self.reroll)}"
+
+    def same_move(self, other: Option) -> bool:
+        if self.kind != other.kind:
+            return False
+        if self.kind == "score":
+            return self.box.key == other.box.key
+        return self.keep == other.keep
+
+    def as_json(self, best_value: float, banked: int) -> dict:
+        out = {"kind": self.kind, "label": self.label(), "value": self.value,
+               "expected_final": banked + self.value, "loss": max(0.0, best_value - self.value)}
+        if self.kind == "keep":
+            out.update(keep=list(self.keep), reroll=list(self.reroll))
+        else:
+            b = self.box
+            out.update(box=b.key, name=b.name, points=b.points, yahtzee_bonus=b.yahtzee_bonus,
+                       upper_bonus=b.upper_bonus, joker=b.joker)
+        return out
+
+
+@dataclass(frozen=True)
+class Decision:
+    """One decision of the game beside the best one."""
+
+    turn: int  # 1-based
+    dice: tuple[int, ...]
+    rolls_left: int
+    chosen: Option
+    best: Option
+    banked: int  # points on the card before the decision
+
+    @property
+    def loss(self) -> float:
+        return max(0.0, self.best.value - self.chosen.value)
+
+    @property
+    def was_best(self) -> bool:
+        return self.loss <= TIE
+
+    def as_json(self) -> dict:
+        return {"turn": self.turn, "dice": list(self.dice), "rolls_left": self.rolls_left,
+                "chosen": self.chosen.as_json(self.best.value, self.banked),
+                "best": self.best.as_json(self.best.value, self.banked),
+                "loss": self.loss, "was_best": self.was_best}
+
+
+@dataclass
+class Game:
+    """A game in progress. Create with `Game(solution, seed)`; play with `keep`, `score` and
+    (own dice) `enter_dice`; `undo` takes back the last decision."""
+
+    solution: Solution
+    seed: int = 0
+    own_dice: bool = False
+    position: Position = field(default_factory=Position)
+    bonus_points: int = 0  # extra Yahtzee bonuses won
+    dice: tuple[int, ...] | None = None  # showing now; None before a roll
+    kept: tuple[int, ...] = ()  # held while waiting for own dice after a keep
+    rolls_left: int = 0  # re-rolls left this turn once the dice show
+    turn: int = 1
+    moves: list[dict] = field(default_factory=list)
+    log: list[Decision] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        check_seed(self.seed)
+        if not self.moves and self.dice is None:
+            self._start_turn()
+
+    # ------------------------------------------------------------ state
+
+    @property
+    def tables(self):
+        return self.solution.tables
+
+    @property
+    def over(self) -> bool:
+        return len(self.position.filled) == self.tables.n_categories
+
+    @property
+    def phase(self) -> str:
+        """"dice" (own dice to type in), "keep" (re-rolls left), "score" or "over"."""
+        if self.over:
+            return "over"
+        if self.dice is None:
+            return "dice"
+        return "keep" if self.rolls_left > 0 else "score"
+
+    @property
+    def banked(self) -> int:
+        return self.position.banked(self.tables, self.bonus_points)
+
+    def state(self) -> dict:
+        """What replays this game (`Game.from_state`)."""
+        return {"seed": self.seed, "own_dice": self.own_dice, "moves": list(self.moves)}
+
+    @classmethod
+    def from_state(cls, solution: Solution, state: dict) -> Game:
+        """Replay a game's moves; InputError naming the first move that does not fit."""
+        if not isinstance(state, dict):
+            raise InputError("state: give an object with seed, own_dice and moves.",
+                             param="state")
+        seed = state.get("seed", 0)
+        own = state.get("own_dice", False)
+        moves = state.get("moves", [])
+        if not isinstance(own, bool):
+            raise InputError("state: own_dice must be true or false.", param="state")
+        if not isinstance(moves, list) or len(moves) > MAX_MOVES:
+            raise InputError(f"state: moves must be a list of at most {MAX_MOVES} moves.",
+                             param="state")
+        game = cls(solution, seed, own)
+        for i, move in enumerate(moves):
+            try:
+                game.play(move)
+            except InputError as exc:
+                raise InputError(f"state: move {i + 1} ({move!r}) does not fit the game: {exc}",
+                                 param="state") from None
+        return game
+
+    def play(self, move: dict) -> Decision | None:
+        """Apply one move given as data: {"keep": [...]}, {"score": box} or {"dice": [...]}."""
+        if not isinstance(move, dict) or len(move) != 1:
+            raise InputError('a move is one of {"keep": [dice]}, {"score": "box"}, '
+                             '{"dice": [dice]}.', param="move")
+        (kind, arg), = move.items()
+        if kind == "keep":
+            return self.keep(_dice_list(arg, "keep"))
+        if kind == "score":
+            if not isinstance(arg, str):
+                raise InputError("score: give a box key as a string.", param="move")
+            return self.score(arg)
+        if kind == "dice":
+            self.enter_dice(_dice_list(arg, "dice"))
+            return None
+        raise InputError(f"'{kind}' is not a move; moves are keep, score and dice.",
+                         param="move")
+
+    # ------------------------------------------------------------ options
+
+    def options(self) -> list[Option]:
+        """Every move open now, best first (keeps, then scoring now; ties in the advisor's
+        order: more dice kept, then card order)."""
+        if self.phase in ("over", "dice"):
+            return []
+        t = self.tables
+        pos = self.position
+        roll = t.roll_index(self.dice)
+        boxes = [Option("score", v, box=c) for c, v in box_values(self.solution, pos, roll)]
+        order = {key: i for i, key in enumerate(t.rules.keys)}
+        boxes.sort(key=lambda o: (-o.value, order[o.box.key]))
+        if self.rolls_left == 0:
+            return boxes
+        ek = cached_turn_tables(self.solution, pos).keep_values[self.rolls_left]
+        keeps = []
+        for k, kept in sub_keeps(t, self.dice):
+            rest = list(self.dice)
+            for d in kept:
+                rest.remove(d)
+            keeps.append(Option("keep", float(ek[k]), keep=kept, reroll=tuple(rest)))
+        keeps.sort(key=lambda o: -o.value)  # stable: the advisor's order among equals
+        # Scoring now equals keeping all and never rolling again: never better than a keep.
+        return keeps + sorted(boxes, key=lambda o: -o.value)
+
+    def judge(self, move: dict) -> tuple[Option, Option]:
+        """(the option a move takes, the best option), without playing it."""
+        opts = self.options()
+        if not opts:
+            raise InputError(f"no decision to make now (the game is {self.phase_text()}).",
+                             param="move")
+        if not isinstance(move, dict) or len(move) != 1:
+            raise InputError('a decision is {"keep": [dice]} or {"score": "box"}.',
+                             param="move")
+        (kind, arg), = move.items()
+        if kind == "keep":
+            if self.rolls_left == 0:
+                raise InputError("keep: no re-rolls are left this turn; score a box.",
+                                 param="move")
+            kept = self._check_keep(_dice_list(arg, "keep"))
+            chosen = next(o for o in opts if o.kind == "keep" and o.keep == kept)
+        elif kind == "score":
+            if not isinstance(arg, str):
+                raise InputError("score: give a box key as a string.", param="move")
+            check_open_box(self.tables, self.position, arg)
+            chosen = next((o for o in opts if o.kind == "score" and o.box.key == arg), None)
+            if chosen is None:
+                raise InputError(f"score: the forced Joker rule does not allow '{arg}' for "
+                                 "this roll.", param="move")
+        else:
+            raise InputError(f"'{kind}' is not a decision; decisions are keep and score.",
+                             param="move")
+        return chosen, opts[0]
+
+    def phase_text(self) -> str:
+        return {"over": "over", "dice": "waiting for the dice rolled"}.get(self.phase,
+                                                                           "in progress")
+
+    # ------------------------------------------------------------ moves
+
+    def keep(self, kept) -> Decision:
+        """Keep these dice (any order) and re-roll the others."""
+        kept_sorted = tuple(sorted(kept)) if isinstance(kept, list | tuple) else kept
+        chosen, best = self.judge({"keep": list(kept_sorted)})
+        decision = Decision(self.turn, self.dice, self.rolls_left, chosen, best, self.banked)
+        self.log.append(decision)
+        self.moves.append({"keep": list(chosen.keep)})
+        self.rolls_left -= 1
+        if self.own_dice and len(chosen.keep) < self.tables.n_dice:
+            self.kept, self.dice = chosen.keep, None
+        elif self.own_dice:
+            pass  # every die kept: nothing to roll
+        else:
+            self._roll(chosen.keep)
+        return decision
+
+    def score(self, key: str) -> Decision:
+        """Score the dice showing in box `key` (also before the last roll: stop rolling)."""
+        chosen, best = self.judge({"score": key})
+        decision = Decision(self.turn, self.dice, self.rolls_left, chosen, best, self.banked)
+        t = self.tables
+        self.position, choice = self.position.after(t, t.roll_index(self.dice), key)
+        self.bonus_points += choice.yahtzee_bonus
+        self.log.append(decision)
+        self.moves.append({"score": key})
+        if self.over:
+            self.dice, self.kept = None, ()
+        else:
+            self.turn += 1
+            self._start_turn()
+        return decision
+
+    def enter_dice(self, dice) -> tuple[int, ...]:
+        """Own dice: the dice showing after a roll, all of them or only the re-rolled ones."""
+        if not self.own_dice:
+            raise InputError("dice: this game rolls its own dice (it was started with a seed).",
+                             param="dice")
+        if self.phase != "dice":
+            raise InputError("dice: the dice are showing already; keep some or score a box.",
+                             param="dice")
+        t = self.tables
+        dice = tuple(int(d) for d in dice)
+        free = t.n_dice - len(self.kept)
+        if self.kept and len(dice) == free:
+            dice = self.kept + dice
+        shown = parse_dice(" ".join(map(str, dice)), t) if dice else parse_dice("", t)
+        if not _contains(shown, self.kept):
+            raise InputError(f"dice: {' '.join(map(str, shown))} does not contain the dice "
+                             f"kept ({' '.join(map(str, self.kept))}); give all {t.n_dice} dice "
+                             f"or only the {free} rolled.", param="dice")
+        self.dice, self.kept = shown, ()
+        self.moves.append({"dice": list(shown)})
+        return shown
+
+    def undo(self) -> None:
+        """Take back the last decision (and the dice typed in after it)."""
+        decisions = [i for i, m in enumerate(self.moves) if "dice" not in m]
+        if not decisions:
+            raise InputError("undo: no decision to take back yet.", param="move")
+        keep_moves = self.moves[: decisions[-1]]
+        replay = Game.from_state(self.solution, {"seed": self.seed, "own_dice": self.own_dice,
+                                                 "moves": keep_moves})
+        self.__dict__.update(replay.__dict__)
+
+    def _start_turn(self) -> None:
+        self.rolls_left = self.tables.n_rolls_per_turn - 1
+        self.dice, self.kept = None, ()
+        if not self.own_dice:
+            self._roll(())
+
+    def _roll(self, kept: tuple[int, ...]) -> None:
+        t = self.tables
+        j = t.n_rolls_per_turn - 1 - self.rolls_left  # 0: the first roll of the turn
+        draws = np.random.default_rng([self.seed, self.turn, j]).integers(
+            1, t.n_faces + 1, size=t.n_dice)
+        free = t.n_dice - len(kept)
+        self.dice = tuple(sorted(kept + tuple(int(d) for d in draws[:free])))
+
+    def _check_keep(self, kept: tuple[int, ...]) -> tuple[int, ...]:
+        kept = tuple(sorted(kept))
+        if not _contains(self.dice, kept):
+            raise InputError(f"keep: {' '.join(map(str, kept))} is not among the dice showing "
+                             f"({' '.join(map(str, self.dice))}).", param="move")
+        return kept
+
+    # ------------------------------------------------------------ review
+
+    def lost(self) -> float:
+        return sum(d.loss for d in self.log)
+
+    def worst(self, n: int = 3) -> list[Decision]:
+        costly = [d for d in self.log if not d.was_best]
+        return sorted(costly, key=lambda d: -d.loss)[:n]
+
+    def expected_final(self) -> float:
+        """Points banked plus the value of the current spot under optimal play from here."""
+        if self.over:
+            return float(self.banked)
+        opts = self.options()
+        if opts:
+            return self.banked + opts[0].value
+        return self.banked + cached_turn_tables(self.solution, self.position).start_value
+
+    def card(self) -> list[dict]:
+        """The score card: every box (score or None), then the bonuses and the total."""
+        t = self.tables
+        rows = [{"box": c.key, "name": c.name, "section": c.section,
+                 "score": self.position.filled.get(c.key)} for c in t.rules.categories]
+        return rows
+
+    def bonuses(self) -> dict:
+        t = self.tables
+        upper = 0
+        if t.upper_threshold and self.position.upper_total >= t.upper_threshold:
+            upper = t.upper_bonus
+        return {"upper_total": self.position.upper_total,
+                "upper_threshold": t.upper_threshold or None,
+                "upper_bonus": upper, "yahtzee_bonus": self.bonus_points}
+
+    def view(self, with_options: bool = False) -> dict:
+        """The game as JSON: dice, phase, card, bonuses, totals, log (and the options)."""
+        opts = self.options()
+        best = opts[0].value if opts else 0.0
+        out = {"variant": self.tables.rules.name, "turn": self.turn,
+               "turns": self.tables.n_categories, "phase": self.phase,
+               "dice": list(self.dice) if self.dice is not None else None,
+               "kept": list(self.kept), "rolls_left": self.rolls_left,
+               "card": self.card(), **self.bonuses(), "banked": self.banked,
+               "expected_final": self.expected_final(),
+               "expected_at_start": self.solution.expected_score,
+               "lost": self.lost(), "log": [d.as_json() for d in self.log],
+               "state": self.state()}
+        if with_options:
+            out["options"] = [dict(o.as_json(best, self.banked),
+                                   tie=abs(o.value - best) <= TIE and i > 0)
+                              for i, o in enumerate(opts)]
+            if len(opts) > 1 and abs(opts[1].value - best) <= TIE:
+                out["options"][0]["tie"] = True
+        if self.over:
+            out["review"] = self.review()
+        return out
+
+    def review(self, distribution=None) -> dict:
+        """The end-of-game (or so-far) review: total, points lost, the worst decisions, and with
+        an exact `distribution`, where the total ranks."""
+        decisions = len(self.log)
+        out = {"total": self.banked, "expected_at_start": self.solution.expected_score,
+               "lost": self.lost(), "decisions": decisions,
+               "best_decisions": sum(d.was_best for d in self.log),
+               "mean_loss": self.lost() / decisions if decisions else 0.0,
+               "worst": [d.as_json() for d in self.worst(3)]}
+        if distribution is not None:
+            out.update(score_rank(distribution, self.banked))
+        return out
+
+
+def score_rank(dist, score: float) -> dict:
+    """Where a score falls in an exact distribution: P(final <= score), P(final >= score)."""
+    below = float(dist.probabilities[dist.scores <= score].sum())
+    return {"p_at_most": min(1.0, below), "p_at_least": dist.p_at_least(int(np.ceil(score))),
+            "median": dist.median, "percentiles": dist.percentiles()}
+
+
+def check_seed(seed) -> int:
+    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**63:
+        raise InputError(f"seed: {seed!r} is not a whole number from 0 to 2^63 - 1.",
+                         param="seed")
+    return seed
+
+
+def _dice_list(arg, what: str) -> tuple[int, ...]:
+    if not isinstance(arg, list | tuple) or len(arg) > 16 or \
+            not all(isinstance(d, int) and not isinstance(d, bool) for d in arg):
+        raise InputError(f"{what}: give the dice as a list of whole numbers, e.g. [6, 6].",
+                         param="move")
+    return tuple(arg)
+
+
+def _contains(dice: tuple[int, ...], part: tuple[int, ...]) -> bool:
+    rest = list(dice)
+    for d in part:
+        if d not in rest:
+            return False
+        rest.remove(d)
+    return True
+
+
+# ---------------------------------------------------------------- typed input
+
+
+def parse_keep(text: str, dice: tuple[int, ...], n_faces: int) -> tuple[int, ...] | None:
+    """The dice to keep from what a person types: '66', '6 6', '6,6', 'all', 'none' (or '-').
+    None when the text is not a keep (e.g. a box name); InputError when it names dice that are
+    not showing."""
+    s = text.strip().lower()
+    if s in ("all", "a", "stop"):
+        return tuple(dice)
+    if s in ("none", "no", "-", "0", "reroll", "re-roll"):
+        return ()
+    if not re.fullmatch(r"[\d,\s]+", s):
+        return None
+    parts = [p for p in re.split(r"[,\s]+", s) if p]
+    if len(parts) == 1 and n_faces <= 9:
+        kept = tuple(int(c) for c in parts[0])
+    else:
+        kept = tuple(int(p) for p in parts)
+    if not _contains(tuple(dice), kept):
+        raise InputError(f"keep: {' '.join(map(str, sorted(kept)))} is not among the dice "
+                         f"showing ({' '.join(map(str, dice))}).", param="move")
+    return tuple(sorted(kept))
+
+
+def find_box(text: str, game: Game) -> str | None:
+    """The open box a person means: its key, its name, or a unique start of either."""
+    s = text.strip().lower().replace(" ", "_")
+    if not s:
+        return None
+    cats = game.tables.rules.categories
+    for c in cats:
+        if s in (c.key, c.name.lower().replace(" ", "_")):
+            return c.key
+    starts = [c.key for c in cats if not game.position.is_filled(c.key)
+              and (c.key.startswith(s) or c.name.lower().replace(" ", "_").startswith(s))]
+    return starts[0] if len(starts) == 1 else None
