@@ -759,6 +759,9 @@ def cache_clear(
 from . import play_cmd  # noqa: E402
 
 play_cmd.register(app)
+from . import sweep_cmd  # noqa: E402  (`yz sweep`)
+
+sweep_cmd.register(app)
 
 
 # ---------------------------------------------------------------- entry point

@@ -1,0 +1,358 @@
+"""Run a sweep (`yz.rules.sweep_file`): one exact solve per point, here or on a Dask cluster.
+
+    run_sweep(sweep, checkpoint=None, workers=1, scheduler=None, threads=None, progress=None)
+
+returns a pandas DataFrame with one row per point, in the sweep's order: one column per axis
+(named exactly as the axis key), then the figures the sweep asks for:
+
+    what=mean          expected_score, states, seconds
+    what=figures       + sd, p_upper_bonus, yahtzee_bonus_mean     (the default)
+    what=distribution  + median, p5, p95
+
+`seconds` is the time the point took where it was solved. The mean alone is one backward pass;
+the figures add a backward pass for the moments and a forward pass for the bonus rates (about
+three times the mean's cost); the distribution adds a forward pass over score totals.
+
+Where the points are solved:
+- `workers=1` and no scheduler: in this process, one point after another.
+- `workers=N`: N processes on this machine (started with 'spawn', so no numba or thread state is
+  inherited), each solving with `threads` kernel threads (default cores // N).
+- `scheduler="tcp://host:8786"` (or a `distributed.Client`): the points are submitted to a Dask
+  cluster, one pure task per point (`solve_point` of the point's rule data), with retries, so a
+  point whose worker dies is solved again elsewhere. Needs the `yz[dask]` extra.
+
+Each worker compiles (or loads from numba's disk cache) the kernels once, and every later point
+reuses them. Points are solved without the strategy cache (`use_cache=False`), so workers never
+write the same files; the checkpoint is the sweep's own cache.
+
+Checkpoint: with `checkpoint=PATH`, every finished point is appended at once as one JSON line
+(`{"id", "row"}`) and flushed to disk by this process (workers return rows; only the caller
+writes). A re-run reads the file and solves only the points it lacks; the id is a hash of the
+point's rules and of what is asked, so a changed sweep file never reuses a stale row, and adding
+a value to an axis solves only the new points.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import os
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from yz.rules import InputError, RuleSet, YzError
+from yz.rules.sweep_file import Sweep, point_data
+
+from .dp import SOLVER_VERSION
+
+FIGURES = {
+    "mean": ("expected_score", "states", "seconds"),
+    "figures": ("expected_score", "sd", "p_upper_bonus", "yahtzee_bonus_mean", "states",
+                "seconds"),
+    "distribution": ("expected_score", "sd", "p_upper_bonus", "yahtzee_bonus_mean", "median",
+                     "p5", "p95", "states", "seconds"),
+}
+WARMUP = {"mean": ("dp",), "figures": ("dp", "play"), "distribution": ("dp", "play",
+                                                                       "distribution")}
+RETRIES = 3  # a Dask point whose worker dies is resubmitted up to this many times
+
+
+def solve_point(rule_data: dict, what: str = "figures", threads: int | None = None) -> dict:
+    """Solve one rule set (plain rule data) and return its figures: a pure function of its
+    arguments, run in a worker process or in this one."""
+    from . import distribution, exact_figures, solve
+
+    _warm(what)
+    rules = RuleSet.model_validate(rule_data)
+    start = time.perf_counter()
+    solution = solve(rules, use_cache=False, threads=threads)
+    row: dict[str, Any] = {"expected_score": solution.expected_score}
+    if what in ("figures", "distribution"):
+        fig = exact_figures(solution, use_cache=False, threads=threads)
+        row.update(sd=fig.sd, p_upper_bonus=fig.p_upper_bonus,
+                   yahtzee_bonus_mean=fig.yahtzee_bonus_mean)
+    if what == "distribution":
+        dist = distribution(solution, use_cache=False, threads=threads)
+        row.update(median=dist.median, p5=dist.percentile(5), p95=dist.percentile(95))
+    row.update(states=solution.states, seconds=time.perf_counter() - start)
+    return row
+
+
+_WARM: set[str] = set()
+
+
+def _warm(what: str) -> None:
+    """Compile (or load from numba's disk cache) the kernels `what` needs, once per process,
+    on a tiny game: the first point's `seconds` then counts its own work only."""
+    from . import warmup
+
+    missing = [m for m in WARMUP[what] if m not in _WARM]
+    if not missing:
+        return
+    warmup.ensure_compiled(tuple(missing))
+    tiny = warmup._tiny()
+    for mode in missing:
+        warmup._run(mode, tiny)
+        _WARM.add(mode)
+
+
+def point_id(rule_data: dict, what: str) -> str:
+    """The checkpoint key of a point: its rules (not its name) and what is asked of them."""
+    content = {k: v for k, v in rule_data.items() if k not in ("name", "description", "source")}
+    text = json.dumps([SOLVER_VERSION, what, content], sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()[:24]
+
+
+def read_checkpoint(path: str | Path) -> dict[str, dict]:
+    """The rows stored in a checkpoint file by id; a line cut short by a crash is skipped."""
+    done: dict[str, dict] = {}
+    try:
+        with open(path, encoding="utf-8") as f:
+            for line in f:
+                try:
+                    entry = json.loads(line)
+                    done[str(entry["id"])] = dict(entry["row"])
+                except (ValueError, KeyError, TypeError):
+                    continue
+    except FileNotFoundError:
+        pass
+    except OSError as exc:
+        raise InputError(f"checkpoint: cannot read '{path}' ({exc.strerror or exc}).",
+                         param="checkpoint") from None
+    return done
+
+
+class _Checkpoint:
+    """Appends one JSON line per finished point, flushed and synced at once."""
+
+    def __init__(self, path: str | Path | None):
+        self.file = None
+        if path is not None:
+            try:
+                self.file = open(path, "a+", encoding="utf-8")  # noqa: SIM115 (see close)
+                if self.file.tell() > 0:  # a line cut short by a crash: start a fresh one
+                    self.file.seek(self.file.tell() - 1)
+                    if self.file.read(1) != "\n":
+                        self.file.write("\n")
+            except OSError as exc:
+                raise InputError(f"checkpoint: cannot write '{path}' ({exc.strerror or exc}).",
+                                 param="checkpoint") from None
+
+    def add(self, pid: str, row: dict) -> None:
+        if self.file is not None:
+            self.file.write(json.dumps({"id": pid, "row": row}) + "\n")
+            self.file.flush()
+            os.fsync(self.file.fileno())
+
+    def close(self) -> None:
+        if self.file is not None:
+            self.file.close()
+
+
+def check_workers(workers: int) -> int:
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        raise InputError(f"workers: {workers!r} is not a positive whole number; give 1 (solve "
+                         "here, one point after another) or more (processes on this machine).",
+                         param="workers")
+    return workers
+
+
+def run_sweep(sweep: Sweep, checkpoint: str | Path | None = None, workers: int = 1,
+              scheduler: Any = None, threads: int | None = None,
+              progress: Callable[[int, int], None] | None = None):
+    """Solve every point of `sweep`; a pandas DataFrame, one row per point (module docstring).
+
+    `scheduler` is a Dask scheduler address or a `distributed.Client`; else `workers` local
+    processes. `threads` is the kernel threads per worker (default: cores // workers).
+    `progress(done, total)` is called as points finish (resumed points count as done). The
+    DataFrame's `attrs` say how many points were `solved` now and `resumed` from the checkpoint.
+    """
+    try:
+        import pandas as pd
+    except ImportError:
+        raise InputError("a sweep's table needs pandas, which is not installed: pip install "
+                         "'yz[sweep]' (or 'yz[dask]' for Dask clusters).") from None
+    check_workers(workers)
+    datas = [point_data(p) for p in sweep.points]
+    ids = [point_id(d, sweep.what) for d in datas]
+    done = read_checkpoint(checkpoint) if checkpoint is not None else {}
+    results: dict[int, dict] = {i: done[pid] for i, pid in enumerate(ids) if pid in done}
+    resumed = len(results)
+    todo = [i for i in range(len(datas)) if i not in results]
+    total = len(datas)
+    if progress is not None:
+        progress(len(results), total)
+    log = _Checkpoint(checkpoint if todo else None)
+
+    def finished(i: int, row: dict) -> None:
+        results[i] = row
+        log.add(ids[i], row)
+        if progress is not None:
+            progress(len(results), total)
+
+    try:
+        if todo and scheduler is not None:
+            _run_dask(scheduler, [datas[i] for i in todo], todo, sweep.what, threads, finished)
+        elif todo and workers > 1:
+            _run_local(workers, [datas[i] for i in todo], todo, sweep.what, threads, finished)
+        else:
+            for i in todo:
+                finished(i, solve_point(datas[i], sweep.what, threads))
+    finally:
+        log.close()
+    rows = []
+    for i, point in enumerate(sweep.points):
+        row = {"point": point.name} if sweep.named else {}
+        row.update({axis: _cell(v) for axis, v in point.values.items()})
+        got = results[i]
+        row.update({k: got.get(k) for k in FIGURES[sweep.what]})
+        rows.append(row)
+    frame = pd.DataFrame(rows, columns=[*(["point"] if sweep.named else []), *sweep.axes,
+                                        *FIGURES[sweep.what]])
+    frame.attrs.update(solved=len(todo), resumed=resumed, what=sweep.what)
+    return frame
+
+
+def _cell(value: Any) -> Any:
+    """An axis value as a table cell: a number or string as it is, anything else as JSON."""
+    if value is None or isinstance(value, bool | int | float | str):
+        return value
+    return json.dumps(value, separators=(",", ":"))
+
+
+def _run_local(workers: int, datas: list[dict], index: list[int], what: str,
+               threads: int | None, finished) -> None:
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+
+    per = threads or max(1, (os.cpu_count() or 1) // workers)
+    ctx = multiprocessing.get_context("spawn")
+    pool = ProcessPoolExecutor(max_workers=min(workers, len(datas)), mp_context=ctx)
+    try:
+        futures = {pool.submit(solve_point, d, what, per): i
+                   for d, i in zip(datas, index, strict=True)}
+        for fut in as_completed(futures):
+            finished(futures[fut], fut.result())
+    except BaseException:
+        # Interrupted or a worker failed: the finished points are checkpointed; drop the rest.
+        pool.shutdown(wait=False, cancel_futures=True)
+        raise
+    pool.shutdown(wait=True)
+
+
+def _run_dask(scheduler: Any, datas: list[dict], index: list[int], what: str,
+              threads: int | None, finished) -> None:
+    try:
+        from distributed import Client, as_completed
+    except ImportError:
+        raise InputError("scheduler: running on a Dask cluster needs dask.distributed, which is "
+                         "not installed: pip install 'yz[dask]' (or pip install "
+                         "'dask[distributed]' pandas pyarrow).", param="scheduler") from None
+    own = not isinstance(scheduler, Client)
+    if own:
+        try:
+            client = Client(scheduler, timeout=30)
+        except (OSError, TimeoutError, ValueError) as exc:
+            raise InputError(f"scheduler: cannot reach the Dask scheduler at '{scheduler}' "
+                             f"({exc}); start one with `dask scheduler` and `dask worker "
+                             "ADDRESS`, or leave the option out to solve here.",
+                             param="scheduler") from None
+    else:
+        client = scheduler
+    try:
+        per = threads if threads is not None else _threads_by_host(client)
+        # Points with the same rules share one task (the same key): each is solved once.
+        by_key: dict[str, list[int]] = {}
+        futures = {}
+        for d, i in zip(datas, index, strict=True):
+            key = f"yz-point-{point_id(d, what)}"
+            by_key.setdefault(key, []).append(i)
+            if key not in futures:
+                futures[key] = client.submit(_dask_task, d, what, per, pure=True,
+                                             retries=RETRIES, key=key)
+        try:
+            for fut in as_completed(list(futures.values())):
+                row = fut.result()
+                for i in by_key[fut.key]:
+                    finished(i, row)
+        except BaseException:
+            client.cancel(list(futures.values()))
+            raise
+    finally:
+        if own:
+            client.close()
+
+
+def _threads_by_host(client) -> dict[str, int]:
+    """Kernel threads per task on each host: its cores over the task slots it runs."""
+    cores = client.run(os.cpu_count)
+    slots: dict[str, int] = {}
+    host_cores: dict[str, int] = {}
+    for addr, info in client.scheduler_info(n_workers=-1)["workers"].items():
+        host = info.get("host") or _host(addr)
+        slots[host] = slots.get(host, 0) + int(info.get("nthreads", 1))
+        host_cores[host] = int(cores.get(addr) or 1)
+    return {h: max(1, host_cores[h] // max(1, slots[h])) for h in slots}
+
+
+def _host(address: str) -> str:
+    return address.split("://")[-1].rsplit(":", 1)[0]
+
+
+def _dask_task(rule_data: dict, what: str, threads: int | dict | None) -> dict:
+    """One point on a Dask worker, with the threads its host has for each task slot."""
+    if isinstance(threads, dict):
+        from distributed import get_worker
+
+        worker = get_worker()
+        threads = threads.get(_host(worker.address)) or 1
+    return solve_point(rule_data, what, threads)
+
+
+def check_out_path(path: str) -> str:
+    """The kind of output file (csv or parquet) named by `path`, checked before any work."""
+    suffix = Path(path).suffix.lower()
+    kinds = {".csv": "csv", ".parquet": "parquet", ".pq": "parquet"}
+    if suffix not in kinds:
+        raise InputError(f"out: '{path}' should end in .csv or .parquet.", param="out")
+    parent = Path(path).parent
+    if not parent.is_dir():
+        raise InputError(f"out: the folder '{parent}' does not exist; create it or give another "
+                         "path.", param="out")
+    if Path(path).is_dir():
+        raise InputError(f"out: '{path}' is a folder; give a file name.", param="out")
+    return kinds[suffix]
+
+
+def write_table(frame, path: str) -> None:
+    """Write the table as CSV or Parquet (by the suffix), through a temporary file."""
+    kind = check_out_path(path)
+    tmp = f"{path}.tmp-{os.getpid()}"
+    try:
+        if kind == "csv":
+            frame.to_csv(tmp, index=False)
+        else:
+            try:
+                frame.to_parquet(tmp, index=False)
+            except ImportError:
+                raise InputError("out: writing Parquet needs pyarrow: pip install pyarrow (or "
+                                 "'yz[dask]'), or write .csv.", param="out") from None
+        os.replace(tmp, path)
+    except OSError as exc:
+        raise YzError(f"out: could not write '{path}' ({exc.strerror or exc}).",
+                      param="out") from None
+    finally:
+        if os.path.exists(tmp):
+            os.remove(tmp)
+
+
+def checkpoint_path(out: str) -> str:
+    """Where the checkpoint of an output file lives: beside it."""
+    return f"{out}.partial.jsonl"
+
+
+def nan_to_none(value: Any) -> Any:
+    return None if isinstance(value, float) and math.isnan(value) else value
