@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 from yz.rules import InputError
-from yz.rules.position import BoxChoice, Position, check_open_box, parse_dice
+from yz.rules.position import BoxChoice, Position, box_choices, check_open_box, parse_dice
 
 from .advice import TurnTables, box_values, sub_keeps, turn_tables
 from .dp import Solution
@@ -402,6 +402,10 @@ class Game:
                "expected_at_start": self.solution.expected_score,
                "lost": self.lost(), "log": [d.as_json() for d in self.log],
                "state": self.state()}
+        if self.dice is not None and not self.over:
+            t = self.tables
+            out["box_scores"] = {c.key: {"points": c.total, "legal": c.legal}
+                                 for c in box_choices(t, t.roll_index(self.dice), self.position)}
         if with_options:
             out["options"] = [dict(o.as_json(best, self.banked),
                                    tie=abs(o.value - best) <= TIE and i > 0)

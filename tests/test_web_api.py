@@ -1,0 +1,273 @@
+"""`yz serve`'s JSON API through FastAPI's test client: every endpoint, every bad request."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+pytest.importorskip("fastapi")
+pytest.importorskip("httpx")
+
+from fastapi.testclient import TestClient
+from yz.web.app import MAX_BODY, MAX_MOVES, create_app
+
+NO_BONUS = {"variant": "no-bonus"}
+
+
+@pytest.fixture(scope="module")
+def shared_cache(tmp_path_factory):
+    return tmp_path_factory.mktemp("yz-cache")
+
+
+@pytest.fixture(autouse=True)
+def isolated_cache(shared_cache, monkeypatch):
+    # The server's solver thread reads the cache folder when it runs: one folder per module.
+    monkeypatch.setenv("YZ_CACHE_DIR", str(shared_cache))
+    return shared_cache
+
+
+@pytest.fixture(scope="module")
+def client(shared_cache):
+    import os
+
+    os.environ["YZ_CACHE_DIR"] = str(shared_cache)
+    with TestClient(create_app()) as c:
+        ready(c, NO_BONUS)
+        yield c
+
+
+def ready(c: TestClient, rules: dict, timeout: float = 300) -> dict:
+    deadline = time.monotonic() + timeout
+    while True:
+        res = c.post("/api/prepare", json={"rules": rules})
+        assert res.status_code == 200, res.text
+        body = res.json()
+        if body["status"] == "ready":
+            return body
+        assert body["status"] == "solving" and "stage" in body
+        assert time.monotonic() < deadline, body
+        time.sleep(0.2)
+
+
+def post(c, path, body, status=200):
+    res = c.post(path, json=body)
+    assert res.status_code == status, res.text
+    return res.json()
+
+
+# ---------------------------------------------------------------- page and documents
+
+
+def test_page_static_files_and_openapi(client):
+    page = client.get("/")
+    assert page.status_code == 200 and "text/html" in page.headers["content-type"]
+    assert "/static/app.js" in page.text
+    assert client.get("/static/app.js").status_code == 200
+    assert client.get("/static/style.css").status_code == 200
+    assert client.get("/docs").status_code == 200
+    paths = client.get("/openapi.json").json()["paths"]
+    for path in ("/api/variants", "/api/rules", "/api/prepare", "/api/new", "/api/state",
+                 "/api/hint", "/api/move", "/api/undo"):
+        assert path in paths
+    missing = client.get("/api/nothing")
+    assert missing.status_code == 404 and "error" in missing.json()
+
+
+def test_variants(client):
+    rows = client.get("/api/variants").json()
+    names = [r["variant"] for r in rows]
+    assert "official-free-joker" in names and "example:yacht" in names
+    assert all(r["boxes"] > 0 and "description" in r for r in rows)
+
+
+# ---------------------------------------------------------------- rule sets
+
+
+def test_rules_check_a_builtin_and_pasted_yaml(client):
+    body = post(client, "/api/rules", {"rules": NO_BONUS})
+    assert body["rules"]["variant"] == "no-bonus" and body["status"] == "ready"
+    assert len(body["rules"]["categories"]) == 13
+    yaml = "name: my-house\nextends: official-free-joker\nupper_bonus: {threshold: 70}\n"
+    body = post(client, "/api/rules", {"rules": {"yaml": yaml}})
+    assert body["rules"]["variant"] == "my-house"
+    assert body["rules"]["upper_bonus"] == {"threshold": 70, "amount": 35}
+
+
+@pytest.mark.parametrize("rules, needle", [
+    ({"variant": "no-bonuss"}, "not a built-in rule set"),
+    ({"variant": "variants/no-bonus.yaml"}, "not a built-in rule set"),
+    ({"variant": "/etc/passwd"}, "not a built-in rule set"),
+    ({}, "give either variant"),
+    ({"variant": "no-bonus", "yaml": "x: 1"}, "give either variant"),
+    ({"yaml": "extends: ../secret.yaml\n"}, "may only extend a built-in"),
+    ({"yaml": "extends: /etc/passwd\n"}, "may only extend a built-in"),
+    ({"yaml": "name: x\ndice: 5\ncategories: [\n"}, "<pasted rules>:"),
+    ({"yaml": "extends: no-bonus\n"}, "name: give the rule set a name"),
+    ({"yaml": "name: a\nextends: no-bonus\ndice: 0\n"}, "dice"),
+    ({"yaml": "name: a\nextends: no-bonus\nupper_bonus: {threshold: 63}\nboxes: 3\n"},
+     "<pasted rules>:4:1: boxes"),
+    ({"yaml": "a: &x 1\nb: *x\n"}, "alias"),
+    ({"yaml": "name: a\nextends: no-bonus\ndice: 8\nfaces: 10\n"}, "distinct rolls"),
+    ({"yaml": "name: a\nextends: yatzy\nyahtzee_category: yatzy\nyahtzee_bonus: {amount: 50}\n"},
+     "1,617,408 entries"),
+])
+def test_bad_rule_sets_are_refused_with_the_reason(client, rules, needle):
+    res = client.post("/api/rules", json={"rules": rules})
+    assert res.status_code == 422, res.text
+    assert needle in res.json()["error"]
+
+
+def test_an_unsolved_rule_set_says_so_until_prepared(client):
+    body = post(client, "/api/new", {"rules": {"variant": "gist"}}, status=409)
+    assert "/api/prepare" in body["error"] and body["status"] in ("unsolved", "solving")
+    prepared = ready(client, {"variant": "gist"})
+    assert prepared["expected_score"] == pytest.approx(210.3395, abs=1e-4)
+    dist = prepared["distribution"]
+    assert sum(dist["probabilities"]) == pytest.approx(1.0)
+    assert post(client, "/api/new", {"rules": {"variant": "gist"}, "seed": 1})["game"]["turn"] == 1
+
+
+# ---------------------------------------------------------------- games
+
+
+def test_a_whole_game_through_the_api(client):
+    from yz.rules import load_rules
+    from yz.rules.position import Position
+    from yz.solver import solve
+    from yz.solver.advice import advise
+
+    solution = solve(load_rules("no-bonus"))
+    game = post(client, "/api/new", {"rules": NO_BONUS, "seed": 21})["game"]
+    n = 0
+    while game["phase"] != "over":
+        hint = post(client, "/api/hint", {"rules": NO_BONUS, "state": game["state"]})
+        options = hint["options"]
+        assert options[0]["loss"] == 0
+        if n == 0:  # the hint is the advisor's answer for the same position
+            advice = advise(solution, Position(), tuple(game["dice"]), game["rolls_left"], 0)
+            assert options[0]["value"] == pytest.approx(advice.best.value, abs=1e-9)
+            assert options[0]["keep"] == list(advice.best.keep)
+        n += 1
+        pick = options[min(3, len(options) - 1)] if n % 4 == 0 else options[0]
+        move = {"keep": pick["keep"]} if pick["kind"] == "keep" else {"score": pick["box"]}
+        body = post(client, "/api/move", {"rules": NO_BONUS, "state": game["state"],
+                                          "move": move})
+        assert body["decision"]["loss"] == pytest.approx(pick["loss"])
+        game = body["game"]
+    review = game["review"]
+    boxes = sum(row["score"] for row in game["card"])
+    assert game["banked"] == review["total"] == boxes + game["upper_bonus"] + \
+        game["yahtzee_bonus"]
+    assert review["lost"] == pytest.approx(sum(d["loss"] for d in game["log"]))
+    assert 0 < review["p_at_most"] <= 1 and len(review["worst"]) == 3
+    assert game["lost"] == pytest.approx(review["lost"])
+    again = post(client, "/api/state", {"rules": NO_BONUS, "state": game["state"]})["game"]
+    assert again["banked"] == game["banked"] and again["review"]["total"] == review["total"]
+
+
+def test_coach_warns_then_plays_when_confirmed(client):
+    game = post(client, "/api/new", {"rules": NO_BONUS, "seed": 3})["game"]
+    req = {"rules": NO_BONUS, "state": game["state"], "move": {"keep": []},
+           "coach_threshold": 1.0}
+    body = post(client, "/api/move", req)
+    assert body["warning"]["loss"] > 1 and body["warning"]["best"]["loss"] == 0
+    assert body["game"]["state"]["moves"] == []  # not played
+    body = post(client, "/api/move", {**req, "confirm": True})
+    assert body["decision"]["was_best"] is False
+    assert body["game"]["state"]["moves"] == [{"keep": []}]
+    cheap = post(client, "/api/move", {**req, "coach_threshold": 100.0})
+    assert "warning" not in cheap and cheap["decision"] is not None
+
+
+def test_undo(client):
+    game = post(client, "/api/new", {"rules": NO_BONUS, "seed": 8})["game"]
+    moved = post(client, "/api/move", {"rules": NO_BONUS, "state": game["state"],
+                                       "move": {"score": "chance"}})["game"]
+    assert moved["turn"] == 2
+    back = post(client, "/api/undo", {"rules": NO_BONUS, "state": moved["state"]})["game"]
+    assert back["turn"] == 1 and back["dice"] == game["dice"] and back["log"] == []
+    body = post(client, "/api/undo", {"rules": NO_BONUS, "state": back["state"]}, status=422)
+    assert "no decision to take back" in body["error"]
+
+
+def test_own_dice(client):
+    game = post(client, "/api/new", {"rules": NO_BONUS, "own_dice": True})["game"]
+    assert game["phase"] == "dice" and game["dice"] is None
+    req = {"rules": NO_BONUS, "state": game["state"]}
+    game = post(client, "/api/move", {**req, "move": {"dice": [5, 5, 5, 5, 5]}})["game"]
+    body = post(client, "/api/move", {"rules": NO_BONUS, "state": game["state"],
+                                      "move": {"score": "yahtzee"}})
+    assert body["game"]["banked"] == 50 and body["game"]["phase"] == "dice"
+    bad = post(client, "/api/move", {**req, "move": {"dice": [7, 1, 1, 1, 1]}}, status=422)
+    assert "cannot show on a 6-sided die" in bad["error"]
+
+
+def test_two_games_never_mix(client):
+    a = post(client, "/api/new", {"rules": NO_BONUS, "seed": 1})["game"]
+    b = post(client, "/api/new", {"rules": NO_BONUS, "seed": 2})["game"]
+    a2 = post(client, "/api/move", {"rules": NO_BONUS, "state": a["state"],
+                                    "move": {"score": "chance"}})["game"]
+    b2 = post(client, "/api/state", {"rules": NO_BONUS, "state": b["state"]})["game"]
+    assert b2["log"] == [] and b2["dice"] == b["dice"] and a2["log"]
+
+
+# ---------------------------------------------------------------- bad requests
+
+
+@pytest.mark.parametrize("body, needle", [
+    ({"rules": NO_BONUS, "state": {"seed": 1}, "move": {"keep": [7]}}, "not among the dice"),
+    ({"rules": NO_BONUS, "state": {"seed": 1}, "move": {"score": "sevens"}}, "not a box"),
+    ({"rules": NO_BONUS, "state": {"seed": 1}, "move": {"fly": 1}}, "not a move"),
+    ({"rules": NO_BONUS, "state": {"seed": 1}, "move": {"keep": "66"}}, "list of whole numbers"),
+    ({"rules": NO_BONUS, "state": {"seed": 1}, "move": {}}, "a move is one of"),
+    ({"rules": NO_BONUS, "state": {"seed": 1}, "move": {"dice": [1, 1, 1, 1, 1]}},
+     "rolls its own dice"),
+    ({"rules": NO_BONUS, "state": {"seed": 1, "moves": [{"score": "nope"}]},
+      "move": {"score": "chance"}}, "state: move 1"),
+    ({"rules": NO_BONUS, "state": {"seed": -1}, "move": {"score": "chance"}}, "state.seed"),
+    ({"rules": NO_BONUS, "state": {"seed": 1, "turn": 3}, "move": {"score": "chance"}},
+     "state.turn: Extra inputs are not permitted"),
+    ({"rules": NO_BONUS, "state": {"seed": 1}}, "move: Field required"),
+    ({"rules": NO_BONUS, "state": {"seed": 1}, "move": {"score": "chance"},
+      "coach_threshold": -2}, "coach_threshold"),
+    ({"rules": NO_BONUS, "state": {"seed": 1, "moves": [{"score": "chance"}] * (MAX_MOVES + 1)},
+      "move": {"score": "chance"}}, "state.moves"),
+])
+def test_bad_moves_get_422_naming_the_problem(client, body, needle):
+    res = client.post("/api/move", json=body)
+    assert res.status_code == 422, res.text
+    assert needle in res.json()["error"]
+
+
+def test_malformed_and_oversized_bodies(client):
+    res = client.post("/api/move", content=b"{not json",
+                      headers={"content-type": "application/json"})
+    assert res.status_code == 422 and "not valid JSON" in res.json()["error"]
+    res = client.post("/api/rules", json={"rules": {"yaml": "#" * (MAX_BODY + 10)}})
+    assert res.status_code == 413 and "larger than" in res.json()["error"]
+    res = client.post("/api/rules", json={"rules": {"yaml": "#" * 70_000}})
+    assert res.status_code == 422 and "rules.yaml" in res.json()["error"]
+    res = client.post("/api/rules", json=[1, 2])
+    assert res.status_code == 422 and "error" in res.json()
+    res = client.get("/api/move")
+    assert res.status_code == 405 and "error" in res.json()
+
+
+def test_serve_without_the_web_extra_exits_2(monkeypatch):
+    import builtins
+
+    from typer.testing import CliRunner
+    from yz.cli.main import app
+
+    real_import = builtins.__import__
+
+    def no_uvicorn(name, *args, **kwargs):
+        if name == "uvicorn":
+            raise ImportError("No module named 'uvicorn'")
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", no_uvicorn)
+    result = CliRunner().invoke(app, ["serve"])
+    assert result.exit_code == 2
+    assert "pip install 'yz[web]'" in result.output

@@ -1,0 +1,182 @@
+"""`yz serve`'s page in a real browser: Debian's chromium driven by Playwright.
+
+The server runs in a background thread on a free port with the test's own (empty) cache, so
+the page first shows the solve's progress. A whole seeded game is played by clicking dice,
+Roll and boxes; the moves are chosen by the library's own `Game` replayed from the page's
+state. Set YZ_SCREENSHOT_DIR to keep the screenshots (the README's comes from here).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("fastapi")
+pytest.importorskip("uvicorn")
+playwright = pytest.importorskip("playwright.sync_api")
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+        "--disable-component-update", "--no-first-run"]
+pytestmark = pytest.mark.skipif(not Path(CHROMIUM).exists(),
+                                reason="needs Debian's chromium (apt-get install chromium)")
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture
+def server():
+    import uvicorn
+    from yz.web.app import create_app
+
+    port = free_port()
+    srv = uvicorn.Server(uvicorn.Config(create_app(), host="127.0.0.1", port=port,
+                                        log_level="warning"))
+    thread = threading.Thread(target=srv.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 30
+    while not srv.started:
+        assert time.monotonic() < deadline, "the server did not start"
+        time.sleep(0.05)
+    yield f"http://127.0.0.1:{port}"
+    srv.should_exit = True
+    thread.join(timeout=10)
+
+
+@pytest.fixture
+def browser():
+    with playwright.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        yield b
+        b.close()
+
+
+def shot(page, tmp_path: Path, name: str) -> Path:
+    path = tmp_path / name
+    page.screenshot(path=str(path), full_page=True)
+    keep = os.environ.get("YZ_SCREENSHOT_DIR")
+    if keep:
+        Path(keep).mkdir(parents=True, exist_ok=True)
+        shutil.copy(path, Path(keep) / name)
+    return path
+
+
+def moves_made(page) -> int:
+    return page.evaluate("window.yz.game.state.moves.length")
+
+
+def click_move(page, game, option) -> None:
+    """Play an option by clicking: hold exactly the kept dice and Roll, or click the box."""
+    n = moves_made(page)
+    if option.kind == "score":
+        page.click(f"#card tr[data-box='{option.box.key}']")
+    else:
+        want = list(option.keep)
+        dice = page.query_selector_all("#dice .die")
+        for die in dice:
+            value = int(die.get_attribute("data-value"))
+            hold = value in want
+            if hold:
+                want.remove(value)
+            if (die.get_attribute("data-held") == "1") != hold:
+                die.click()
+        page.click("#roll")
+    page.wait_for_function(f"window.yz.game.state.moves.length === {n + 1}")
+
+
+def test_play_a_whole_seeded_game_in_the_browser(server, browser, tmp_path):
+    from yz.rules import load_rules
+    from yz.solver import solve
+    from yz.solver.advice import advise
+    from yz.solver.coach import Game
+
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    errors = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.goto(server + "/")
+    page.wait_for_selector("body[data-ready='1']")
+
+    # A pasted rule set with a bad field: the error is shown on the page.
+    page.select_option("#variant", "__paste__")
+    page.fill("#yaml", "name: broken\nextends: no-bonus\ndice: 0\n")
+    page.click("#new-game")
+    page.wait_for_selector("#error:not([hidden])")
+    assert "dice" in page.inner_text("#error")
+
+    page.select_option("#variant", "no-bonus")
+    page.fill("#seed", "5")
+    page.click("#new-game")
+    page.wait_for_selector("#dice .die", timeout=180_000)  # a fresh cache: solved first
+    solution = solve(load_rules("no-bonus"))
+
+    n = 0
+    while True:
+        state = page.evaluate("window.yz.game.state")
+        game = Game.from_state(solution, state)
+        if game.over:
+            break
+        options = game.options()
+        n += 1
+        if n in (1, 9):
+            # The hint on the page is the advisor's answer for the same position.
+            page.click("#hint")
+            page.wait_for_selector("#hints:not([hidden]) tbody tr")
+            first = page.query_selector_all("#hints tbody tr")[0]
+            cells = [c.inner_text() for c in first.query_selector_all("td")]
+            advice = advise(solution, game.position, game.dice, game.rolls_left, game.banked)
+            assert cells[1] == f"{game.banked + advice.best.value:.2f}"
+            assert cells[2] == "0.00"
+            if advice.best.kind == "keep":
+                assert cells[0].startswith(advice.best.label())
+            if n == 9:
+                shot(page, tmp_path, "serve.png")
+        if n == 3:
+            # The coach stops a costly move; the player confirms it.
+            page.fill("#threshold", "0.5")
+            worst = options[-1]
+            before = moves_made(page)
+            if worst.kind == "score":
+                page.click(f"#card tr[data-box='{worst.box.key}']")
+            else:
+                for die in page.query_selector_all("#dice .die[data-held='1']"):
+                    die.click()
+                page.click("#roll")
+            page.wait_for_selector("#warning:not([hidden])")
+            assert "Coach:" in page.inner_text("#warning")
+            assert moves_made(page) == before
+            page.click("#warn-play")
+            page.wait_for_function(f"window.yz.game.state.moves.length === {before + 1}")
+            page.fill("#threshold", "")
+            continue
+        pick = options[min(2, len(options) - 1)] if n % 5 == 0 else options[0]
+        click_move(page, game, pick)
+        if n == 2:
+            assert "feedback" in page.get_attribute("#feedback", "class")
+
+    page.wait_for_selector("#review:not([hidden])")
+    cells = page.eval_on_selector_all(
+        "#card tr.filled td.score", "cells => cells.map(c => Number(c.textContent))")
+    bonus = page.eval_on_selector_all(
+        "#card tr.sum td.score", "cells => cells.map(c => Number(c.textContent))")
+    total = int(page.inner_text("#card tr[data-box='total'] td.score"))
+    assert len(cells) == 13
+    assert total == sum(cells) + sum(bonus) == game.banked
+    assert int(page.inner_text("#final-total")) == total
+    assert f"P(score ≤ {total})" in page.inner_text("#rank")
+    review = page.inner_text("#review")
+    assert f"{game.lost():.2f}" in review and "worst decisions" in review
+    log_rows = page.query_selector_all("#log tbody tr")
+    assert len(log_rows) == len(game.log)
+    path = shot(page, tmp_path, "serve-review.png")
+    assert path.stat().st_size > 10_000
+    assert not errors, errors
