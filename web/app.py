@@ -346,16 +346,20 @@ def create_app() -> FastAPI:
     def page() -> FileResponse:
         return FileResponse(static / "index.html", media_type="text/html")
 
+    listing: list[dict] = []
+
     @app.get("/api/variants", summary="The built-in rule sets and shipped examples")
     def variants() -> list[dict]:
         from yz.rules import builtin_names, example_names, load_rules
 
-        out = []
-        for name in [*builtin_names(), *(f"example:{n}" for n in example_names())]:
-            rules = load_rules(name)
-            out.append({"variant": name, "name": rules.name, "boxes": len(rules.categories),
-                        "description": rules.description})
-        return out
+        if not listing:  # shipped files: read once (two first requests both read them)
+            fresh = []
+            for name in [*builtin_names(), *(f"example:{n}" for n in example_names())]:
+                rules = load_rules(name)
+                fresh.append({"variant": name, "name": rules.name,
+                              "boxes": len(rules.categories), "description": rules.description})
+            listing[:] = fresh
+        return listing
 
     @app.post("/api/rules", summary="Check a rule set (a built-in or pasted YAML)")
     def check_rules(req: RulesRequest) -> dict:

@@ -266,7 +266,7 @@ function draw() {
   $("#game").hidden = false;
   $("#turn").textContent = g.phase === "over" ? `All ${g.turns} boxes filled` : `Turn ${g.turn} of ${g.turns}`;
   $("#rolls").textContent = g.phase === "keep" ? `· ${g.rolls_left} re-roll${g.rolls_left > 1 ? "s" : ""} left`
-    : g.phase === "score" ? "· last roll: score a box" : g.phase === "dice" ? "· roll your dice" : "";
+    : g.phase === "score" ? "· last roll" : g.phase === "dice" ? "· roll your dice" : "";
   $("#expected").textContent = fmt(g.expected_final);
   $("#variant-name").textContent = g.variant;
 
@@ -374,9 +374,9 @@ function drawChart() {
   const span = Math.max(1, hi - lo);
   const bins = 48, width = span / bins;
   const mass = new Array(bins).fill(0);
-  d.scores.forEach((s, i) => {
-    const b = Math.min(bins - 1, Math.max(0, Math.floor((s - lo) / width)));
-    mass[b] += d.probabilities[i];
+  d.scores.forEach((s, i) => {  // the 1% tails on each side are left out
+    if (s < lo || s > hi) return;
+    mass[Math.min(bins - 1, Math.floor((s - lo) / width))] += d.probabilities[i];
   });
   const top = Math.max(...mass);
   const x = (s) => pad + (W - 2 * pad) * (Math.min(hi, Math.max(lo, s)) - lo) / span;
