@@ -271,3 +271,37 @@ def test_serve_without_the_web_extra_exits_2(monkeypatch):
     result = CliRunner().invoke(app, ["serve"])
     assert result.exit_code == 2
     assert "pip install 'yz[web]'" in result.output
+
+
+def test_yz_serve_starts_the_page_on_the_given_port(tmp_path):
+    import json
+    import socket
+    import subprocess
+    import sys
+    import urllib.request
+    from pathlib import Path
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    script = Path(sys.executable).with_name("yz")
+    cmd = [str(script)] if script.exists() else [sys.executable, "-m", "yz.cli.main"]
+    proc = subprocess.Popen([*cmd, "serve", "--port", str(port)], stderr=subprocess.PIPE,
+                            text=True)
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/variants",
+                                            timeout=5) as res:
+                    rows = json.load(res)
+                break
+            except OSError:
+                assert proc.poll() is None, proc.stderr.read()
+                assert time.monotonic() < deadline, "yz serve did not answer"
+                time.sleep(0.2)
+        assert any(r["variant"] == "no-bonus" for r in rows)
+    finally:
+        proc.terminate()
+        _, err = proc.communicate(timeout=20)
+    assert f"http://127.0.0.1:{port}/" in err and "Traceback" not in err
