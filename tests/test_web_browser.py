@@ -100,7 +100,8 @@ def test_play_a_whole_seeded_game_in_the_browser(server, browser, tmp_path):
     from yz.solver.advice import advise
     from yz.solver.coach import Game
 
-    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    page = context.new_page()
     errors = []
     page.on("pageerror", lambda exc: errors.append(str(exc)))
     page.goto(server + "/")
@@ -179,4 +180,19 @@ def test_play_a_whole_seeded_game_in_the_browser(server, browser, tmp_path):
     assert len(log_rows) == len(game.log)
     path = shot(page, tmp_path, "serve-review.png")
     assert path.stat().st_size > 10_000
+
+    # A reload brings the game back (it lives in the tab); a second tab has a game of its own.
+    page.reload()
+    page.wait_for_selector("#review:not([hidden])")
+    assert int(page.inner_text("#final-total")) == total
+    other = context.new_page()
+    other.goto(server + "/")
+    other.wait_for_selector("body[data-ready='1']")
+    assert other.is_hidden("#game")
+    other.select_option("#variant", "no-bonus")
+    other.fill("#seed", "6")
+    other.click("#new-game")
+    other.wait_for_selector("#dice .die")
+    assert other.evaluate("window.yz.game.state.moves.length") == 0
+    assert page.evaluate("window.yz.game.phase") == "over"
     assert not errors, errors

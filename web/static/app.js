@@ -440,7 +440,13 @@ async function restore() {
     yz.info = ready.rules;
     yz.dist = ready.distribution;
     $("#threshold").value = t || "";
-    if (rules.variant) $("#variant").value = rules.variant;
+    if (rules.variant) {
+      $("#variant").value = rules.variant;
+    } else {
+      $("#variant").value = PASTE;
+      $("#yaml").value = rules.yaml;
+      $("#paste").hidden = false;
+    }
     const res = await api("/api/state", {rules, state});
     setGame(res.game);
     return true;
