@@ -225,19 +225,40 @@ def _cell(value: Any) -> Any:
 
 def _run_local(workers: int, datas: list[dict], index: list[int], what: str,
                threads: int | None, finished) -> None:
+    """Solve on `workers` spawn processes. A process that dies (killed, out of memory) breaks
+    the pool: the points it had not finished are solved again on a fresh pool, up to RETRIES
+    times, like a Dask cluster would."""
+    from concurrent.futures.process import BrokenProcessPool
+
+    per = threads or max(1, (os.cpu_count() or 1) // workers)
+    todo = dict(zip(index, datas, strict=True))
+    for attempt in range(RETRIES + 1):
+        try:
+            _pool_round(workers, todo, what, per, finished)
+            return
+        except BrokenProcessPool:
+            if attempt == RETRIES:
+                raise InputError(f"workers: a worker process died {RETRIES + 1} times while "
+                                 f"solving ({len(todo)} points not done); the finished points "
+                                 "are kept in the checkpoint. Is the machine out of memory? "
+                                 "Try fewer workers.", param="workers") from None
+
+
+def _pool_round(workers: int, todo: dict[int, dict], what: str, per: int, finished) -> None:
+    """One pool over the points in `todo`, removing each as it finishes."""
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor, as_completed
 
-    per = threads or max(1, (os.cpu_count() or 1) // workers)
     ctx = multiprocessing.get_context("spawn")
-    pool = ProcessPoolExecutor(max_workers=min(workers, len(datas)), mp_context=ctx)
+    pool = ProcessPoolExecutor(max_workers=min(workers, len(todo)), mp_context=ctx)
     try:
-        futures = {pool.submit(solve_point, d, what, per): i
-                   for d, i in zip(datas, index, strict=True)}
+        futures = {pool.submit(solve_point, d, what, per): i for i, d in todo.items()}
         for fut in as_completed(futures):
-            finished(futures[fut], fut.result())
+            row = fut.result()
+            del todo[futures[fut]]
+            finished(futures[fut], row)
     except BaseException:
-        # Interrupted or a worker failed: the finished points are checkpointed; drop the rest.
+        # Interrupted or a worker died: the finished points are checkpointed; drop the rest.
         pool.shutdown(wait=False, cancel_futures=True)
         raise
     pool.shutdown(wait=True)

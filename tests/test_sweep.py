@@ -269,6 +269,47 @@ def test_local_worker_processes_give_the_same_table(tmp_path, grid_table):
                                   grid_table.drop(columns="seconds"))
 
 
+def _dies_first_locally(rule_data, what, threads):
+    """In a spawned worker: kill the process the first time any point runs."""
+    marker = Path(os.environ["YZ_TEST_KILL_MARKER"])
+    if not marker.exists():
+        marker.write_text(str(os.getpid()))
+        os.kill(os.getpid(), signal.SIGKILL)
+    return study.solve_point(rule_data, what, threads)
+
+
+def test_a_killed_local_worker_is_replaced_and_loses_no_point(tmp_path, monkeypatch,
+                                                              grid_table):
+    marker = tmp_path / "killed-once"
+    monkeypatch.setenv("YZ_TEST_KILL_MARKER", str(marker))
+    monkeypatch.setattr(study, "solve_point", _dies_first_locally)
+    table = study.run_sweep(load_sweep(write(tmp_path, GRID)), workers=2)
+    assert marker.exists()
+    pd.testing.assert_frame_equal(table.drop(columns="seconds"),
+                                  grid_table.drop(columns="seconds"))
+
+
+def test_a_base_axis_takes_a_whole_rule_set_per_value(tmp_path):
+    (tmp_path / "four.yaml").write_text("extends: tiny.yaml\ndice: 4\n")
+    sweep = load_sweep(write(tmp_path, """\
+        what: mean
+        axes:
+          base: [tiny.yaml, four.yaml]
+          rolls: [2, 3]
+        """))
+    assert [(p.values["base"], p.rules.dice, p.rules.rolls) for p in sweep.points] == [
+        ("tiny.yaml", 3, 2), ("tiny.yaml", 3, 3), ("four.yaml", 4, 2), ("four.yaml", 4, 3)]
+    table = study.run_sweep(sweep)
+    assert list(table.columns)[:2] == ["base", "rolls"]
+    solution = solve(load_rules(tmp_path / "four.yaml"), use_cache=False)
+    assert table["expected_score"][2] == solution.expected_score
+    path = write(tmp_path, "axes:\n  base: [tiny.yaml, fuor.yaml]\n  rolls: [2]\n")
+    assert error_of(path).startswith(f"{path}:2:21: base: fuor.yaml: no such file")
+    path = write(tmp_path, "axes:\n  base: [tiny.yaml, no-bonus]\n  categories.pair.score: "
+                           "[5]\n")
+    assert "'pair' is not a box of the base rule set no-bonus" in error_of(path)
+
+
 # ---------------------------------------------------------------- on a Dask cluster
 
 

@@ -12,7 +12,8 @@ mappings `{name, AXIS: value, ...}`) gives named points instead. An axis is a do
 the base's resolved rules: a top-level field (`rolls`, `dice`, `upper_bonus`, ...), a field of a
 section (`upper_bonus.threshold`, `yahtzee_bonus.amount`, `joker.mode`), or a box's field by its
 key (`categories.full_house.score`, `categories.chance.pattern`); `null` removes an optional
-section (`upper_bonus: [null, {threshold: 63, amount: 35}]`).
+section (`upper_bonus: [null, {threshold: 63, amount: 35}]`). The axis `base` takes a whole rule
+set per value (`base: [official-free-joker, house.yaml]`), in place of the top-level `base`.
 
 The file is read like a rule file (safe YAML, bounded, every node located). Each point's rules
 are the base's resolved data with the axis values set, validated by the rule loader itself, with
@@ -119,16 +120,6 @@ def load_sweep(path: str | Path) -> Sweep:
     for key in ("name", "description"):
         if not isinstance(data.get(key, ""), str):
             raise SweepError(f"{at(key)}: {key}: give a string.")
-    base = data.get("base")
-    if not isinstance(base, str) or not base:
-        raise SweepError(f"{at('base') if 'base' in data else origin}: base: give the rule set "
-                         "to start from: a built-in name, example:NAME or a rule file (a path "
-                         "relative to the sweep file).")
-    base_dir = Path(origin).parent
-    try:
-        base_data, base_marks, _ = _resolve(base, (), base_dir)
-    except RulesError as exc:
-        raise SweepError(f"{at('base')}: base: {exc}") from None
     if "axes" in data and "points" in data:
         raise SweepError(f"{at('points')}: points: give either `axes` (a grid, the product of "
                          "the axes) or `points` (named points), not both.")
@@ -139,17 +130,64 @@ def load_sweep(path: str | Path) -> Sweep:
     else:
         raise SweepError(f"{origin}: give `axes` (a mapping of rule fields to lists of values) "
                          "or `points` (a list of named points).")
+
+    def axis_at(i: int | None, axis: str, j: int | None = None) -> str:
+        if "axes" in data:
+            return at("axes", axis) if j is None else at("axes", axis, j)
+        return at("points", i, axis) if i is not None else _first_mark(data["points"], axis, at)
+
+    base = data.get("base")
+    if "base" in axes:  # a whole rule set per value: the axis `base`
+        if "base" in data:
+            raise SweepError(f"{at('base')}: base: the sweep has a `base` axis; give the rule "
+                             "sets there only.")
+    elif not isinstance(base, str) or not base:
+        raise SweepError(f"{at('base') if 'base' in data else origin}: base: give the rule set "
+                         "to start from: a built-in name, example:NAME or a rule file (a path "
+                         "relative to the sweep file), or a `base` axis of several.")
+    base_dir = Path(origin).parent
+    bases: dict[str, tuple[dict, dict]] = {}
+
+    def resolved(spec: Any, where: str) -> tuple[dict, dict]:
+        if not isinstance(spec, str) or not spec:
+            raise SweepError(f"{where}: base: give a built-in name, example:NAME or a rule "
+                             f"file, as a string (got {_show(spec)}).")
+        if spec not in bases:
+            try:
+                found, found_marks, _ = _resolve(spec, (), base_dir)
+            except RulesError as exc:
+                raise SweepError(f"{where}: base: {exc}") from None
+            bases[spec] = found, found_marks
+        return bases[spec]
+
+    if base is not None and "base" not in axes:
+        resolved(base, at("base"))
+    for i, values in enumerate(combos):
+        spec = values.get("base", base)
+        if spec is _MISSING:
+            raise SweepError(f"{at('points', i)}: points[{i}]: give this point's `base` (the "
+                             "sweep has no top-level base).")
+        j = None
+        if "axes" in data and "base" in axes:
+            listed = data["axes"]["base"]
+            j = listed.index(spec) if isinstance(listed, list) else None
+        resolved(spec, axis_at(i if "points" in data else None, "base", j))
     for axis in axes:
-        _check_axis(axis, base_data, at(*(("axes",) if "axes" in data else ("points",)), axis)
-                    if "axes" in data else _first_mark(data["points"], axis, at))
+        if axis != "base":
+            for spec, (found, _) in bases.items():
+                _check_axis(axis, found, axis_at(None, axis), spec)
 
     points, bad = [], []
-    base_name = str(base_data.get("name") or Path(base).stem)
     for i, (values, name) in enumerate(zip(combos, names, strict=True)):
+        spec = values.get("base", base)
+        base_data, base_marks = bases[spec]
         rule_data = copy.deepcopy(base_data)
         point_marks = dict(base_marks)
         shown = {}
         for axis, value in values.items():
+            if axis == "base":
+                shown[axis] = value
+                continue
             if value is _MISSING:  # a named point without this axis: the base's value
                 shown[axis] = _get(base_data, axis)
                 continue
@@ -161,6 +199,7 @@ def load_sweep(path: str | Path) -> Sweep:
                 del point_marks[p]
             if where:
                 point_marks[path] = where
+        base_name = str(base_data.get("name") or Path(spec).stem)
         rule_data["name"] = (name or base_name)[:80]
         try:
             rules = _validate(rule_data, point_marks, origin)
@@ -170,6 +209,7 @@ def load_sweep(path: str | Path) -> Sweep:
         points.append(SweepPoint(i, shown, rules, name))
     if bad:
         raise SweepError(_invalid_text(origin, bad, len(combos)))
+    base = base if "base" not in axes else ", ".join(bases)
     return Sweep(origin, base, tuple(axes), tuple(points), what, data.get("name", ""),
                  data.get("description", ""), "points" in data, marks)
 
@@ -271,7 +311,7 @@ def _first_mark(points: list, axis: str, at) -> str:
     return at("points", j, axis)
 
 
-def _check_axis(axis: str, base: dict, where: str) -> None:
+def _check_axis(axis: str, base: dict, where: str, spec: str) -> None:
     """A clear error, at the axis's line, for a path that names no field of the rules."""
     parts = axis.split(".")
 
@@ -281,7 +321,7 @@ def _check_axis(axis: str, base: dict, where: str) -> None:
         raise SweepError(f"{where}: {axis}: {what} (allowed: {', '.join(allowed)}){tip}")
 
     top = parts[0]
-    if top not in RULE_FIELDS:
+    if top not in RULE_FIELDS:  # (`base` never gets here: it is a rule set per value)
         refuse(f"'{top}' is not a field of the rule language", top, RULE_FIELDS)
     if top in SECTIONS and len(parts) > 1:
         fields = list(SECTIONS[top].model_fields)
@@ -290,7 +330,7 @@ def _check_axis(axis: str, base: dict, where: str) -> None:
     elif top == "categories" and len(parts) > 1:
         keys = [c.get("key") for c in base.get("categories") or [] if isinstance(c, dict)]
         if parts[1] not in keys:
-            refuse(f"'{parts[1]}' is not a box of the base rule set", parts[1],
+            refuse(f"'{parts[1]}' is not a box of the base rule set {spec}", parts[1],
                    [k for k in keys if isinstance(k, str)])
         if len(parts) > 2 and parts[2] not in CATEGORY_FIELDS:
             refuse(f"'{parts[2]}' is not a field of a box", parts[2], CATEGORY_FIELDS)
