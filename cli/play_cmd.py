@@ -81,7 +81,7 @@ def play_game(variant: str, seed: int | None, threshold: float | None, own_dice:
     from yz.rules import YzError, load_rules
     from yz.solver.coach import Game, check_seed
 
-    from .main import error_text, solved
+    from .main import solved
 
     if seed is None:
         seed = secrets.randbelow(1_000_000)
@@ -106,7 +106,7 @@ def play_game(variant: str, seed: int | None, threshold: float | None, own_dice:
                 else:
                     _decide(game, threshold)
             except YzError as exc:
-                typer.echo(error_text(exc))
+                typer.echo(f"error: {exc}")  # about the answer typed, not an option
     except _EndOfInput:
         typer.echo(f"\nend of input: the game stops at turn {game.turn} with {game.banked} "
                    "points banked.")

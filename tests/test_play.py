@@ -247,11 +247,12 @@ def test_play_bad_answers_ask_again():
 
 
 def test_play_own_dice():
-    answers = "66612\n666\nyahtzee\n66\nyahtzee\n"
+    answers = "66612\n666\n12345\nyahtzee\n66\nyahtzee\n"
     result = runner.invoke(app, ["play", "-v", "no-bonus", "--own-dice", "-q"], input=answers)
     assert result.exit_code == 0, result.output
     assert "roll your 5 dice" in result.output and "roll the other 2 dice" in result.output
     assert "Turn 2 of 13: banked 50" in result.output
+    assert "error: dice: 1 2 3 4 5 does not contain the dice kept (6 6 6)" in result.output
 
 
 def test_play_any_rule_file(tmp_path):
