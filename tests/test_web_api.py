@@ -305,3 +305,40 @@ def test_yz_serve_starts_the_page_on_the_given_port(tmp_path):
         proc.terminate()
         _, err = proc.communicate(timeout=20)
     assert f"http://127.0.0.1:{port}/" in err and "Traceback" not in err
+
+
+def test_solves_run_one_at_a_time(monkeypatch):
+    # numba's default threading layer must never run two parallel regions at once: every
+    # solve and distribution of the server goes through its one worker thread.
+    import threading
+
+    import yz.solver as solver_api
+
+    active, peak = [0], [0]
+    lock = threading.Lock()
+
+    def counted(real):
+        def run(*args, **kwargs):
+            with lock:
+                active[0] += 1
+                peak[0] = max(peak[0], active[0])
+            try:
+                time.sleep(0.1)
+                return real(*args, **kwargs)
+            finally:
+                with lock:
+                    active[0] -= 1
+        return run
+
+    monkeypatch.setattr(solver_api, "solve", counted(solver_api.solve))
+    monkeypatch.setattr(solver_api, "distribution", counted(solver_api.distribution))
+    with TestClient(create_app()) as c:
+        names = ("no-bonus", "gist", "no-upper-bonus")
+        threads = [threading.Thread(target=ready, args=(c, {"variant": v})) for v in names]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        for v in names:
+            assert post(c, "/api/new", {"rules": {"variant": v}, "seed": 1})["game"]["turn"] == 1
+    assert peak[0] == 1
