@@ -272,3 +272,16 @@ def test_play_bad_options_exit_2():
     assert result.exit_code == 2 and "no-such-rules" in result.output
     result = runner.invoke(app, ["play", "--coach-threshold", "-1"])
     assert result.exit_code == 2
+
+
+@pytest.mark.parametrize("command, needles", [
+    ("play", ["--seed", "--coach-threshold", "--own-dice", "[default: official-free-joker]"]),
+    ("serve", ["--port", "--host", "[default: 8765; 0<=x<=65535]", "[default: 127.0.0.1]",
+               "yz[web]"]),
+])
+def test_help_pages(command, needles):
+    result = runner.invoke(app, [command, "--help"], prog_name="yz")
+    assert result.exit_code == 0 and f"Usage: yz {command} " in result.output
+    flat = " ".join(result.output.split())
+    for needle in needles:
+        assert needle in flat, result.output
