@@ -20,6 +20,7 @@ is the best option's value minus the choice's; `expected_final` adds the points 
 from __future__ import annotations
 
 import re
+import threading
 from collections import OrderedDict
 from dataclasses import dataclass, field
 
@@ -34,6 +35,7 @@ TIE = 1e-9  # values this close are the same move in worth (float sums of the sa
 MAX_MOVES = 400  # a game has at most boxes x (rolls + 1) moves; more is not a game
 _TURN_MEMO: OrderedDict = OrderedDict()
 _TURN_MEMO_SIZE = 4096
+_TURN_MEMO_LOCK = threading.Lock()
 
 
 def cached_turn_tables(solution: Solution, pos: Position) -> TurnTables:
@@ -42,14 +44,16 @@ def cached_turn_tables(solution: Solution, pos: Position) -> TurnTables:
     t = solution.tables
     upper = min(pos.upper_total, t.upper_threshold) if t.upper_threshold else 0
     key = (t.digest, id(solution.values), pos.mask, upper, pos.yahtzee_full)
-    hit = _TURN_MEMO.get(key)
-    if hit is not None:
-        _TURN_MEMO.move_to_end(key)
-        return hit
+    with _TURN_MEMO_LOCK:  # a web server asks from several threads
+        hit = _TURN_MEMO.get(key)
+        if hit is not None:
+            _TURN_MEMO.move_to_end(key)
+            return hit
     tables = turn_tables(solution, pos)
-    _TURN_MEMO[key] = tables
-    if len(_TURN_MEMO) > _TURN_MEMO_SIZE:
-        _TURN_MEMO.popitem(last=False)
+    with _TURN_MEMO_LOCK:
+        _TURN_MEMO[key] = tables
+        while len(_TURN_MEMO) > _TURN_MEMO_SIZE:
+            _TURN_MEMO.popitem(last=False)
     return tables
 
 
