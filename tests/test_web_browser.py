@@ -196,3 +196,42 @@ def test_play_a_whole_seeded_game_in_the_browser(server, browser, tmp_path):
     assert other.evaluate("window.yz.game.state.moves.length") == 0
     assert page.evaluate("window.yz.game.phase") == "over"
     assert not errors, errors
+
+
+def test_own_dice_and_the_coach_in_the_browser(server, browser):
+    page = browser.new_page(viewport={"width": 1000, "height": 900})
+    errors = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.goto(server + "/")
+    page.wait_for_selector("body[data-ready='1']")
+    page.select_option("#variant", "no-bonus")
+    page.check("#own-dice")
+    page.fill("#threshold", "1")
+    page.click("#new-game")
+    page.wait_for_selector("#own-input", state="visible", timeout=180_000)
+    page.fill("#own-input", "13466")
+    page.click("#own-enter")
+    page.wait_for_function("window.yz.game.phase === 'keep'")
+    assert page.evaluate("window.yz.game.dice") == [1, 3, 4, 6, 6]
+    page.click("#dice .die >> nth=0")  # hold the 1 only: costly, the coach steps in
+    page.click("#roll")
+    page.wait_for_selector("#warning:not([hidden])")
+    page.click("#warn-change")
+    assert page.evaluate("window.yz.game.state.moves.length") == 1
+    page.click("#dice .die >> nth=0")
+    page.click("#dice .die >> nth=3")
+    page.click("#dice .die >> nth=4")
+    page.click("#roll")
+    page.wait_for_function("window.yz.game.phase === 'dice'")
+    assert "Best move" in page.inner_text("#feedback")
+    page.fill("#own-input", "666")  # only the re-rolled dice
+    page.press("#own-input", "Enter")
+    page.wait_for_function("window.yz.game.dice && window.yz.game.dice.length === 5")
+    assert page.evaluate("window.yz.game.dice") == [6, 6, 6, 6, 6]
+    page.click("#card tr[data-box='yahtzee']")
+    page.wait_for_function("window.yz.game.turn === 2")
+    assert page.inner_text("#card tr[data-box='total'] td.score") == "50"
+    page.click("#undo")
+    page.wait_for_function("window.yz.game.turn === 1")
+    assert page.inner_text("#card tr[data-box='total'] td.score") == "0"
+    assert not errors, errors
