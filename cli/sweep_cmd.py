@@ -163,6 +163,8 @@ def plot_sweep(path: str, frame, sweep) -> None:
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    import pandas as pd
+    from matplotlib.ticker import MaxNLocator
 
     axes = list(sweep.axes)
     fig, panels = plt.subplots(1, len(axes), figsize=(5.5 * len(axes), 4.5), squeeze=False)
@@ -186,6 +188,8 @@ def plot_sweep(path: str, frame, sweep) -> None:
         if not _numeric(frame[axis]):
             values = list(dict.fromkeys(frame[axis]))
             ax.set_xticks(range(len(values)), [str(v) for v in values])
+        elif pd.api.types.is_integer_dtype(frame[axis]):  # rolls 2, 3: no tick at 2.5
+            ax.xaxis.set_major_locator(MaxNLocator(integer=True))
         if others:
             ax.legend(fontsize="small")
     fig.suptitle(sweep.name or f"{sweep.base}: {sweep.origin}")

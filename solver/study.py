@@ -312,7 +312,11 @@ def _threads_by_host(client) -> dict[str, int]:
     cores = client.run(os.cpu_count)
     slots: dict[str, int] = {}
     host_cores: dict[str, int] = {}
-    for addr, info in client.scheduler_info(n_workers=-1)["workers"].items():
+    try:
+        workers = client.scheduler_info(n_workers=-1)["workers"]  # all, not the first few
+    except TypeError:  # an older distributed lists them all anyway
+        workers = client.scheduler_info()["workers"]
+    for addr, info in workers.items():
         host = info.get("host") or _host(addr)
         slots[host] = slots.get(host, 0) + int(info.get("nthreads", 1))
         host_cores[host] = int(cores.get(addr) or 1)

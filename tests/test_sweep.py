@@ -57,6 +57,12 @@ def write(folder: Path, sweep: str, name: str = "grid.sweep.yaml") -> Path:
     return path
 
 
+def _has(module: str) -> bool:
+    import importlib.util
+
+    return importlib.util.find_spec(module) is not None
+
+
 def error_of(path: Path) -> str:
     with pytest.raises(SweepError) as info:
         load_sweep(path)
@@ -369,9 +375,12 @@ def test_a_killed_worker_loses_no_point(tmp_path, cluster, monkeypatch):
 def test_the_command_writes_csv_with_the_axis_keys_as_columns(tmp_path, grid_table):
     path = write(tmp_path, GRID)
     out = tmp_path / "results.csv"
+    plot = ["--plot", str(tmp_path / "grid.png")] if _has("matplotlib") else []
     result = CliRunner().invoke(app, ["sweep", str(path), "--out", str(out), "--workers", "1",
-                                      "--quiet"])
+                                      "--quiet", *plot])
     assert result.exit_code == 0, result.output
+    if plot:  # one panel per axis, a line per value of the other axis
+        assert (tmp_path / "grid.png").read_bytes()[:4] == b"\x89PNG"
     assert "4 points from tiny.yaml (4 solved now, 0 from the checkpoint)" in result.stdout
     assert f"table written to {out}" in result.stdout
     table = pd.read_csv(out)
