@@ -107,9 +107,13 @@ def test_play_a_whole_seeded_game_in_the_browser(server, browser, tmp_path):
     page.goto(server + "/")
     page.wait_for_selector("body[data-ready='1']")
 
-    # A pasted rule set with a bad field: the error is shown on the page.
+    assert page.is_visible("#intro") and page.is_hidden("#game")
+    # A rule file with a bad field, opened on the page: the error is shown there.
     page.select_option("#variant", "__paste__")
-    page.fill("#yaml", "name: broken\nextends: no-bonus\ndice: 0\n")
+    broken = tmp_path / "broken.yaml"
+    broken.write_text("name: broken\nextends: no-bonus\ndice: 0\n")
+    page.set_input_files("#yaml-file", str(broken))
+    page.wait_for_function("document.querySelector('#yaml').value.startsWith('name: broken')")
     page.click("#new-game")
     page.wait_for_selector("#error:not([hidden])")
     assert "dice" in page.inner_text("#error")

@@ -264,6 +264,7 @@ function dieElement(value, i) {
 function draw() {
   const g = yz.game;
   $("#game").hidden = false;
+  $("#intro").hidden = true;
   $("#turn").textContent = g.phase === "over" ? `All ${g.turns} boxes filled` : `Turn ${g.turn} of ${g.turns}`;
   $("#rolls").textContent = g.phase === "keep" ? `· ${g.rolls_left} re-roll${g.rolls_left > 1 ? "s" : ""} left`
     : g.phase === "score" ? "· last roll" : g.phase === "dice" ? "· roll your dice" : "";
@@ -467,6 +468,12 @@ window.addEventListener("DOMContentLoaded", async () => {
   $("#own-enter").addEventListener("click", enterOwnDice);
   $("#own-input").addEventListener("keydown", (e) => { if (e.key === "Enter") enterOwnDice(); });
   $("#threshold").addEventListener("change", save);
+  $("#yaml-file").addEventListener("change", async () => {
+    const file = $("#yaml-file").files[0];
+    if (!file) return;
+    if (file.size > 65536) { showError(`${file.name}: larger than 64 KB; a rule set is a short text.`); return; }
+    $("#yaml").value = await file.text();
+  });
   try {
     await loadVariants();
   } catch (e) {
