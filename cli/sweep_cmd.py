@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import os
 from typing import Annotated
@@ -50,6 +51,9 @@ def sweep_cmd(
     scheduler: Annotated[str | None, typer.Option(
         "--scheduler", metavar="ADDRESS", help="Solve on a Dask cluster, e.g. "
         "tcp://host:8786 (needs pip install 'yz[dask]'), instead of local workers.")] = None,
+    what: Annotated[str | None, typer.Option(
+        "--what", metavar="WHAT", help="mean, figures or distribution: what to compute at each "
+        "point [default: the sweep file's `what`, else figures].")] = None,
     plot: Annotated[str | None, typer.Option(
         "--plot", metavar="FILE.png", help="Also plot the expected score (and the median with "
         "its 5-95% band, with `what: distribution`) against each axis (needs matplotlib).")
@@ -63,7 +67,7 @@ def sweep_cmd(
     Yahtzee bonuses (`what: figures`, the default), the median and 5th/95th percentiles (`what:
     distribution`), states and seconds. Every point is checked before any is solved.
     """
-    from yz.rules.sweep_file import load_sweep
+    from yz.rules.sweep_file import WHATS, load_sweep
     from yz.solver import study
 
     from .main import compile_kernels, emit_json
@@ -75,7 +79,11 @@ def sweep_cmd(
             render.check_plot_target(plot)
         if workers is not None:
             study.check_workers(workers)
+        if what is not None and what not in WHATS:
+            raise YzError(f"--what: '{what}' is not one of {', '.join(WHATS)}.")
         sweep = load_sweep(file)
+        if what is not None:
+            sweep = dataclasses.replace(sweep, what=what)
         show = not quiet and not as_json
         checkpoint = study.checkpoint_path(out) if out is not None else None
         todo = len(sweep.points) - len(_done(sweep, checkpoint))

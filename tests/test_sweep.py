@@ -391,6 +391,9 @@ def test_the_command_writes_csv_with_the_axis_keys_as_columns(tmp_path, grid_tab
     assert (data["solved"], data["resumed"], data["axes"]) == (
         0, 4, ["rolls", "upper_bonus.threshold"])
     assert data["rows"][0]["upper_bonus.threshold"] == 12
+    mean = CliRunner().invoke(app, ["sweep", str(path), "--what", "mean", "--json"])
+    assert list(json.loads(mean.stdout)["rows"][0]) == [
+        "rolls", "upper_bonus.threshold", "expected_score", "states", "seconds"]
 
 
 def test_the_command_writes_parquet_and_a_plot(tmp_path):
@@ -410,6 +413,7 @@ def test_the_command_writes_parquet_and_a_plot(tmp_path):
     (["--out", "r.txt"], "--out: "),
     (["--workers", "0"], "--workers: 0 is not a positive whole number"),
     (["--plot", "r.jpg"], "--plot: "),
+    (["--what", "medians"], "--what: 'medians' is not one of mean, figures, distribution"),
 ])
 def test_the_command_refuses_bad_options_before_any_work(tmp_path, args, words):
     path = write(tmp_path, GRID)
