@@ -23,7 +23,7 @@ import numpy as np
 
 from .dp import Solution, kernel_threads
 from .exact import rows_of_states
-from .kernels.bundle import Outcomes, States
+from .kernels.bundle import Outcomes, States, payload
 from .layout import batch_width, batches, state_block
 from .strategies import check_strategy, strategy_values
 
@@ -163,8 +163,7 @@ def _layer_outcomes(solution: Solution, V: np.ndarray, index: np.ndarray, n_thre
         out = Outcomes(np.empty((n, most), dtype=np.int64), np.empty((n, most), dtype=np.int32),
                        np.empty((n, most)), np.zeros(n, dtype=np.int32))
         cols = batch_width(t, int(rows.NU.max(initial=1)))
-        sweep(game, L, rows, batches(rows.NU, cols), V, None, None, None, None, out, None, cols,
-              n_threads)
+        sweep(game, L, rows, batches(rows.NU, cols), V, payload(out=out), cols, n_threads)
         keep = np.arange(most)[None, :] < out.COUNT[:, None]
         src = np.repeat(np.arange(b0, b0 + n, dtype=np.int64), out.COUNT)
         parts.append((src, out.TARGET[keep], out.GAIN[keep].astype(np.int64), out.PROB[keep]))

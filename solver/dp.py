@@ -121,6 +121,7 @@ def backward(t: RuleTables, layout: StateLayout, game, VAL: np.ndarray,
     `store` (VAL itself for the DP) receives the values, `m1`/`m2` the moments of the points
     to come under VAL's play; see `solver.kernels.sweep`.
     """
+    from .kernels.bundle import payload
     from .kernels.sweep import sweep
 
     L = layout.kernel_layout()
@@ -129,8 +130,8 @@ def backward(t: RuleTables, layout: StateLayout, game, VAL: np.ndarray,
     with kernel_threads(threads) as n_threads:
         for k in range(t.n_categories - 1, -1, -1):
             R = layout.rows(k)
-            sweep(game, L, R, batches(R.NU, cols), VAL, store, m1, m2, None, None, None,
-                  cols, n_threads)
+            sweep(game, L, R, batches(R.NU, cols), VAL, payload(store, m1, m2), cols,
+                  n_threads)
             if progress is not None:
                 progress(int(total - layout.LAYER_PTR[k]), int(total))
 

@@ -20,7 +20,7 @@ from dataclasses import asdict, dataclass
 import numpy as np
 
 from .dp import Solution, backward, kernel_threads
-from .kernels.bundle import Rows, States
+from .kernels.bundle import Rows, States, payload
 from .layout import batch_width, batches, state_block
 from .strategies import check_strategy, strategy_values
 
@@ -87,7 +87,7 @@ def keep_choices(solution: Solution, V: np.ndarray, states: States,
                       dtype=np.int32)
     with kernel_threads(threads) as n_threads:
         sweep(solution.kernel_tables(), solution.layout.kernel_layout(), rows,
-              batches(rows.NU, cols), V, None, None, None, choice, None, None, cols, n_threads)
+              batches(rows.NU, cols), V, payload(choice=choice), cols, n_threads)
     return choice
 
 

@@ -23,7 +23,7 @@ import numpy as np
 from yz.rules import InputError, RuleTables
 
 from .dp import Solution, kernel_threads
-from .kernels.bundle import Needs, Rows
+from .kernels.bundle import Needs, Rows, payload
 from .layout import StateLayout, batches, build_layout
 
 MAX_TARGET = 5000
@@ -132,8 +132,8 @@ def solve_targets(solution: Solution, max_target: int,
             current[:, 0] = 1.0
             rows, need0 = target_rows(layout, k, n_need)
             needs = Needs(need0, n_need, int(layout.LAYER_PTR[k + 1]))
-            sweep(game, L, rows, batches(rows.NU, NEED_RUN), below.reshape(-1), current.reshape(-1),
-                  None, None, None, None, needs, NEED_RUN, n_threads)
+            sweep(game, L, rows, batches(rows.NU, NEED_RUN), below.reshape(-1),
+                  payload(store=current.reshape(-1), needs=needs), NEED_RUN, n_threads)
             W[here] = current
             below = current
             done += (here.stop - here.start) * max_target

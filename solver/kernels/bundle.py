@@ -62,6 +62,23 @@ class Rows(NamedTuple):
     OUT: np.ndarray  # int64 [row]: where the run's first result goes
 
 
+class Payload(NamedTuple):
+    """What a sweep carries and writes besides the decisions (`solver.kernels.sweep`): each
+    field an array or None; numba compiles one sweep per combination."""
+
+    STORE: object  # float64 [store]: the values of the layer's states (the DP)
+    M1: object  # float64 [store]: first moment of the points to come under VAL's play
+    M2: object  # float64 [store]: second moment
+    CHOICE: object  # int32 [state, re-rolls left - 1, roll]: the keeps chosen
+    OUT: object  # Outcomes: where a turn from each state leads
+    NEEDS: object  # Needs: target play
+
+
+def payload(store=None, m1=None, m2=None, choice=None, out=None, needs=None) -> Payload:
+    """A Payload with only the named parts carried."""
+    return Payload(store, m1, m2, choice, out, needs)
+
+
 class States(NamedTuple):
     """Turn-start states listed one by one (a simulation's distinct states, a layer)."""
 

@@ -3,7 +3,8 @@
 A batch puts the upper-total runs of several states side by side in one scratch table, so the
 reroll sweeps (the same for every state) run once over up to `batch_cols` columns. Each thread
 takes every n-th batch and reuses its scratch. What the sweep carries and writes depends on
-which arrays are given (the others are None; numba compiles each combination separately):
+which arrays its `Payload` bundle P holds (the others are None; numba compiles each
+combination separately):
 
     STORE        write the layer's values (the DP: STORE is VAL itself)
     M1           write the first moment of the points to come under VAL's play (when VAL is
@@ -136,9 +137,18 @@ def _record_choice(CHOICE, ARG, R, b0, b1, left, n_roll):
         off += R.NU[i]
 
 
+@kernel
+def sweep(K, L, R, batch_ptr, VAL, P, batch_cols, n_threads):
+    """Solve the rows of `R` batch by batch (batch b: rows batch_ptr[b] .. batch_ptr[b+1]-1),
+    carrying the payload P (a `Payload` bundle)."""
+    # The parts as arguments: numba prunes the code of a part that is None only for an
+    # argument, and (0.68) loses stores made through a named tuple's field in a parallel loop.
+    _sweep(K, L, R, batch_ptr, VAL, P.STORE, P.M1, P.M2, P.CHOICE, P.OUT, P.NEEDS, batch_cols,
+           n_threads)
+
+
 @kernel(parallel=True)
-def sweep(K, L, R, batch_ptr, VAL, STORE, M1, M2, CHOICE, OUT, NEEDS, batch_cols, n_threads):
-    """Solve the rows of `R` batch by batch (batch b: rows batch_ptr[b] .. batch_ptr[b+1]-1)."""
+def _sweep(K, L, R, batch_ptr, VAL, STORE, M1, M2, CHOICE, OUT, NEEDS, batch_cols, n_threads):
     n_roll = K.SCORE.shape[0]
     n_keep = K.KEEP_CHILD.shape[0]
     n_batches = batch_ptr.shape[0] - 1
