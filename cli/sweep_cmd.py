@@ -86,7 +86,7 @@ def sweep_cmd(
             sweep = dataclasses.replace(sweep, what=what)
         show = not quiet and not as_json
         checkpoint = study.checkpoint_path(out) if out is not None else None
-        todo = len(sweep.points) - len(_done(sweep, checkpoint))
+        todo = len(sweep.points) - len(study.resumed_rows(sweep, checkpoint))
         n = workers if workers is not None else max(1, min(os.cpu_count() or 1, todo))
         if scheduler is None and todo:
             # Compiled here once (and cached on disk), the kernels load in every local worker.
@@ -115,17 +115,6 @@ def sweep_cmd(
             typer.echo(f"plot written to {plot}")
     if plot_error is not None:
         raise plot_error
-
-
-def _done(sweep, checkpoint) -> dict:
-    from yz.rules.sweep_file import point_data
-    from yz.solver import study
-
-    if checkpoint is None:
-        return {}
-    stored = study.read_checkpoint(checkpoint)
-    ids = {study.point_id(point_data(p), sweep.what) for p in sweep.points}
-    return {k: v for k, v in stored.items() if k in ids}
 
 
 def _records(frame) -> list[dict]:

@@ -37,7 +37,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import math
 import os
 import time
 from collections.abc import Callable
@@ -58,6 +57,8 @@ FIGURES = {
 }
 WARMUP = {"mean": ("dp",), "figures": ("dp", "play"), "distribution": ("dp", "play",
                                                                        "distribution")}
+SUPERSETS = {"mean": ("mean", "figures", "distribution"), "figures": ("figures", "distribution"),
+             "distribution": ("distribution",)}
 RETRIES = 3  # a Dask point whose worker dies is resubmitted up to this many times
 
 
@@ -126,6 +127,23 @@ def read_checkpoint(path: str | Path) -> dict[str, dict]:
     return done
 
 
+def resumed_rows(sweep: Sweep, checkpoint: str | Path | None) -> dict[int, dict]:
+    """The rows of the sweep's points found in the checkpoint, by point position; a row with
+    more figures than the sweep asks for (figures for a mean) will do."""
+    done = read_checkpoint(checkpoint) if checkpoint is not None else {}
+    rows: dict[int, dict] = {}
+    if not done:
+        return rows
+    for i, point in enumerate(sweep.points):
+        data = point_data(point)
+        for what in SUPERSETS[sweep.what]:
+            pid = point_id(data, what)
+            if pid in done:
+                rows[i] = done[pid]
+                break
+    return rows
+
+
 class _Checkpoint:
     """Appends one JSON line per finished point, flushed and synced at once."""
 
@@ -179,8 +197,7 @@ def run_sweep(sweep: Sweep, checkpoint: str | Path | None = None, workers: int =
     check_workers(workers)
     datas = [point_data(p) for p in sweep.points]
     ids = [point_id(d, sweep.what) for d in datas]
-    done = read_checkpoint(checkpoint) if checkpoint is not None else {}
-    results: dict[int, dict] = {i: done[pid] for i, pid in enumerate(ids) if pid in done}
+    results = resumed_rows(sweep, checkpoint)
     resumed = len(results)
     todo = [i for i in range(len(datas)) if i not in results]
     total = len(datas)
@@ -378,7 +395,3 @@ def write_table(frame, path: str) -> None:
 def checkpoint_path(out: str) -> str:
     """Where the checkpoint of an output file lives: beside it."""
     return f"{out}.partial.jsonl"
-
-
-def nan_to_none(value: Any) -> Any:
-    return None if isinstance(value, float) and math.isnan(value) else value

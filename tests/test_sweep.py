@@ -6,6 +6,7 @@ goes to starting workers; the figures are checked against single solves of the s
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import json
 import os
@@ -266,6 +267,11 @@ def test_resume_after_an_interrupted_run_solves_only_the_missing_points(
     solved.clear()
     again = study.run_sweep(sweep, checkpoint=checkpoint)
     assert solved == [] and again.attrs["resumed"] == 4
+    # The mean alone is read from the rows with the figures; the distribution is not there.
+    mean = study.run_sweep(dataclasses.replace(sweep, what="mean"), checkpoint=checkpoint)
+    assert solved == [] and list(mean["expected_score"]) == list(grid_table["expected_score"])
+    study.run_sweep(dataclasses.replace(sweep, what="distribution"), checkpoint=checkpoint)
+    assert len(solved) == 4
 
 
 def test_local_worker_processes_give_the_same_table(tmp_path, grid_table):
