@@ -276,10 +276,24 @@ def _pool_round(workers: int, todo: dict[int, dict], what: str, per: int, finish
             del todo[futures[fut]]
             finished(futures[fut], row)
     except BaseException:
-        # Interrupted or a worker died: the finished points are checkpointed; drop the rest.
-        pool.shutdown(wait=False, cancel_futures=True)
+        # Interrupted or a worker died: the finished points are checkpointed; drop the rest at
+        # once. A worker inside a kernel would only see Ctrl-C when the kernel returns (tens of
+        # seconds for a big game), so the workers are stopped, not waited for.
+        _stop_workers(pool)
         raise
     pool.shutdown(wait=True)
+
+
+def _stop_workers(pool) -> None:
+    stop = getattr(pool, "terminate_workers", None)  # Python 3.14+
+    if stop is not None:
+        stop()
+        return
+    processes = list((getattr(pool, "_processes", None) or {}).values())
+    pool.shutdown(wait=False, cancel_futures=True)
+    for process in processes:
+        if process.is_alive():
+            process.terminate()
 
 
 def _run_dask(scheduler: Any, datas: list[dict], index: list[int], what: str,

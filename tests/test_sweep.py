@@ -13,6 +13,7 @@ import os
 import signal
 import sys
 import textwrap
+import time
 from pathlib import Path
 
 import pytest
@@ -299,6 +300,29 @@ def test_a_killed_local_worker_is_replaced_and_loses_no_point(tmp_path, monkeypa
     assert marker.exists()
     pd.testing.assert_frame_equal(table.drop(columns="seconds"),
                                   grid_table.drop(columns="seconds"))
+
+
+def _hangs_but_the_first(rule_data, what, threads):
+    """In a spawned worker: every point but the first takes a minute (like a big game)."""
+    if (rule_data["rolls"], rule_data["upper_bonus"]["threshold"]) != (2, 12):
+        time.sleep(60)
+    return study.solve_point(rule_data, what, threads)
+
+
+def test_an_interrupted_local_run_stops_its_workers_at_once(tmp_path, monkeypatch):
+    monkeypatch.setattr(study, "solve_point", _hangs_but_the_first)
+    checkpoint = tmp_path / "c.jsonl"
+
+    def interrupt(done, total):
+        if done == 1:
+            raise KeyboardInterrupt
+
+    start = time.perf_counter()
+    with pytest.raises(KeyboardInterrupt):
+        study.run_sweep(load_sweep(write(tmp_path, GRID)), workers=2, checkpoint=checkpoint,
+                        progress=interrupt)
+    assert time.perf_counter() - start < 30
+    assert len(checkpoint.read_text().splitlines()) == 1
 
 
 def test_a_base_axis_takes_a_whole_rule_set_per_value(tmp_path):
