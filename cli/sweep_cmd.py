@@ -79,6 +79,9 @@ def sweep_cmd(
             render.check_plot_target(plot)
         if workers is not None:
             study.check_workers(workers)
+            if scheduler is not None:
+                raise YzError("--workers: the Dask cluster's workers solve the points with "
+                              "--scheduler; give one of --workers and --scheduler.")
         if what is not None and what not in WHATS:
             raise YzError(f"--what: '{what}' is not one of {', '.join(WHATS)}.")
         sweep = load_sweep(file)

@@ -444,6 +444,7 @@ def test_the_command_writes_parquet_and_a_plot(tmp_path):
     (["--workers", "0"], "--workers: 0 is not a positive whole number"),
     (["--plot", "r.jpg"], "--plot: "),
     (["--what", "medians"], "--what: 'medians' is not one of mean, figures, distribution"),
+    (["--workers", "2", "--scheduler", "tcp://127.0.0.1:1"], "give one of --workers and"),
 ])
 def test_the_command_refuses_bad_options_before_any_work(tmp_path, args, words):
     path = write(tmp_path, GRID)
