@@ -61,7 +61,9 @@ def sweep_cmd(
     quiet: QuietOpt = False,
     as_json: JsonOpt = False,
 ) -> None:
-    """Solve every point of a sweep file: how the game changes as rules move.
+    """Solve a grid of house rules (a sweep file), point by point.
+
+    Every point is an exact solve, here or on a Dask cluster.
 
     One row per point: the axis values, then the expected score, SD, P(upper bonus), mean
     Yahtzee bonuses (`what: figures`, the default), the median and 5th/95th percentiles (`what:
