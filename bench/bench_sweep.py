@@ -21,8 +21,7 @@ Measured on the 2-core development machine, quiet (2026-11-23, 60 points, mean o
   one     77.3 s  0.777 points/s  1.00x  1.28 s per point
   local   40.5 s  1.480 points/s  1.91x  1.28 s per point
   dask    36.0 s  1.667 points/s  2.15x  1.19 s per point
-and one point with one thread (`--cost`, machine busy): mean 2.5 s, figures 19 s,
-distribution 35 s. With `--cost`, one point of each kind
+and one point with one thread (`--cost`): mean 1.3 s, figures 9.9 s, distribution 23 s. With `--cost`, one point of each kind
 (mean, figures, distribution) is timed in this process first, to say what each costs.
 """
 
