@@ -15,14 +15,14 @@ the wall time, points per second and its ratio to `one` (the target on 2 cores: 
 and the mean seconds per point as the workers measured them. Every run starts after the
 kernels are compiled and cached; `local` includes starting its processes (each loads the
 kernels once, on a tiny game, so no point pays for it), the Dask cluster is started and
-warmed before the clock starts.
+warmed before the clock starts. With `--cost`, one point of each kind (mean, figures,
+distribution) is timed in this process first, to say what each costs.
 
 Measured on the 2-core development machine, quiet (2026-11-23, 60 points, mean only):
   one     77.3 s  0.777 points/s  1.00x  1.28 s per point
   local   40.5 s  1.480 points/s  1.91x  1.28 s per point
   dask    36.0 s  1.667 points/s  2.15x  1.19 s per point
-and one point with one thread (`--cost`): mean 1.3 s, figures 9.9 s, distribution 23 s. With `--cost`, one point of each kind
-(mean, figures, distribution) is timed in this process first, to say what each costs.
+and one point with one thread (`--cost`): mean 1.3 s, figures 9.9 s, distribution 23 s.
 """
 
 from __future__ import annotations
