@@ -323,3 +323,45 @@ def test_simulate_plot_unwritable_system_folder():
         assert "percentiles:" in result.stdout and "could not write" in result.stderr
     else:
         assert result.stdout == "" and "not writable" in result.stderr
+
+
+# ---------------------------------------------------------------- honest messages
+
+
+def test_solve_says_solved_when_it_computed_the_sd(isolated_cache):
+    first = yz("solve", "--variant", "no-bonus", "--no-sd")
+    assert first.exit_code == 0 and "solved in" in first.stdout
+    again = yz("solve", "--variant", "no-bonus")  # values cached without their SD
+    assert again.exit_code == 0 and "solved in" in again.stdout, again.stdout
+    assert "SD computed" in again.stdout and "standard deviation" in again.stdout
+    cached = yz("solve", "--variant", "no-bonus")  # now the SD is cached too
+    assert "from the cache" in cached.stdout and "solved" not in cached.stdout
+
+
+def test_building_big_tables_is_announced(tmp_path):
+    big = tmp_path / "big.yaml"
+    big.write_text("dice: 7\nfaces: 8\nrolls: 2\ncategories:\n"
+                   "  - {key: chance, pattern: any, score: sum_all}\n")
+    result = yz("score", "--variant", str(big), "1234567")
+    assert result.exit_code == 0, result.output
+    assert "note: building the tables of big (7 dice of 8 faces)" in result.stderr
+    assert "28" in result.stdout
+
+
+def test_first_compile_is_announced(monkeypatch, isolated_cache):
+    from yz.solver import warmup
+
+    monkeypatch.setattr(warmup, "compiled", lambda mode: False)
+    monkeypatch.setattr(warmup, "mark_compiled", lambda mode: None)
+    result = yz("solve", "--variant", "no-bonus", "--no-sd")
+    assert result.exit_code == 0
+    assert "compiling the solver's kernels" in result.stderr and "once per" in result.stderr
+    assert "solved in" in result.stdout
+
+
+def test_rules_schema_is_json_schema_of_rule_files():
+    result = yz("rules", "schema")
+    assert result.exit_code == 0
+    schema = json.loads(result.stdout)
+    assert "json-schema.org" in schema["$schema"]
+    assert "categories" in schema["properties"] and "extends" in schema["properties"]
