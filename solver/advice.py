@@ -32,12 +32,14 @@ class Action:
     reroll: tuple[int, ...] = ()
     box: BoxChoice | None = None
 
-    def label(self) -> str:
+    def label(self, box_name: bool = False) -> str:
+        """The move in words; the box by its key, or with `box_name` by its name."""
         if self.kind == "score":
             extra = "".join(f" +{b} {what}" for b, what in (
                 (self.box.yahtzee_bonus, "Yahtzee bonus"), (self.box.upper_bonus, "upper bonus"))
                 if b)
-            return f"score {self.box.points} in {self.box.key}{extra}"
+            where = self.box.name if box_name else self.box.key
+            return f"score {self.box.points} in {where}{extra}"
         if not self.reroll:
             return "keep all (stop rolling)"
         kept = " ".join(map(str, self.keep)) if self.keep else "nothing"

@@ -26,9 +26,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 from yz.rules import InputError
-from yz.rules.position import BoxChoice, Position, box_choices, check_open_box, parse_dice
+from yz.rules.position import Position, box_choices, check_open_box, parse_dice
 
-from .advice import TurnTables, box_values, sub_keeps, turn_tables
+from .advice import Action, TurnTables, box_values, sub_keeps, turn_tables
 from .dp import Solution
 
 TIE = 1e-9  # values this close are the same move in worth (float sums of the same terms)
@@ -58,25 +58,11 @@ def cached_turn_tables(solution: Solution, pos: Position) -> TurnTables:
 
 
 @dataclass(frozen=True)
-class Option:
-    """One move open to the player, with its worth."""
+class Option(Action):
+    """One move open to the player, with its worth (an advisor's `Action`, named for people)."""
 
-    kind: str  # "keep" or "score"
-    value: float  # expected points still to come after choosing it, this turn's included
-    keep: tuple[int, ...] = ()
-    reroll: tuple[int, ...] = ()
-    box: BoxChoice | None = None
-
-    def label(self) -> str:
-        if self.kind == "score":
-            extra = "".join(f" +{b} {what}" for b, what in (
-                (self.box.yahtzee_bonus, "Yahtzee bonus"), (self.box.upper_bonus, "upper bonus"))
-                if b)
-            return f"score {self.box.points} in {self.box.name}{extra}"
-        if not self.reroll:
-            return "keep all (stop rolling)"
-        kept = " ".join(map(str, self.keep)) if self.keep else "nothing"
-        return f"keep {kept}, re-roll {len(self.reroll)}"
+    def label(self, box_name: bool = True) -> str:
+        return super().label(box_name)
 
     def same_move(self, other: Option) -> bool:
         if self.kind != other.kind:
