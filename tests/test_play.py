@@ -30,16 +30,8 @@ yahtzee_category: triple
 """
 
 
-@pytest.fixture(scope="module")
-def shared_cache(tmp_path_factory):
-    return tmp_path_factory.mktemp("yz-cache")
-
-
-@pytest.fixture(autouse=True)
-def isolated_cache(shared_cache, monkeypatch):
-    # One cache for the module: the games here solve the same small rule sets again and again.
-    monkeypatch.setenv("YZ_CACHE_DIR", str(shared_cache))
-    return shared_cache
+# One cache for the module: the games here solve the same small rule sets again and again.
+SHARE_CACHE = True
 
 
 @pytest.fixture(scope="module")

@@ -15,16 +15,8 @@ from yz.web.app import MAX_BODY, MAX_MOVES, create_app
 NO_BONUS = {"variant": "no-bonus"}
 
 
-@pytest.fixture(scope="module")
-def shared_cache(tmp_path_factory):
-    return tmp_path_factory.mktemp("yz-cache")
-
-
-@pytest.fixture(autouse=True)
-def isolated_cache(shared_cache, monkeypatch):
-    # The server's solver thread reads the cache folder when it runs: one folder per module.
-    monkeypatch.setenv("YZ_CACHE_DIR", str(shared_cache))
-    return shared_cache
+# One cache for the module: the server's solver thread reads the cache folder when it runs.
+SHARE_CACHE = True
 
 
 @pytest.fixture(scope="module")
