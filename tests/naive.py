@@ -62,6 +62,9 @@ def naive_match(pattern, dice) -> int | None:
     if kind == "straight":
         if pattern.faces is not None:
             return sum(pattern.faces) if all(f in dice for f in pattern.faces) else None
+        if pattern.any_of is not None:
+            shown = [sum(s) for s in pattern.any_of if all(f in dice for f in s)]
+            return max(shown) if shown else None
         best = None
         for low in range(1, max(dice) + 1):
             run = list(range(low, low + pattern.length))
@@ -71,9 +74,18 @@ def naive_match(pattern, dice) -> int | None:
     raise TypeError(f"unknown pattern kind {kind!r}")
 
 
-def naive_score(category, dice) -> int:
-    """Points the box gives this roll (ordered dice) under the normal rules."""
-    matched = naive_match(category.pattern, tuple(dice))
+def naive_score(category, dice, first_roll: bool = False) -> int:
+    """Points the box gives this roll (ordered dice) under the normal rules; with
+    `first_roll`, the dice are the turn's first roll and a score above zero earns the box's
+    `first_roll_bonus` too."""
+    points = _naive_points(category, tuple(dice))
+    if first_roll and points > 0:
+        points += category.first_roll_bonus
+    return points
+
+
+def _naive_points(category, dice) -> int:
+    matched = naive_match(category.pattern, dice)
     if matched is None:
         return 0
     form = category.score

@@ -12,16 +12,26 @@ import math
 import re
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StrictBool, model_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    StrictBool,
+    model_validator,
+)
 
-# Limits the solver honours. The state space is 2^categories x (threshold + 1) x (1 or 2); the
-# limit on it keeps the value table under ~130 MB of float64.
+# Limits the solver honours. The state space is 2^categories x (threshold + 1) x (1 or 2, for the
+# remembered non-zero box; see RuleSet.flag_box_key). Whether a rule file is valid never depends
+# on the machine: MAX_STATES (2^28 entries, 2 GiB of float64 values) bounds what the solver can
+# index, and the solver checks at solve time that the machine has the memory for the table.
 MAX_DICE = 8
 MAX_FACES = 10
 MAX_ROLLS = 5
-MAX_CATEGORIES = 16
+MAX_CATEGORIES = 20
 MAX_THRESHOLD = 1000
-MAX_STATES = 1 << 24
+MAX_STATES = 1 << 28
 # Each solver thread sweeps a table of keeps x upper totals (several, for the exact SD).
 MAX_KEEP_COLUMNS = 1 << 22
 MAX_GROUPS = 4
@@ -89,21 +99,45 @@ class GroupsPattern(_Strict):
     distinct: StrictBool = True
 
 
+def _distinct_faces(faces: tuple[int, ...]) -> tuple[int, ...]:
+    if len(set(faces)) != len(faces):
+        raise ValueError(f"the set repeats a face: {list(faces)}; list each face once")
+    return faces
+
+
+Face = Annotated[int, Field(strict=True, ge=1, le=MAX_FACES)]
+FaceSet = Annotated[tuple[Face, ...], Field(min_length=2, max_length=MAX_FACES),
+                    AfterValidator(_distinct_faces)]
+MAX_FACE_SETS = 64
+
+
 class StraightPattern(_Strict):
-    """A run of `length` consecutive faces, or the explicit set `faces` (e.g. [1, 2, 3, 4, 5])."""
+    """A run of `length` consecutive faces, the explicit set `faces` (e.g. [1, 2, 3, 4, 5]), or
+    `any_of`: a list of such sets, matched when the roll shows every face of at least one of
+    them (the best set's faces form the pattern). Exactly one of the three is given."""
 
     kind: Literal["straight"]
     length: Annotated[int, Field(strict=True, ge=2, le=MAX_FACES)] | None = None
-    faces: Annotated[tuple[Annotated[int, Field(strict=True, ge=1, le=MAX_FACES)], ...],
-                     Field(min_length=2, max_length=MAX_FACES)] | None = None
+    faces: Annotated[tuple[Face, ...], Field(min_length=2, max_length=MAX_FACES)] | None = None
+    any_of: Annotated[tuple[FaceSet, ...],
+                      Field(min_length=1, max_length=MAX_FACE_SETS)] | None = None
 
     @model_validator(mode="after")
-    def _one_of_length_or_faces(self) -> StraightPattern:
-        if (self.length is None) == (self.faces is None):
-            raise ValueError("give exactly one of `length` (a run) or `faces` (an explicit set)")
+    def _one_of_length_faces_or_any_of(self) -> StraightPattern:
+        given = [x is not None for x in (self.length, self.faces, self.any_of)]
+        if sum(given) != 1:
+            raise ValueError("give exactly one of `length` (a run), `faces` (an explicit set) or "
+                             "`any_of` (a list of accepted sets)")
         if self.faces is not None and len(set(self.faces)) != len(self.faces):
             raise ValueError(f"`faces` repeats a face: {list(self.faces)}")
         return self
+
+    @property
+    def face_sets(self) -> tuple[tuple[int, ...], ...] | None:
+        """The explicit sets (`faces` as one set, or `any_of`); None for a run of `length`."""
+        if self.faces is not None:
+            return (self.faces,)
+        return self.any_of
 
 
 class AllSamePattern(_Strict):
@@ -178,13 +212,32 @@ def default_name(key: str) -> str:
 
 class Category(_Strict):
     """One box of the score card; `name` defaults to the key in title case and `section` to
-    upper for a `face` pattern, lower otherwise."""
+    upper for a `face` pattern, lower otherwise.
+
+    `first_roll_bonus`: extra points when the box is filled with a score above zero from the
+    dice of the turn's first roll ("served", as in Generala: the player may stop after the
+    first roll to claim it); they count as part of the box's score. With `rolls: 1` every roll
+    is a first roll.
+
+    `only_after`: the key of another box that must already hold a non-zero score for this box
+    to score (Generala's Double Generala: `only_after: generala`); until then this box scores
+    0, though it may still be filled (scratched).
+    """
 
     key: Annotated[str, Field(min_length=1, max_length=40, pattern=KEY_RE.pattern)]
     name: Annotated[str, Field(min_length=1, max_length=60)]
     section: Literal["upper", "lower"]
     pattern: Annotated[Pattern, BeforeValidator(_kind_shorthand)]
     score: Annotated[Scoring, BeforeValidator(_score_shorthand)]
+    first_roll_bonus: Annotated[int, Field(
+        strict=True, ge=0, le=10_000,
+        description="Extra points when the box is filled with a score above zero from the dice "
+                    "of the turn's first roll (Generala's 'served' hands); part of the box's "
+                    "score.")] = 0
+    only_after: Annotated[str | None, Field(
+        description="The key of another box that must already hold a non-zero score for this "
+                    "box to score; until then this box scores 0 (it may still be scratched). "
+                    "Every box with `only_after` names the same box.")] = None
 
     @model_validator(mode="before")
     @classmethod
@@ -254,6 +307,10 @@ class RuleSet(_Strict):
     yahtzee_bonus: YahtzeeBonus | None = None
     joker: Annotated[Joker, BeforeValidator(_joker_shorthand)] = Joker()
     yahtzee_category: str = "yahtzee"
+    order: Annotated[Literal["free", "in_order"], Field(
+        description="`free`: each turn fills any open box. `in_order`: boxes are filled in card "
+                    "order, one per turn; the only box a turn may fill is the first open box of "
+                    "the card.")] = "free"
 
     # -- derived facts, used by the compiler and the CLI
 
@@ -286,10 +343,22 @@ class RuleSet(_Strict):
         return None
 
     @property
+    def flag_box_key(self) -> str | None:
+        """The box whose non-zero score the solver's state remembers (one bit), or None.
+
+        The Yahtzee box when there is a Yahtzee bonus (a further Yahtzee earns it only once
+        that box holds its value); else the box named by the `only_after` boxes; else none.
+        Validation makes these the same box when both are present.
+        """
+        if self.yahtzee_bonus is not None:
+            return self.yahtzee_category
+        return next((c.only_after for c in self.categories if c.only_after is not None), None)
+
+    @property
     def state_count(self) -> int:
         """Size of the solver's turn-start state table (reachable or not)."""
         upper = self.upper_bonus.threshold + 1 if self.upper_bonus else 1
-        flag = 2 if self.yahtzee_bonus else 1
+        flag = 2 if self.flag_box_key is not None else 1
         return (1 << len(self.categories)) * upper * flag
 
     @model_validator(mode="after")
@@ -349,6 +418,14 @@ def _consistency_problems(rules: RuleSet):
                         f"faces {bad} do not exist on a {f}-sided die (1..{f})"), (faces,)
                 if len(p.faces) > n:
                     yield (*pw, "faces"), f"{len(p.faces)} faces cannot show on {n} dice", (dice,)
+            for j, face_set in enumerate(p.any_of or ()):
+                bad = [x for x in face_set if x > f]
+                if bad:
+                    yield (*pw, "any_of", j), (
+                        f"faces {bad} do not exist on a {f}-sided die (1..{f})"), (faces,)
+                if len(face_set) > n:
+                    yield (*pw, "any_of", j), (
+                        f"{len(face_set)} faces cannot show on {n} dice"), (dice,)
         if isinstance(cat.score, FaceTotal) and not isinstance(p, FacePattern):
             yield (*where, "score"), (
                 "face_total needs a `face` pattern; use sum_matched or sum_all"), (pw,)
@@ -382,12 +459,13 @@ def _consistency_problems(rules: RuleSet):
                     f"'{ykey}' must have the all_same pattern (every die equal) to act as the "
                     "Yahtzee box for the bonus and Joker"), (
                     ("categories", seen[ykey], "pattern"), dice, *users)
+    yield from _only_after_problems(rules, keys)
     if rules.state_count > MAX_STATES:
         yield ("categories",), (
             f"the solver's state table would have {rules.state_count:,} entries "
-            f"(2^{len(rules.categories)} box sets x upper totals x bonus flag), over the limit of "
-            f"{MAX_STATES:,}; use fewer categories or a lower upper-bonus threshold"), (
-            ("upper_bonus", "threshold"), ("yahtzee_bonus",))
+            f"(2^{len(rules.categories)} box sets x upper totals x remembered-box flag), over "
+            f"the limit of {MAX_STATES:,}; use fewer categories or a lower upper-bonus "
+            "threshold"), (("upper_bonus", "threshold"), ("yahtzee_bonus",))
     keeps = math.comb(n + f, n)
     if keeps > 50_000:
         yield dice, f"{n} dice of {f} faces give {keeps:,} keeps; the solver allows 50,000", (
@@ -398,6 +476,41 @@ def _consistency_problems(rules: RuleSet):
             f"{keeps:,} keeps ({n} dice of {f} faces) x {rules.upper_bonus.threshold + 1} upper "
             f"totals is over the solver's limit of {MAX_KEEP_COLUMNS:,} working entries; use a "
             "lower threshold or fewer dice or faces"), (dice, faces)
+
+
+def _only_after_problems(rules: RuleSet, keys: set[str]):
+    """`only_after` must name another existing box, the same one for every box that uses it
+    (the solver's state remembers one box's non-zero score), and with a Yahtzee bonus, the
+    Yahtzee box (whose non-zero score the state already remembers for the bonus)."""
+    first: tuple[int, str] | None = None  # the first box with a valid only_after, and its target
+    for i, cat in enumerate(rules.categories):
+        target = cat.only_after
+        if target is None:
+            continue
+        where = ("categories", i, "only_after")
+        if target == cat.key:
+            yield where, (
+                f"'{cat.key}' cannot wait for itself; name the box that must already hold a "
+                "non-zero score"), ()
+            continue
+        if target not in keys:
+            yield where, _unknown(target, keys), (("categories",),)
+            continue
+        if first is None:
+            first = (i, target)
+        elif target != first[1]:
+            yield where, (
+                f"'{target}' differs from '{first[1]}' (named by categories[{first[0]}]."
+                "only_after); every `only_after` must name the same box, because the solver's "
+                "state remembers whether one box holds a non-zero score"), (
+                ("categories", first[0], "only_after"),)
+            continue
+        if rules.yahtzee_bonus is not None and target != rules.yahtzee_category:
+            yield where, (
+                f"with a Yahtzee bonus, `only_after` must name the Yahtzee box "
+                f"'{rules.yahtzee_category}', not '{target}': the solver's state remembers "
+                "whether one box holds a non-zero score, and the bonus already needs it for "
+                "the Yahtzee box"), (("yahtzee_bonus",), ("yahtzee_category",))
 
 
 def _unknown(key: str, keys: set[str]) -> str:

@@ -45,8 +45,9 @@ def pattern_match(pattern, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         best = np.where(ok, face_values * pattern.count, -1).max(axis=1)
         return best >= 0, np.maximum(best, 0)
     if isinstance(pattern, StraightPattern):
+        # A run of `length` is any of the consecutive sets; `faces` and `any_of` list them.
         runs = ([list(range(s, s + pattern.length)) for s in range(1, n_faces - pattern.length + 2)]
-                if pattern.length is not None else [list(pattern.faces)])
+                if pattern.length is not None else [list(fs) for fs in pattern.face_sets])
         best = np.full(n_rolls, -1)
         for run in runs:
             ok = (counts[:, [v - 1 for v in run]] >= 1).all(axis=1)
@@ -89,6 +90,15 @@ def category_scores(category: Category, counts: np.ndarray) -> np.ndarray:
     """Points the box gives each roll under the normal rules (0 where the pattern fails)."""
     matches, matched_sum = pattern_match(category.pattern, counts)
     return np.where(matches, full_value_scores(category, counts, matched_sum), 0).astype(np.int32)
+
+
+def first_roll_scores(category: Category, counts: np.ndarray) -> np.ndarray:
+    """Points the box gives each roll when the roll is the turn's first: the normal score plus
+    the box's `first_roll_bonus` wherever that score is above zero."""
+    scores = category_scores(category, counts)
+    if not category.first_roll_bonus:
+        return scores
+    return np.where(scores > 0, scores + category.first_roll_bonus, 0).astype(np.int32)
 
 
 def full_value_scores(category: Category, counts: np.ndarray,
