@@ -18,8 +18,8 @@ from yz.rules import (
 from yz.rules.models import RuleSet
 
 BUILTINS = [
-    "gist", "no-bonus", "no-upper-bonus", "no-yahtzee-bonus", "official-forced-joker",
-    "official-free-joker", "yatzy",
+    "generala", "gist", "maxi-yatzy", "no-bonus", "no-upper-bonus", "no-yahtzee-bonus",
+    "official-forced-joker", "official-free-joker", "yatzy", "yatzy-in-order",
 ]
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "house-rules.yaml"
 
