@@ -154,7 +154,7 @@ def _layer_outcomes(solution: Solution, V: np.ndarray, index: np.ndarray, n_thre
     L = layout.kernel_layout()
     mask, flag, u = layout.states_at(index)
     block = state_block(t)
-    most = t.n_rolls
+    most = 2 * t.n_rolls if t.has_first_roll_bonus else t.n_rolls  # a final or a first roll
     parts = []
     for b0 in range(0, len(index), block):
         part = slice(b0, b0 + block)

@@ -1,7 +1,8 @@
 """Where every turn-start state's value lives: the state layout and the kernel bundles.
 
-A turn-start state is (mask, flag, u): the filled boxes, whether the Yahtzee box holds its full
-value (only with an extra Yahtzee bonus, and only once the box is filled), and the upper total
+A turn-start state is (mask, flag, u): the filled boxes, whether the flag box holds a non-zero
+score (the Yahtzee box with an extra Yahtzee bonus, or the box an `only_after` box waits for;
+see `RuleSet.flag_box_key`), and the upper total
 capped at the threshold. Values are stored in one flat array, layer by layer (layer k: the
 states with k boxes filled), and inside a layer by mask, flag, then u:
 
@@ -42,9 +43,9 @@ class StateLayout:
     """The turn-start states of a rule set and their places in the flat value store."""
 
     n_boxes: int
-    n_flags: int  # 2 with an extra Yahtzee bonus (flag: the Yahtzee box holds its value)
+    n_flags: int  # 2 when the state remembers whether the flag box holds a non-zero score
     threshold: int  # upper bonus threshold, 0 without an upper bonus
-    flag_box: int  # the box whose full value raises the flag, -1 without a flag
+    flag_box: int  # the box whose non-zero score raises the flag, -1 without a flag
     U0: np.ndarray  # int32 [mask]
     U1: np.ndarray  # int32 [mask]
     OFFSET: np.ndarray  # int64 [mask, flag]; -1 where (mask, flag) is no state
@@ -136,13 +137,17 @@ def build_layout(t: RuleTables) -> StateLayout:
     U1 = sub_hi[subset].astype(np.int32)
     width = (U1 - U0 + 1).astype(np.int64)
 
-    n_flags = 2 if t.yahtzee_bonus > 0 else 1
-    flag_box = t.yahtzee_cat if n_flags == 2 else -1
+    n_flags = t.n_flags
+    flag_box = t.flag_box
     pc = popcounts(n_cat)
+    if t.in_order:  # only the first k boxes can be filled after k turns: other sets hold nothing
+        width[~prefix_masks(n_cat)] = 0
     order = np.argsort(pc, kind="stable")  # by layer, then by mask
     layer_start = np.searchsorted(pc[order], np.arange(n_cat + 2))
     layer_masks = tuple(order[layer_start[k]:layer_start[k + 1]].astype(np.int64)
                         for k in range(n_cat + 1))
+    if t.in_order:
+        layer_masks = tuple(np.array([(1 << k) - 1], dtype=np.int64) for k in range(n_cat + 1))
     # Rows in store order: layer, mask, flag.
     has_flag = np.zeros(n_masks, dtype=bool)
     if n_flags == 2:
@@ -159,6 +164,12 @@ def build_layout(t: RuleTables) -> StateLayout:
     LAYER_PTR = cum[layer_start].astype(np.int64)
     return StateLayout(n_cat, n_flags, T, flag_box, U0, U1, OFFSET, layer_masks, LAYER_PTR,
                        _reachable_count(t, masks, counted, n_flags, flag_box))
+
+
+def prefix_masks(n_boxes: int) -> np.ndarray:
+    """Bool [mask]: the box sets of a card filled in order (the first k boxes)."""
+    masks = np.arange(1 << n_boxes, dtype=np.int64)
+    return (masks & (masks + 1)) == 0
 
 
 def _reachable_count(t: RuleTables, masks: np.ndarray, counted: np.ndarray, n_flags: int,
@@ -185,6 +196,8 @@ def _reachable_count(t: RuleTables, masks: np.ndarray, counted: np.ndarray, n_fl
     flags = np.ones(len(masks), dtype=np.int64)
     if n_flags == 2:
         flags += (masks >> flag_box) & 1
+    if t.in_order:
+        flags = np.where(prefix_masks(t.n_categories), flags, 0)
     return int((n_u_by_subset[subset] * flags)[:-1].sum())  # the full card starts no turn
 
 
@@ -226,6 +239,7 @@ def kernel_tables(t: RuleTables) -> Game:
         t.SUB_INDICES, t.ROLL_PROB, t.KEEP_OUT_INDPTR, t.KEEP_OUT_ROLL, t.KEEP_OUT_PROB,
         t.KEEP_COUNTS, keys[key_order], key_order.astype(np.int64),
         t.n_dice, t.n_faces, t.n_rolls_per_turn, t.upper_threshold, t.upper_bonus,
-        t.yahtzee_bonus, t.yahtzee_cat, t.joker_mode, 2 if t.yahtzee_bonus > 0 else 1,
-        int(max(t.SCORE.max(), t.JOKER_SCORE.max())))
+        t.yahtzee_bonus, t.yahtzee_cat, t.joker_mode, t.n_flags,
+        int(max(t.SCORE.max(), t.JOKER_SCORE.max()) + t.FIRST_BONUS.max()),
+        t.FIRST_BONUS, t.ONLY_AFTER, t.flag_box, int(t.in_order), int(t.has_first_roll_bonus))
 

@@ -133,13 +133,41 @@ def _has_yahtzee_box(rules) -> bool:
     return any(cat.key == rules.yahtzee_category for cat in rules.categories)
 
 
+def naive_flag_key(rules) -> str | None:
+    """The box whose non-zero score the state remembers: the Yahtzee box with a Yahtzee
+    bonus, else the box some box waits for (`only_after`)."""
+    if rules.yahtzee_bonus is not None:
+        return rules.yahtzee_category
+    waited = [c.only_after for c in rules.categories if c.only_after is not None]
+    return waited[0] if waited else None
+
+
 def naive_box_parts(rules, dice, category_key: str, filled: frozenset[str],
-                    yahtzee_full: bool) -> tuple[int, int] | None:
+                    yahtzee_full: bool, first: bool = False) -> tuple[int, int] | None:
     """(box score, extra Yahtzee bonus) of scoring this roll in this open box, or None if the
-    box is filled or the forced Joker forbids it. The box score is what counts toward the
-    upper bonus; the extra bonus never does."""
+    box is filled, not the next box of a card filled in order, or the forced Joker forbids it.
+    The box score is what counts toward the upper bonus; the extra bonus never does.
+    `yahtzee_full`: the flag box holds a non-zero score; `first`: the dice are the turn's
+    first roll (a score above zero earns the box's first-roll bonus)."""
     if category_key in filled:
         return None
+    if rules.order == "in_order":
+        next_open = next(c.key for c in rules.categories if c.key not in filled)
+        if category_key != next_open:
+            return None
+    parts = _box_parts(rules, dice, category_key, filled, yahtzee_full)
+    if parts is None:
+        return None
+    box, bonus = parts
+    cat = _category(rules, category_key)
+    if cat.only_after is not None and not yahtzee_full:
+        box = 0
+    if first and box > 0:
+        box += cat.first_roll_bonus
+    return box, bonus
+
+
+def _box_parts(rules, dice, category_key, filled, yahtzee_full):
     cat = _category(rules, category_key)
     dice = tuple(dice)
     yahtzee_roll = all(d == dice[0] for d in dice)
@@ -171,10 +199,10 @@ def naive_box_parts(rules, dice, category_key: str, filled: frozenset[str],
 
 
 def naive_box_points(rules, dice, category_key: str, filled: frozenset[str],
-                     yahtzee_full: bool) -> int | None:
-    """Points of putting this final roll in this open box (Joker and extra Yahtzee bonus
-    included), or None if the box is filled or the forced Joker forbids it."""
-    parts = naive_box_parts(rules, dice, category_key, filled, yahtzee_full)
+                     yahtzee_full: bool, first: bool = False) -> int | None:
+    """Points of putting this roll in this open box (Joker, extra Yahtzee bonus and with
+    `first` the first-roll bonus included), or None if the box may not take it."""
+    parts = naive_box_parts(rules, dice, category_key, filled, yahtzee_full, first)
     return None if parts is None else parts[0] + parts[1]
 
 
@@ -194,9 +222,10 @@ class NaiveGame:
     """Plain expectimax over ordered dice for one rule set (only for tiny games).
 
     Turn-start states are (filled boxes, upper total capped at the threshold, whether the
-    Yahtzee box holds a non-zero score). Within a turn the dice are an ordered tuple; after each
+    flag box holds a non-zero score). Within a turn the dice are an ordered tuple; after each
     roll but the last, any subset of dice positions is kept and the others are re-thrown (each
-    of the F**m outcomes of the m thrown dice has probability 1/F**m).
+    of the F**m outcomes of the m thrown dice has probability 1/F**m). After the first roll the
+    player may also stop and fill a box with it (worth its first-roll bonus).
     """
 
     def __init__(self, rules):
@@ -206,6 +235,7 @@ class NaiveGame:
         self.amount = rules.upper_bonus.amount if rules.upper_bonus is not None else 0
         self.counted = naive_bonus_keys(rules)
         self.outcomes = list(product(range(1, rules.faces + 1), repeat=rules.dice))
+        self.flag_key = naive_flag_key(rules)
         self._values: dict = {}
 
     def value(self, filled: frozenset[str], upper: int, yfull: bool) -> float:
@@ -216,16 +246,26 @@ class NaiveGame:
                 self._values[key] = 0.0
             else:
                 memo: dict = {}
-                left = self.rules.rolls - 1
-                self._values[key] = sum(self._hold(filled, upper, yfull, o, left, memo)
+                self._values[key] = sum(self.first_roll_value(filled, upper, yfull, o, memo)
                                         for o in self.outcomes) / len(self.outcomes)
         return self._values[key]
 
-    def box_values(self, filled, upper, yfull, dice) -> dict[str, float]:
-        """Value of scoring a final roll in each legal open box (points now + what follows)."""
+    def first_roll_value(self, filled, upper, yfull, dice, memo=None) -> float:
+        """Value of the turn's first roll: play on, or (with re-rolls left) stop and score it
+        with its first-roll bonus."""
+        memo = {} if memo is None else memo
+        left = self.rules.rolls - 1
+        best = self._hold(filled, upper, yfull, dice, left, memo)
+        if left > 0:
+            best = max(best, *self.box_values(filled, upper, yfull, dice, first=True).values())
+        return best
+
+    def box_values(self, filled, upper, yfull, dice, first: bool = False) -> dict[str, float]:
+        """Value of scoring a roll in each legal open box (points now + what follows); with
+        `first` the roll is the turn's first."""
         out = {}
         for key in self.keys:
-            parts = naive_box_parts(self.rules, dice, key, filled, yfull)
+            parts = naive_box_parts(self.rules, dice, key, filled, yfull, first)
             if parts is None:
                 continue
             box, ybonus = parts
@@ -235,7 +275,7 @@ class NaiveGame:
                 new_upper = min(self.threshold, upper + box)
                 if upper < self.threshold <= upper + box:
                     points += self.amount
-            new_yfull = yfull or (key == self.rules.yahtzee_category and box > 0)
+            new_yfull = yfull or (key == self.flag_key and box > 0)
             out[key] = points + self.value(filled | {key}, new_upper, new_yfull)
         assert out, "no legal box: the rules left a roll nowhere to go"
         return out
@@ -303,7 +343,7 @@ def naive_play(rules, turns) -> int:
         box, ybonus = parts
         boxes[key] = box
         bonuses += ybonus > 0
-        yfull = yfull or (key == rules.yahtzee_category and box > 0)
+        yfull = yfull or (key == naive_flag_key(rules) and box > 0)
         filled |= {key}
     return naive_card_total(rules, boxes, bonuses)
 
@@ -322,11 +362,12 @@ class _Moves:
         self.counted = naive_bonus_keys(rules)
         self.outcomes = list(product(range(1, rules.faces + 1), repeat=rules.dice))
 
-    def score(self, state, dice, key):
-        """(points gained, next state) of a final roll in a box, None if not allowed. States
-        are (filled, upper total capped at the threshold, Yahtzee box full)."""
+    def score(self, state, dice, key, first: bool = False):
+        """(points gained, next state) of a roll in a box (with `first`, the turn's first roll
+        kept whole), None if not allowed. States are (filled, upper total capped at the
+        threshold, flag box non-zero)."""
         filled, upper, yfull = state
-        parts = naive_box_parts(self.rules, dice, key, filled, yfull)
+        parts = naive_box_parts(self.rules, dice, key, filled, yfull, first)
         if parts is None:
             return None
         box, ybonus = parts
@@ -336,8 +377,7 @@ class _Moves:
             new_upper = min(self.threshold, upper + box)
             if upper < self.threshold <= upper + box:
                 points += self.amount
-        new_yfull = yfull or (key == self.rules.yahtzee_category and box > 0 and
-                              self.rules.yahtzee_bonus is not None)
+        new_yfull = yfull or (key == naive_flag_key(self.rules) and box > 0)
         return points, (filled | {key}, new_upper, new_yfull)
 
     def rethrows(self, dice, kept):
@@ -353,8 +393,9 @@ class _Moves:
 
 def naive_distribution(rules, choose) -> dict[int, float]:
     """The final score's distribution when every decision is `choose(state, sorted dice,
-    re-rolls left)`: the dice to keep (a sorted tuple) with re-rolls left, else a box key.
-    Every game is enumerated over ordered dice outcomes with exact probabilities."""
+    re-rolls left)`: the dice to keep (a sorted tuple) with re-rolls left, else a box key (a
+    box key after the first roll: stop and score it with its first-roll bonus). Every game is
+    enumerated over ordered dice outcomes with exact probabilities."""
     moves = _Moves(rules)
     memo: dict = {}
 
@@ -367,12 +408,13 @@ def naive_distribution(rules, choose) -> dict[int, float]:
 
         def turn(dice, left, p):
             dice = tuple(sorted(dice))
-            if left == 0:
-                points, nxt = moves.score(state, dice, choose(state, dice, 0))
+            pick = choose(state, dice, left)
+            if left == 0 or isinstance(pick, str):
+                points, nxt = moves.score(state, dice, pick, first=left > 0)
                 for score, q in game(nxt).items():
                     out[score + points] = out.get(score + points, 0.0) + p * q
                 return
-            kept = choose(state, dice, left)
+            kept = pick
             for new, q in moves.rethrows(dice, kept):
                 turn(new, left - 1, p * q)
 
@@ -421,6 +463,11 @@ class NaiveTarget:
                 kept = tuple(dice[i] for i in range(len(dice)) if mask >> i & 1)
                 best = max(best, sum(q * self.hold(state, n, new, left - 1)
                                      for new, q in self.moves.rethrows(dice, kept)))
+            if left == self.rules.rolls - 1:  # the first roll: stop for a first-roll bonus
+                for box in self.moves.keys:
+                    move = self.moves.score(state, dice, box, first=True)
+                    if move is not None:
+                        best = max(best, self.chance(move[1], n - move[0]))
         self.memo[key] = best
         return best
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from itertools import product
+
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -90,6 +92,10 @@ CATEGORY_POOL = [
      "score": {"kind": "fixed", "points": 9}},
     {"key": "loose_full", "section": "lower",
      "pattern": {"kind": "groups", "sizes": [1, 1], "distinct": False}, "score": "sum_matched"},
+    {"key": "double", "section": "lower", "pattern": "all_same", "score": 20,
+     "only_after": "yahtzee"},
+    {"key": "ends", "section": "lower",
+     "pattern": {"kind": "straight", "any_of": [[1, 2], [2, 3]]}, "score": 6},
 ]
 
 
@@ -99,11 +105,18 @@ def small_rule_sets(draw):
     # Up to 6 faces (odd and even counts take different paths in the kernel), on 2 dice.
     faces = draw(st.integers(2, 4 if dice == 3 else 6))
     rolls = draw(st.integers(1, 3))
-    pool = [c for c in CATEGORY_POOL if c["key"] != "full" or dice >= 3]  # 2+1 needs 3 dice
+    pool = [c for c in CATEGORY_POOL if (c["key"] != "full" or dice >= 3)  # 2+1 needs 3 dice
+            and (c["key"] != "ends" or faces >= 3)]
     cats = draw(st.lists(st.sampled_from(pool), min_size=1, max_size=3,
                          unique_by=lambda c: c["key"]))
-    data = {"name": "small", "dice": dice, "faces": faces, "rolls": rolls,
-            "categories": [{**c, "name": c["key"]} for c in cats]}
+    if any(c["key"] == "double" for c in cats) and not any(c["key"] == "yahtzee" for c in cats):
+        cats = [c for c in cats if c["key"] != "double"] + [CATEGORY_POOL[1]]
+    cats = [{**c, "name": c["key"]} for c in cats]
+    for c in cats:  # some boxes pay extra when made on the first roll (Generala)
+        if c["section"] == "lower" and draw(st.booleans()):
+            c["first_roll_bonus"] = draw(st.integers(1, 9))
+    data = {"name": "small", "dice": dice, "faces": faces, "rolls": rolls, "categories": cats,
+            "order": draw(st.sampled_from(["free", "free", "in_order"]))}
     keys = [c["key"] for c in cats]
     upper = [k for k in keys if k in ("ones", "twos")]
     if upper and draw(st.booleans()):
@@ -118,7 +131,7 @@ def small_rule_sets(draw):
     return RuleSet.model_validate(data)
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(small_rule_sets())
 def test_dp_agrees_with_brute_force(rules):
     fast = solve_tables(compile_rules(rules)).expected_score
@@ -141,7 +154,7 @@ def test_dp_agrees_with_brute_force_on_joker_games(mode):
 
 
 @njit
-def _kernel_moves(game, mask, flag, u, rolls, out):
+def _kernel_moves(game, mask, flag, u, rolls, out, first):
     """Every (roll, box) of a state, for the given rolls, through the kernels' transition, into
     rows of `out`: legal, points, points gained, next upper total, next flag, upper bonus,
     Yahtzee bonus, Joker, next mask (-1 for a filled box)."""
@@ -155,13 +168,13 @@ def _kernel_moves(game, mask, flag, u, rolls, out):
                 continue
             row[0] = 1 if may_fill(game, mask, c, only_box, lower_only) else 0
             pts, gained, nm, nf, nu_, made, won, joker = end_turn(game, mask, flag, u, r, c,
-                                                                  use_joker, extra)
+                                                                  use_joker, extra, first)
             row[1], row[2], row[3], row[4] = pts, gained, nu_, nf
             row[5], row[6], row[7], row[8] = made, won, joker, nm
 
 
 @pytest.mark.parametrize("name", ["official-free-joker", "official-forced-joker", "yatzy",
-                                  "gist", "no-yahtzee-bonus"])
+                                  "gist", "no-yahtzee-bonus", "generala", "yatzy-in-order"])
 def test_kernel_transition_matches_the_numpy_twin(name):
     """`end_turn` (numba) and `yz.rules.position.box_choices` (its NumPy twin) agree on every
     roll and box: in every box set for the Yahtzee rolls (where the Joker and the bonus act),
@@ -181,25 +194,28 @@ def test_kernel_transition_matches_the_numpy_twin(name):
     for masks, rolls in ((every, yahtzee_rolls), (sampled, range(t.n_rolls))):
         roll_array = np.array(rolls, dtype=np.int64)
         for mask in masks:
-            flags = [0, 1] if t.yahtzee_bonus and mask >> t.yahtzee_cat & 1 else [0]
-            for flag in flags:
-                for u in sorted({0, max(0, T - 7), T}):
-                    _kernel_moves(game, mask, flag, u, roll_array, out)
-                    pos = Position(mask=mask, upper_total=u, yahtzee_full=bool(flag))
-                    for r in rolls:
-                        choices = box_choices(t, r, pos)
-                        for ch in choices:
-                            k = out[r, ch.box]
-                            assert k[0] == int(ch.legal), (mask, r, ch.key)
-                            assert k[1] == ch.points and k[2] == ch.total, (mask, r, ch.key)
-                            assert k[3] == min(T, ch.upper_after), (mask, r, ch.key)
-                            assert k[4] == int(ch.flag_after and t.yahtzee_bonus > 0)
-                            assert k[5] == (ch.upper_bonus > 0) and k[7] == int(ch.joker)
-                            assert k[6] == (ch.yahtzee_bonus > 0), (mask, r, ch.key)
-                            assert k[8] == mask | (1 << ch.box)
-                        open_boxes = {ch.box for ch in choices}
-                        assert {c for c in range(t.n_categories) if out[r, c, 0] >= 0} == \
-                            open_boxes
+            flags = [0, 1] if t.flag_box >= 0 and mask >> t.flag_box & 1 else [0]
+            for flag, u, first in product(flags, sorted({0, max(0, T - 7), T}), (False, True)):
+                if first and not t.has_first_roll_bonus:
+                    continue
+                _kernel_moves(game, mask, flag, u, roll_array, out, first)
+                pos = Position(mask=mask, upper_total=u, yahtzee_full=bool(flag),
+                               filled={k: 0 for i, k in enumerate(t.rules.keys)
+                                       if mask >> i & 1})
+                for r in rolls:
+                    choices = box_choices(t, r, pos, first)
+                    for ch in choices:
+                        k = out[r, ch.box]
+                        assert k[0] == int(ch.legal), (mask, r, ch.key)
+                        assert k[1] == ch.points and k[2] == ch.total, (mask, r, ch.key)
+                        assert k[3] == min(T, ch.upper_after), (mask, r, ch.key)
+                        assert k[4] == int(ch.flag_after and t.flag_box >= 0)
+                        assert k[5] == (ch.upper_bonus > 0) and k[7] == int(ch.joker)
+                        assert k[6] == (ch.yahtzee_bonus > 0), (mask, r, ch.key)
+                        assert k[8] == mask | (1 << ch.box)
+                    open_boxes = {ch.box for ch in choices}
+                    assert {c for c in range(t.n_categories) if out[r, c, 0] >= 0} == \
+                        open_boxes
 
 
 # ---------------------------------------------------------------- cache

@@ -56,17 +56,27 @@ class Position:
     filled: dict[str, int | None] = field(default_factory=dict)
     mask: int = 0
     upper_total: int = 0  # not capped
-    yahtzee_full: bool = False  # the Yahtzee box holds its full value (with a Yahtzee bonus)
+    # The flag box holds a non-zero score: the Yahtzee box with an extra Yahtzee bonus, or the
+    # box an `only_after` box waits for (`RuleSet.flag_box_key`); False in games without one.
+    yahtzee_full: bool = False
 
     def is_filled(self, key: str) -> bool:
         return key in self.filled
 
-    def after(self, t: RuleTables, roll: int, key: str) -> tuple[Position, BoxChoice]:
-        """The position after scoring final roll index `roll` in box `key`, and what that
-        move gave; InputError when the box is not open or the Joker rules it out."""
+    def after(self, t: RuleTables, roll: int, key: str,
+              first: bool = False) -> tuple[Position, BoxChoice]:
+        """The position after scoring roll index `roll` in box `key` (with `first`, the turn's
+        first roll, kept to claim a first-roll bonus), and what that move gave; InputError
+        when the box is not open, not the next box of a card filled in order, or the Joker
+        rules it out."""
         check_open_box(t, self, key)
-        choice = next(c for c in box_choices(t, roll, self) if c.key == key)
+        choice = next(c for c in box_choices(t, roll, self, first) if c.key == key)
         if not choice.legal:
+            nxt = next_box(t, self)
+            if nxt is not None and nxt != key:
+                raise InputError(f"category: {t.rules.name} fills the boxes in card order, so "
+                                 f"this turn must go in '{nxt}', not '{key}'.",
+                                 param="category")
             raise InputError(f"category: the forced Joker rule does not allow '{key}' for "
                              "this roll; see which boxes it allows.", param="category")
         filled = {**self.filled, key: choice.points}
@@ -82,6 +92,13 @@ class Position:
         if t.upper_threshold and self.upper_total >= t.upper_threshold:
             total += t.upper_bonus
         return total
+
+
+def next_box(t: RuleTables, pos: Position) -> str | None:
+    """The one box a turn may fill when the card is filled in order (else None)."""
+    if not t.in_order:
+        return None
+    return next((k for k in t.rules.keys if k not in pos.filled), None)
 
 
 def check_bonus_points(t: RuleTables, pos: Position, bonus_points: int | None) -> int:
@@ -167,10 +184,18 @@ def parse_filled(spec: str | dict | None, t: RuleTables, upper_total: int | None
     if need and upper_total is None:
         raise InputError(f"filled: give the scores of {', '.join(need)} (as {need[0]}=<score>): "
                          "they count toward the upper bonus.")
-    ykey = rules.yahtzee_category
-    if rules.yahtzee_bonus is not None and ykey in filled and filled[ykey] is None:
-        raise InputError(f"filled: give the score in the {ykey} box ({ykey}=0 or the full "
-                         "value): it decides whether further Yahtzees earn the bonus.")
+    ykey = rules.flag_box_key
+    if ykey is not None and ykey in filled and filled[ykey] is None:
+        why = ("it decides whether further Yahtzees earn the bonus" if rules.yahtzee_bonus
+               else "it decides whether the boxes waiting for it can score")
+        raise InputError(f"filled: give the score in the {ykey} box ({ykey}=0 or its score): "
+                         f"{why}.")
+    if t.in_order:
+        expected = rules.keys[:len(filled)]
+        if set(filled) != set(expected):
+            raise InputError(f"filled: {rules.name} fills the boxes in card order, so "
+                             f"{len(filled)} filled boxes must be {', '.join(expected)}; "
+                             f"got {', '.join(filled)}.")
     mask = sum(1 << rules.index_of(k) for k in filled)
     upper = sum(filled[k] or 0 for k in rules.bonus_categories if k in filled)
     if upper_total is not None:
@@ -189,7 +214,7 @@ def parse_filled(spec: str | dict | None, t: RuleTables, upper_total: int | None
                              f"(possible: {_ranges(sorted(sums))}); fill the boxes that made it, "
                              "or correct the total.")
         upper = upper_total
-    yfull = bool(rules.yahtzee_bonus is not None and (filled.get(ykey) or 0) > 0)
+    yfull = bool(ykey is not None and (filled.get(ykey) or 0) > 0)
     return Position(filled, mask, upper, yfull)
 
 
@@ -224,7 +249,11 @@ def check_open_box(t: RuleTables, pos: Position, key: str) -> None:
 
 
 def possible_scores(t: RuleTables, c: int) -> set[int]:
-    return {int(x) for x in t.SCORE[:, c]} | {int(x) for x in t.JOKER_SCORE[:, c]}
+    """Every score box c can hold (the Joker's and a first-roll bonus's included)."""
+    scores = {int(x) for x in t.SCORE[:, c]} | {int(x) for x in t.JOKER_SCORE[:, c]}
+    if t.FIRST_BONUS[c] and t.n_rolls_per_turn > 1:
+        scores |= {s + int(t.FIRST_BONUS[c]) for s in scores if s > 0}
+    return scores
 
 
 @dataclass(frozen=True)
@@ -236,11 +265,12 @@ class BoxChoice:
     points: int  # the box's score (Joker applied)
     yahtzee_bonus: int
     upper_bonus: int  # the upper bonus this choice completes, if the upper total is known
-    legal: bool  # False when the forced Joker rules this box out
+    legal: bool  # False when the forced Joker or the fill order rules this box out
     joker: bool  # True when the Joker gave the box its full value
     box: int = 0  # the box's index on the card
     upper_after: int = 0  # the upper total afterwards (not capped)
-    flag_after: bool = False  # the Yahtzee box holds its full value afterwards
+    flag_after: bool = False  # the flag box holds a non-zero score afterwards
+    first_roll_bonus: int = 0  # of `points`, what the first-roll bonus added
 
     @property
     def total(self) -> int:
@@ -250,8 +280,9 @@ class BoxChoice:
 JOKER_FREE, JOKER_FORCED = 1, 2  # tables.JOKER_MODES
 
 
-def box_choices(t: RuleTables, roll: int, pos: Position) -> list[BoxChoice]:
-    """Every open box for final roll index `roll` in position `pos`, in card order."""
+def box_choices(t: RuleTables, roll: int, pos: Position, first: bool = False) -> list[BoxChoice]:
+    """Every open box for roll index `roll` in position `pos`, in card order; `first`: the
+    roll is the turn's first, kept whole (a score above zero earns the first-roll bonus)."""
     rules = t.rules
     mask = pos.mask
     yf = int(t.YAHTZEE_FACE[roll])
@@ -270,21 +301,26 @@ def box_choices(t: RuleTables, roll: int, pos: Position) -> list[BoxChoice]:
             use_joker = lower_only
     bonus = t.yahtzee_bonus if (extra and pos.yahtzee_full) else 0
     out = []
+    in_turn = next_box(t, pos)
     for c, cat in enumerate(rules.categories):
         if mask >> c & 1:
             continue
-        legal = not ((only_box >= 0 and c != only_box) or (lower_only and not t.IS_LOWER[c]))
+        legal = not ((only_box >= 0 and c != only_box) or (lower_only and not t.IS_LOWER[c])
+                     or (in_turn is not None and cat.key != in_turn))
         points = int(t.JOKER_SCORE[roll, c] if use_joker else t.SCORE[roll, c])
+        if t.ONLY_AFTER[c] and not pos.yahtzee_full:
+            points = 0
+        served = int(t.FIRST_BONUS[c]) if first and points > 0 else 0
+        points += served
         upper, upper_after = 0, pos.upper_total
         if t.COUNTS_UPPER[c]:
             upper_after += points
             if pos.upper_total < t.upper_threshold <= upper_after:
                 upper = t.upper_bonus
-        flag_after = pos.yahtzee_full or (c == t.yahtzee_cat and points > 0
-                                          and t.yahtzee_bonus > 0)
+        flag_after = pos.yahtzee_full or (c == t.flag_box and points > 0)
         out.append(BoxChoice(cat.key, cat.name, points, bonus, upper, legal,
-                             use_joker and points != int(t.SCORE[roll, c]), c, upper_after,
-                             flag_after))
+                             use_joker and points - served != int(t.SCORE[roll, c]), c,
+                             upper_after, flag_after, served))
     return out
 
 

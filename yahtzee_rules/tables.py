@@ -15,6 +15,8 @@ sweep keeps upward for "roll the free dice" averages and downward for "best sub-
     UPPER_BOX_OF_FACE[v] category of the upper box collecting face v+1, -1 if none
     COUNTS_UPPER[c]      1 if box c counts toward the upper bonus
     IS_LOWER[c]          1 if box c is in the lower section (the forced Joker needs this)
+    FIRST_BONUS[c]       extra points when box c scores above zero with the turn's first roll
+    ONLY_AFTER[c]        1 if box c scores only once the flag box holds a non-zero score
     KEEP_CHILD[k, v]     keep k plus one die of face v+1 (-1 for rolls)
     SUB_INDPTR/SUB_INDICES  CSR list of the keeps one die smaller than keep k
     ROLL_PROB[r]         probability of roll r when all n dice are thrown
@@ -35,7 +37,7 @@ from .models import RuleSet
 from .scoring import category_scores, full_value_scores
 
 JOKER_MODES = {"none": 0, "free": 1, "forced": 2}
-TABLES_FORMAT = 1
+TABLES_FORMAT = 2
 
 
 @dataclass(frozen=True)
@@ -55,6 +57,8 @@ class RuleTables:
     UPPER_BOX_OF_FACE: np.ndarray
     COUNTS_UPPER: np.ndarray
     IS_LOWER: np.ndarray
+    FIRST_BONUS: np.ndarray
+    ONLY_AFTER: np.ndarray
     KEEP_COUNTS: np.ndarray
     KEEP_SIZE: np.ndarray
     KEEP_CHILD: np.ndarray
@@ -68,6 +72,8 @@ class RuleTables:
     yahtzee_bonus: int
     yahtzee_cat: int
     joker_mode: int
+    flag_box: int  # the box whose non-zero score the state remembers (-1: none)
+    in_order: bool  # boxes are filled in card order, one per turn
     digest: str = field(default="")
     _roll_lookup: dict = field(default_factory=dict, repr=False)
     _keep_lookup: dict = field(default_factory=dict, repr=False)
@@ -75,6 +81,15 @@ class RuleTables:
     @property
     def n_categories(self) -> int:
         return self.SCORE.shape[1]
+
+    @property
+    def n_flags(self) -> int:
+        """2 when the state remembers whether the flag box holds a non-zero score."""
+        return 2 if self.flag_box >= 0 else 1
+
+    @property
+    def has_first_roll_bonus(self) -> bool:
+        return bool(self.FIRST_BONUS.any()) and self.n_rolls_per_turn > 1
 
     @property
     def n_rolls(self) -> int:
@@ -192,12 +207,16 @@ def compile_rules(rules: RuleSet) -> RuleTables:
             upper_box[v] = rules.index_of(key)
     counts_upper = np.array([c.key in rules.bonus_categories for c in rules.categories], np.int8)
     is_lower = np.array([c.section == "lower" for c in rules.categories], dtype=np.int8)
+    first_bonus = np.array([c.first_roll_bonus for c in rules.categories], dtype=np.int32)
+    only_after = np.array([c.only_after is not None for c in rules.categories], dtype=np.int8)
+    flag_key = rules.flag_box_key
 
     tables = RuleTables(
         rules=rules, n_dice=n, n_faces=f, n_rolls_per_turn=rules.rolls,
         ROLL_DICE=roll_dice, ROLL_COUNTS=roll_counts.copy(), ROLL_PROB=roll_prob_by_index,
         SCORE=score, JOKER_SCORE=joker_score, YAHTZEE_FACE=yahtzee_face,
         UPPER_BOX_OF_FACE=upper_box, COUNTS_UPPER=counts_upper, IS_LOWER=is_lower,
+        FIRST_BONUS=first_bonus, ONLY_AFTER=only_after,
         KEEP_COUNTS=keep_counts, KEEP_SIZE=keep_size, KEEP_CHILD=keep_child,
         SUB_INDPTR=sub_indptr, SUB_INDICES=sub_indices,
         KEEP_OUT_INDPTR=keep_out_indptr, KEEP_OUT_ROLL=keep_out_roll, KEEP_OUT_PROB=keep_out_prob,
@@ -206,6 +225,8 @@ def compile_rules(rules: RuleSet) -> RuleTables:
         yahtzee_bonus=rules.yahtzee_bonus.amount if rules.yahtzee_bonus else 0,
         yahtzee_cat=rules.index_of(rules.yahtzee_category) if rules.uses_yahtzee_box else -1,
         joker_mode=JOKER_MODES[rules.joker.mode],
+        flag_box=rules.index_of(flag_key) if flag_key is not None else -1,
+        in_order=rules.order == "in_order",
     )
     object.__setattr__(tables, "_roll_lookup",
                        {tuple(int(d) for d in roll_dice[r]): r for r in range(n_rolls)})
@@ -221,9 +242,11 @@ def compile_rules(rules: RuleSet) -> RuleTables:
 def _digest(t: RuleTables) -> str:
     """Hash of everything that determines the game: the cache key of a solved strategy."""
     h = hashlib.sha256(f"tables-v{TABLES_FORMAT}".encode())
-    for name in ("SCORE", "JOKER_SCORE", "COUNTS_UPPER", "IS_LOWER", "UPPER_BOX_OF_FACE"):
+    for name in ("SCORE", "JOKER_SCORE", "COUNTS_UPPER", "IS_LOWER", "UPPER_BOX_OF_FACE",
+                 "FIRST_BONUS", "ONLY_AFTER"):
         arr = np.ascontiguousarray(getattr(t, name))
         h.update(name.encode() + str(arr.shape).encode() + arr.tobytes())
     h.update(repr((t.n_dice, t.n_faces, t.n_rolls_per_turn, t.upper_threshold, t.upper_bonus,
-                   t.yahtzee_bonus, t.yahtzee_cat, t.joker_mode)).encode())
+                   t.yahtzee_bonus, t.yahtzee_cat, t.joker_mode, t.flag_box,
+                   t.in_order)).encode())
     return h.hexdigest()

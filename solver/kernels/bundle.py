@@ -44,8 +44,13 @@ class Game(NamedTuple):
     yahtzee_bonus: int
     ybox: int  # the Yahtzee box (bonus and Joker), -1 if none
     joker_mode: int  # JOKER_NONE, JOKER_FREE or JOKER_FORCED
-    n_flags: int  # 2 when the state carries "the Yahtzee box holds its full value"
-    max_points: int  # the most points any box gives any roll (Joker included)
+    n_flags: int  # 2 when the state carries "the flag box holds a non-zero score"
+    max_points: int  # the most points any box gives any roll (Joker, first-roll bonus included)
+    FIRST_BONUS: np.ndarray  # int32 [box]: extra points for a score above 0 from a first roll
+    ONLY_AFTER: np.ndarray  # int8 [box]: 1 if the box scores only with the flag raised
+    flag_box: int  # the box whose non-zero score raises the flag, -1 if none
+    in_order: int  # 1: the only box a turn may fill is the first open one
+    first_roll_bonus: int  # 1 when some box pays a first-roll bonus (and a turn has re-rolls)
 
 
 class Layout(NamedTuple):

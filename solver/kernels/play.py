@@ -39,7 +39,8 @@ def choose_box(K, L, VAL, mask, flag, u, r):
     for c in range(K.SCORE.shape[1]):
         if not may_fill(K, mask, c, only_box, lower_only):
             continue
-        _p, gained, nm, nf, nu_, _m, _w, _j = end_turn(K, mask, flag, u, r, c, use_joker, extra)
+        _p, gained, nm, nf, nu_, _m, _w, _j = end_turn(K, mask, flag, u, r, c, use_joker, extra,
+                                                       False)
         val = gained + VAL[store_index(L, nm, nf, nu_)]
         if val > best_val:
             best_val = val
@@ -66,6 +67,7 @@ def play_turn(K, L, VAL, G, games, state_of_game, S, CHOICE, DRAWS):
     """
     n_faces = K.KEEP_COUNTS.shape[1]
     n_dice = K.n_dice
+    n_keep = K.KEEP_COUNTS.shape[0]
     # Arrays written inside a prange loop are taken out of the bundle first: numba (0.68)
     # loses stores made through a named tuple's field inside a parallel loop.
     MASK, FLAG, UPPER, SCORE, BOX_SCORE, EVENTS = G
@@ -75,8 +77,12 @@ def play_turn(K, L, VAL, G, games, state_of_game, S, CHOICE, DRAWS):
         counts = np.zeros(n_faces, dtype=np.int64)
         for d in range(n_dice):
             counts[DRAWS[g, 0, d]] += 1
+        served = -1  # the box when the first roll is kept to claim its first-roll bonus
         for left in range(K.rolls - 1, 0, -1):
             k = CHOICE[st, left - 1, _roll_of(counts, n_dice, K.KEY_SORTED, K.KEY_INDEX)]
+            if k >= n_keep:
+                served = k - n_keep
+                break
             n_kept = 0
             for v in range(n_faces):
                 counts[v] = K.KEEP_COUNTS[k, v]
@@ -85,9 +91,13 @@ def play_turn(K, L, VAL, G, games, state_of_game, S, CHOICE, DRAWS):
                 counts[DRAWS[g, K.rolls - left, d]] += 1
         r = _roll_of(counts, n_dice, K.KEY_SORTED, K.KEY_INDEX)
         m, f, u = S.MASK[st], S.FLAG[st], S.UPPER[st]
-        c, use_joker, extra = choose_box(K, L, VAL, m, f, u, r)
+        if served >= 0:
+            c = served
+            _o, _l, use_joker, extra = box_verdict(K, m, r)
+        else:
+            c, use_joker, extra = choose_box(K, L, VAL, m, f, u, r)
         pts, gained, nm, nf, _nu, made, won, joker = end_turn(K, m, f, u, r, c, use_joker,
-                                                              extra)
+                                                              extra, served >= 0)
         BOX_SCORE[g, c] = pts
         EVENTS[g, EVENT_UPPER_BONUS] += made
         EVENTS[g, EVENT_YAHTZEE_BONUS] += won
@@ -101,19 +111,24 @@ def play_turn(K, L, VAL, G, games, state_of_game, S, CHOICE, DRAWS):
 
 @kernel(inline="always")
 def final_roll_distribution(K, CHOICE, st, P, Q):
-    """P[r]: probability that a turn played by CHOICE[st] ends on roll r (Q is scratch)."""
+    """P[r]: probability that a turn played by CHOICE[st] ends on final roll r, and
+    Q[n_keep + r] that it stops at first roll r to claim a first-roll bonus (Q: n_keep +
+    n_roll entries, the first n_keep scratch)."""
     n_roll = K.SCORE.shape[0]
+    n_keep = K.KEEP_CHILD.shape[0]
     for r in range(n_roll):
         P[r] = K.ROLL_PROB[r]
+        Q[n_keep + r] = 0.0
     for left in range(K.rolls - 1, 0, -1):
-        for k in range(Q.shape[0]):
+        for k in range(n_keep):
             Q[k] = 0.0
         for r in range(n_roll):
             if P[r] > 0.0:
-                Q[CHOICE[st, left - 1, r]] += P[r]
+                k = CHOICE[st, left - 1, r]
+                Q[n_keep + r if k >= n_keep else k] += P[r]
         for r in range(n_roll):
             P[r] = 0.0
-        for k in range(Q.shape[0]):
+        for k in range(n_keep):
             q = Q[k]
             if q > 0.0:
                 for e in range(K.KEEP_OUT_INDPTR[k], K.KEEP_OUT_INDPTR[k + 1]):
@@ -135,20 +150,26 @@ def policy_forward(K, L, VAL, S, PI_S, CHOICE, PI_NEXT, next_base, BOX_STATS, EV
     n_state = S.MASK.shape[0]
     for t in prange(n_threads):
         P = np.empty(n_roll)
-        Q = np.empty(n_keep)
+        Q = np.empty(n_keep + n_roll)
         for i in range(t, n_state, n_threads):
             w = PI_S[i]
             if w == 0.0:
                 continue
             m, f, u = S.MASK[i], S.FLAG[i], S.UPPER[i]
             final_roll_distribution(K, CHOICE, i, P, Q)
-            for r in range(n_roll):
-                p = P[r]
+            for e in range(2 * n_roll):
+                first = e >= n_roll  # stopped at the first roll for a first-roll bonus
+                r = e - n_roll if first else e
+                p = Q[n_keep + r] if first else P[r]
                 if p == 0.0:
                     continue
-                c, use_joker, extra = choose_box(K, L, VAL, m, f, u, r)
+                if first:
+                    c = CHOICE[i, K.rolls - 2, r] - n_keep
+                    _o, _l, use_joker, extra = box_verdict(K, m, r)
+                else:
+                    c, use_joker, extra = choose_box(K, L, VAL, m, f, u, r)
                 pts, _g, nm, nf, nu_, made, won, joker = end_turn(K, m, f, u, r, c, use_joker,
-                                                                  extra)
+                                                                  extra, first)
                 wp = w * p
                 PI_NEXT[t, store_index(L, nm, nf, nu_) - next_base] += wp
                 BOX_STATS[t, 0, c] += wp * pts

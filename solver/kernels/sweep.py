@@ -34,6 +34,8 @@ from .turn import (
     best_subkeep_arg,
     final_rolls,
     final_rolls_target,
+    first_roll_moves,
+    first_roll_moves_target,
     follow_choice,
     keep_average,
     turn_outcomes,
@@ -120,8 +122,31 @@ def _outcomes(K, L, R, b0, b1, CH, BOX, s_p, n_keep, cols, OUT, acc, touched, ta
               gain_of):
     if OUT is None:
         return
-    turn_outcomes(K, L, R, b0, b1, CH, BOX, s_p[: n_keep * cols].reshape((n_keep, cols)), OUT,
+    n_rows = n_keep + K.SCORE.shape[0]
+    turn_outcomes(K, L, R, b0, b1, CH, BOX, s_p[: n_rows * cols].reshape((n_rows, cols)), OUT,
                   acc, touched, target_of, gain_of)
+
+
+@kernel
+def _first_roll(K, L, VAL, M1, M2, NEEDS, R, b0, b1, KV, SBOX, A1, A2, ARG):
+    """Add stopping at the first roll to claim a first-roll bonus to the first-roll values;
+    where that is the choice, ARG holds n_keep + the box."""
+    n_keep = KV.shape[0]
+    off = 0
+    for i in range(b0, b1):
+        if NEEDS is None:
+            first_roll_moves(K, L, VAL, M1, M2, R.MASK[i], R.FLAG[i], R.U0[i], R.NU[i], off, KV,
+                             SBOX, A1, A2)
+        else:
+            first_roll_moves_target(K, L, NEEDS, VAL, R.MASK[i], R.FLAG[i], R.U0[i],
+                                    NEEDS.NEED0[i], R.NU[i], off, KV)
+        off += R.NU[i]
+    if ARG is not None:
+        n_cat = K.SCORE.shape[1]
+        for r in range(K.SCORE.shape[0]):
+            for j in range(off):
+                if SBOX[r, j] < n_cat:
+                    ARG[r, j] = n_keep + SBOX[r, j]
 
 
 @kernel
@@ -161,10 +186,12 @@ def _sweep(K, L, R, batch_ptr, VAL, STORE, M1, M2, CHOICE, OUT, NEEDS, batch_col
         s_box = _either(M2, OUT, (n_roll + 1) * batch_cols, np.int32)
         s_arg = np.empty(n_keep * batch_cols if need_arg else 0, dtype=np.int32)
         s_ch = _scratch(OUT, max(1, K.rolls - 1) * n_roll * batch_cols, np.int32)
-        s_p = _scratch(OUT, n_keep * batch_cols, np.float64)
+        s_p = _scratch(OUT, (n_keep + n_roll) * batch_cols, np.float64)
+        served = K.first_roll_bonus == 1
+        s_sbox = np.empty(n_roll * batch_cols if served and need_arg else 0, dtype=np.int32)
         acc = np.empty(batch_cols)
         o_acc = np.zeros(n_keys if OUT is not None else 0)
-        o_touched = np.empty(n_roll, dtype=np.int64)
+        o_touched = np.empty(2 * n_roll, dtype=np.int64)
         o_target = np.empty(n_keys if OUT is not None else 0, dtype=np.int64)
         o_gain = np.empty(n_keys if OUT is not None else 0, dtype=np.int64)
         for b in range(t, n_batches, n_threads):
@@ -192,15 +219,21 @@ def _sweep(K, L, R, batch_ptr, VAL, STORE, M1, M2, CHOICE, OUT, NEEDS, batch_col
                 keep_average(KV, cols, n_roll, K.n_faces, K.KEEP_CHILD)
                 average_if(A1, cols, n_roll, K.n_faces, K.KEEP_CHILD)
                 average_if(A2, cols, n_roll, K.n_faces, K.KEEP_CHILD)
+                first = served and left == K.rolls - 1
                 if need_arg:
                     ARG = s_arg[: n_keep * cols].reshape((n_keep, cols))
                     best_subkeep_arg(KV, ARG, cols, K.SUB_INDPTR, K.SUB_INDICES)
                     follow_choice(A1, ARG, n_roll, cols)
                     follow_choice(A2, ARG, n_roll, cols)
+                    if first:
+                        _first_roll(K, L, VAL, M1, M2, NEEDS, R, b0, b1, KV,
+                                    s_sbox[: n_roll * cols].reshape((n_roll, cols)), A1, A2, ARG)
                     _record_choice(CHOICE, ARG, R, b0, b1, left, n_roll)
                     _record_stage(CH, ARG, left, n_roll, cols)
                 else:
                     best_subkeep(KV, cols, K.SUB_INDPTR, K.SUB_INDICES)
+                    if first:
+                        _first_roll(K, L, VAL, M1, M2, NEEDS, R, b0, b1, KV, None, A1, A2, None)
             _outcomes(K, L, R, b0, b1, CH, BOX, s_p, n_keep, cols, OUT, o_acc, o_touched,
                       o_target, o_gain)
             _expect_and_store(KV, cols, K.ROLL_PROB, STORE, R, b0, b1, acc)

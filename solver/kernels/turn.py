@@ -59,23 +59,36 @@ def box_verdict(K, mask, r):
 
 
 @kernel(inline="always")
+def is_open(K, mask, c):
+    """Whether a turn may fill box c in box set `mask`: it is open, and with the boxes filled
+    in card order, it is the first open one."""
+    below = (1 << c) - 1
+    return ((mask >> c) & 1) == 0 and (K.in_order == 0 or (mask & below) == below)
+
+
+@kernel(inline="always")
 def may_fill(K, mask, c, only_box, lower_only):
-    """Whether box c is open in `mask` and allowed by `box_verdict`'s verdict."""
-    return (((mask >> c) & 1) == 0 and (only_box < 0 or c == only_box)
+    """Whether box c may be filled in `mask` under `box_verdict`'s verdict."""
+    return (is_open(K, mask, c) and (only_box < 0 or c == only_box)
             and (not lower_only or K.IS_LOWER[c] == 1))
 
 
 @kernel(inline="always")
-def box_move(K, mask, flag, r, c, use_joker, extra):
-    """The part of `end_turn` that does not depend on the upper total.
+def box_move(K, mask, flag, r, c, use_joker, extra, first):
+    """The part of `end_turn` that does not depend on the upper total; `first`: the roll is
+    the turn's first (a score above zero earns the box's first-roll bonus).
 
     Returns (points, points with the Yahtzee bonus, next mask, next flag, counts toward the
     upper bonus, Yahtzee bonus won).
     """
     pts = K.JOKER_SCORE[r, c] if use_joker else K.SCORE[r, c]
-    won = extra and flag == 1
+    if K.ONLY_AFTER[c] == 1 and flag == 0:  # waits for the flag box's non-zero score
+        pts = 0
+    if first and pts > 0:
+        pts += K.FIRST_BONUS[c]
+    won = extra and flag == 1 and K.yahtzee_bonus > 0
     imm = pts + (K.yahtzee_bonus if won else 0)
-    next_flag = 1 if (c == K.ybox and pts > 0 and K.n_flags == 2) else flag
+    next_flag = 1 if (c == K.flag_box and pts > 0) else flag
     return pts, imm, mask | (1 << c), next_flag, K.COUNTS_UPPER[c] == 1, won
 
 
@@ -90,14 +103,15 @@ def upper_step(T, upper_bonus, u, pts, counted):
 
 
 @kernel(inline="always")
-def end_turn(K, mask, flag, u, r, c, use_joker, extra):
-    """The transition: scoring final roll r in box c from state (mask, flag, u).
+def end_turn(K, mask, flag, u, r, c, use_joker, extra, first):
+    """The transition: scoring roll r in box c from state (mask, flag, u); `first`: r is the
+    turn's first roll, kept whole to claim a first-roll bonus.
 
     Returns (points in the box, points gained this turn with every bonus, next mask, next flag,
     next upper total, upper bonus made, Yahtzee bonus won, Joker used).
     """
     pts, imm, next_mask, next_flag, counted, won = box_move(K, mask, flag, r, c, use_joker,
-                                                           extra)
+                                                           extra, first)
     next_u, bonus = upper_step(K.threshold, K.upper_bonus, u, pts, counted)
     joker = use_joker and K.JOKER_SCORE[r, c] != K.SCORE[r, c]
     return pts, imm + bonus, next_mask, next_flag, next_u, bonus > 0, won, joker
@@ -207,7 +221,7 @@ def final_rolls(K, L, VAL, M1, M2, mask, flag, u0, nu, off, KV, BOX, A1, A2):
         if BOX is not None:
             BOX[z, off + j] = n_cat
     for c in range(n_cat):
-        if (mask >> c) & 1:
+        if not is_open(K, mask, c):
             continue
         nm = mask | (1 << c)
         relax(KV, BOX, A1, A2, z, off, u0, nu, c, 0, 0, False, L.OFFSET[nm, flag], L.U0[nm], VAL,
@@ -225,12 +239,14 @@ def final_rolls(K, L, VAL, M1, M2, mask, flag, u0, nu, off, KV, BOX, A1, A2):
                 A2[r, off + j] = A2[z, off + j]
     for c in range(n_cat):
         start = K.POS_INDPTR[c]
-        if (mask >> c) & 1 or start == K.POS_INDPTR[c + 1]:
+        if not is_open(K, mask, c) or start == K.POS_INDPTR[c + 1]:
+            continue
+        if K.ONLY_AFTER[c] == 1 and flag == 0:  # scores nothing yet: the zero move covers it
             continue
         # For an ordinary roll scoring > 0, the move depends on the roll only through its
         # points: the next state is the same for all of them.
         _p, _i, nm, nf, counted, _won = box_move(K, mask, flag, K.POS_ROLL[start], c, False,
-                                                 False)
+                                                 False, False)
         next_row = L.OFFSET[nm, nf]
         next_u0 = L.U0[nm]
         for i in range(start, K.POS_INDPTR[c + 1]):
@@ -253,9 +269,56 @@ def final_rolls(K, L, VAL, M1, M2, mask, flag, u0, nu, off, KV, BOX, A1, A2):
         for c in range(n_cat):
             if not may_fill(K, mask, c, only_box, lower_only):
                 continue
-            pts, imm, nm, nf, counted, _won = box_move(K, mask, flag, r, c, use_joker, extra)
+            pts, imm, nm, nf, counted, _won = box_move(K, mask, flag, r, c, use_joker, extra,
+                                                       False)
             relax(KV, BOX, A1, A2, r, off, u0, nu, c, pts, imm, counted, L.OFFSET[nm, nf],
                   L.U0[nm], VAL, M1, M2, T, ub)
+
+
+@kernel
+def first_roll_moves(K, L, VAL, M1, M2, mask, flag, u0, nu, off, KV, SBOX, A1, A2):
+    """Offer, to the first-roll values KV[r, off + j] (the best keep, one column per upper
+    total u0 + j), stopping at once to fill a box that pays a first-roll bonus. With SBOX, a
+    column whose best move this is records the box (else n_cat); A1/A2 follow as in
+    `final_rolls`. On a tie with a keep, stopping wins.
+    """
+    n_roll, n_cat = K.SCORE.shape
+    if SBOX is not None:
+        for r in range(n_roll):
+            for j in range(nu):
+                SBOX[r, off + j] = n_cat
+    for c in range(n_cat):
+        if K.FIRST_BONUS[c] == 0 or not is_open(K, mask, c):
+            continue
+        for r in range(n_roll):
+            only_box, lower_only, use_joker, extra = box_verdict(K, mask, r)
+            if not may_fill(K, mask, c, only_box, lower_only):
+                continue
+            pts, imm, nm, nf, counted, _won = box_move(K, mask, flag, r, c, use_joker, extra,
+                                                       True)
+            if pts == 0:
+                continue
+            relax(KV, SBOX, A1, A2, r, off, u0, nu, c, pts, imm, counted, L.OFFSET[nm, nf],
+                  L.U0[nm], VAL, M1, M2, K.threshold, K.upper_bonus)
+
+
+@kernel
+def first_roll_moves_target(K, L, N, VAL, mask, flag, u, n0, nn, off, KV):
+    """`first_roll_moves` for target play: chances of reaching the need instead of values."""
+    n_roll, n_cat = K.SCORE.shape
+    for c in range(n_cat):
+        if K.FIRST_BONUS[c] == 0 or not is_open(K, mask, c):
+            continue
+        for r in range(n_roll):
+            only_box, lower_only, use_joker, extra = box_verdict(K, mask, r)
+            if not may_fill(K, mask, c, only_box, lower_only):
+                continue
+            pts, gained, nm, nf, nu_, _m, _w, _j = end_turn(K, mask, flag, u, r, c, use_joker,
+                                                           extra, True)
+            if pts == 0:
+                continue
+            relax_need(KV, r, off, n0, nn, gained, VAL,
+                       (store_index(L, nm, nf, nu_) - N.next_base) * N.n_need)
 
 
 @kernel(inline="always")
@@ -287,7 +350,7 @@ def final_rolls_target(K, L, N, VAL, mask, flag, u, n0, nn, off, KV):
     for j in range(nn):
         KV[z, off + j] = 0.0
     for c in range(n_cat):
-        if (mask >> c) & 1:
+        if not is_open(K, mask, c):
             continue
         nm = mask | (1 << c)
         relax_need(KV, z, off, n0, nn, 0,
@@ -299,13 +362,16 @@ def final_rolls_target(K, L, N, VAL, mask, flag, u, n0, nn, off, KV):
             KV[r, off + j] = KV[z, off + j]
     for c in range(n_cat):
         start = K.POS_INDPTR[c]
-        if (mask >> c) & 1 or start == K.POS_INDPTR[c + 1]:
+        if not is_open(K, mask, c) or start == K.POS_INDPTR[c + 1]:
+            continue
+        if K.ONLY_AFTER[c] == 1 and flag == 0:
             continue
         for i in range(start, K.POS_INDPTR[c + 1]):
             r = K.POS_ROLL[i]
             if ybox_filled and K.YAHTZEE_FACE[r] >= 0:
                 continue
-            _p, gained, nm, nf, nu_, _m, _w, _j = end_turn(K, mask, flag, u, r, c, False, False)
+            _p, gained, nm, nf, nu_, _m, _w, _j = end_turn(K, mask, flag, u, r, c, False, False,
+                                                           False)
             relax_need(KV, r, off, n0, nn, gained, VAL,
                        (store_index(L, nm, nf, nu_) - N.next_base) * N.n_need)
     if not ybox_filled:
@@ -320,7 +386,7 @@ def final_rolls_target(K, L, N, VAL, mask, flag, u, n0, nn, off, KV):
             if not may_fill(K, mask, c, only_box, lower_only):
                 continue
             _p, gained, nm, nf, nu_, _m, _w, _j = end_turn(K, mask, flag, u, r, c, use_joker,
-                                                           extra)
+                                                           extra, False)
             relax_need(KV, r, off, n0, nn, gained, VAL,
                        (store_index(L, nm, nf, nu_) - N.next_base) * N.n_need)
 
@@ -439,7 +505,9 @@ def turn_outcomes(K, L, R, b0, b1, CH, BOX, P, OUT, acc, touched, target_of, gai
     roll moves to the keep chosen from it, and the free dice are thrown one at a time (a keep's
     mass goes to each of its children, one more die, in equal parts) back up to whole rolls.
     Moves are then grouped by (box, points, Yahtzee bonus won), which fixes the next state and
-    the gain. P, acc, touched, target_of and gain_of are scratch.
+    the gain. A first roll kept to claim a first-roll bonus (CH >= n_keep: n_keep + box) stops
+    there: its mass waits in P[n_keep + r]. P (n_keep + n_roll rows), acc, touched,
+    target_of and gain_of are scratch.
     """
     n_roll = K.SCORE.shape[0]
     n_keep = K.KEEP_CHILD.shape[0]
@@ -451,6 +519,7 @@ def turn_outcomes(K, L, R, b0, b1, CH, BOX, P, OUT, acc, touched, target_of, gai
         p = K.ROLL_PROB[r]
         for j in range(cols):
             P[r, j] = p
+            P[n_keep + r, j] = 0.0
     for left in range(K.rolls - 1, 0, -1):
         for k in range(n_roll, n_keep):
             for j in range(cols):
@@ -458,7 +527,10 @@ def turn_outcomes(K, L, R, b0, b1, CH, BOX, P, OUT, acc, touched, target_of, gai
         for j in range(cols):
             for r in range(n_roll):
                 k = CH[left - 1, r, j]
-                if k != r:
+                if k >= n_keep:
+                    P[n_keep + r, j] = P[r, j]
+                    P[r, j] = 0.0
+                elif k != r:
                     P[k, j] += P[r, j]
                     P[r, j] = 0.0
         for k in range(n_keep - 1, n_roll - 1, -1):
@@ -474,14 +546,16 @@ def turn_outcomes(K, L, R, b0, b1, CH, BOX, P, OUT, acc, touched, target_of, gai
             col = off + j
             u = R.U0[i] + j
             count = 0
-            for r in range(n_roll):
-                p = P[r, col]
+            for e in range(2 * n_roll):
+                first = e >= n_roll
+                r = e - n_roll if first else e
+                p = P[n_keep + r, col] if first else P[r, col]
                 if p == 0.0:
                     continue
-                c = BOX[r, col]
+                c = CH[K.rolls - 2, r, col] - n_keep if first else BOX[r, col]
                 _o, _l, use_joker, extra = box_verdict(K, mask, r)
                 pts, gained, nm, nf, nu_, _m, won, _j = end_turn(K, mask, flag, u, r, c,
-                                                                 use_joker, extra)
+                                                                 use_joker, extra, first)
                 key = (c * 2 + (1 if won else 0)) * width + pts
                 if acc[key] == 0.0:
                     touched[count] = key
