@@ -284,6 +284,9 @@ def score_cmd(
     filled: FilledOpt = None,
     upper_total: UpperTotalOpt = None,
     card: CardOpt = None,
+    first_roll: Annotated[bool, typer.Option(
+        "--first-roll", help="The dice are the turn's first roll (boxes with a first-roll "
+        "bonus, as in Generala, score it).")] = False,
     as_json: JsonOpt = False,
 ) -> None:
     """Score a roll in every open box, best first, or in one box.
@@ -306,7 +309,7 @@ def score_cmd(
     pos = parse_filled(filled if filled is not None else sc.filled, t,
                        upper_total if upper_total is not None else sc.upper_total,
                        origin=sc.origin if filled is None else None)
-    choices = box_choices(t, roll, pos)
+    choices = box_choices(t, roll, pos, first_roll and t.n_rolls_per_turn > 1)
     if category is not None:
         check_open_box(t, pos, category)
         choices = [c for c in choices if c.key == category]

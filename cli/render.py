@@ -70,6 +70,8 @@ def pattern_text(p) -> str:
     if isinstance(p, StraightPattern):
         if p.length is not None:
             return f"run of {p.length}"
+        if p.any_of is not None:
+            return "faces " + " or ".join("-".join(map(str, fs)) for fs in p.any_of)
         return "faces " + "-".join(map(str, p.faces))
     return p.kind.replace("_", " ")
 
@@ -84,9 +86,13 @@ def rules_text(rules: RuleSet) -> str:
         out += textwrap.wrap(rules.description, 96, initial_indent="  ", subsequent_indent="  ")
     if rules.source:
         out.append(f"  source: {rules.source}")
-    rows = [[c.key, c.name, c.section, pattern_text(c.pattern), score_text(c.score)]
+    rows = [[c.key, c.name, c.section, pattern_text(c.pattern), score_text(c.score)
+             + (f" (+{c.first_roll_bonus} on the first roll)" if c.first_roll_bonus else "")
+             + (f" (only once {c.only_after} is non-zero)" if c.only_after else "")]
             for c in rules.categories]
     out += ["", _table(["key", "name", "section", "pattern", "score"], rows), ""]
+    if rules.order == "in_order":
+        out.append("order:         boxes are filled in card order, one per turn")
     ub = rules.upper_bonus
     out.append(f"upper bonus:   {ub.amount} when {', '.join(rules.bonus_categories)} total "
                f"{ub.threshold} or more" if ub else "upper bonus:   none")
@@ -119,7 +125,8 @@ def score_table_text(t: RuleTables) -> str:
 
 def choice_json(c) -> dict:
     return {"category": c.key, "name": c.name, "score": c.points, "yahtzee_bonus": c.yahtzee_bonus,
-            "upper_bonus": c.upper_bonus, "total": c.total, "legal": c.legal, "joker": c.joker}
+            "upper_bonus": c.upper_bonus, "total": c.total, "legal": c.legal, "joker": c.joker,
+            "first_roll_bonus": c.first_roll_bonus}
 
 
 def choices_text(t: RuleTables, roll: int, choices) -> str:
@@ -132,8 +139,12 @@ def choices_text(t: RuleTables, roll: int, choices) -> str:
             notes.append(f"+{c.yahtzee_bonus} Yahtzee bonus")
         if c.upper_bonus:
             notes.append(f"+{c.upper_bonus} upper bonus")
+        if c.first_roll_bonus:
+            notes.append(f"includes +{c.first_roll_bonus} for the first roll")
         if not c.legal:
-            notes.append("not allowed (forced Joker)")
+            in_order = t.in_order and not (t.joker_mode and t.YAHTZEE_FACE[roll] >= 0)
+            notes.append("not allowed (boxes in card order)" if in_order
+                         else "not allowed (forced Joker)")
         rows.append([c.key, c.name, str(c.points), "; ".join(notes)])
     dice = " ".join(map(str, t.ROLL_DICE[roll]))
     return f"{t.rules.name}: {dice}\n" + _table(["box", "name", "score", "notes"], rows, right={2})

@@ -7,7 +7,8 @@ brute-force search on small games.
 
 Tie-break, shared with the simulator: among equally good keeps the one with more dice wins,
 then the lower keep index (sorted dice, lexicographically); among equally good boxes the first
-in card order.
+in card order; after the first roll, stopping to claim a first-roll bonus beats an equally
+good keep.
 """
 
 from __future__ import annotations
@@ -38,6 +39,8 @@ class Action:
             extra = "".join(f" +{b} {what}" for b, what in (
                 (self.box.yahtzee_bonus, "Yahtzee bonus"), (self.box.upper_bonus, "upper bonus"))
                 if b)
+            if self.box.first_roll_bonus:
+                extra = f" (first roll: +{self.box.first_roll_bonus}){extra}"
             where = self.box.name if box_name else self.box.key
             return f"score {self.box.points} in {where}{extra}"
         if not self.reroll:
@@ -64,11 +67,22 @@ class Advice:
         return self.actions[0] if self.actions else None
 
 
-def box_values(solution: Solution, pos: Position, roll: int) -> list[tuple[BoxChoice, float]]:
-    """Every legal open box for a final roll, with its value (points now + expected after)."""
+def box_values(solution: Solution, pos: Position, roll: int,
+               first: bool = False) -> list[tuple[BoxChoice, float]]:
+    """Every legal open box for a final roll (with `first`: for the turn's first roll, kept to
+    claim a first-roll bonus), with its value (points now + expected after)."""
     return [(choice, choice.total + solution.value(pos.mask | (1 << choice.box),
                                                    choice.upper_after, choice.flag_after))
-            for choice in box_choices(solution.tables, roll, pos) if choice.legal]
+            for choice in box_choices(solution.tables, roll, pos, first) if choice.legal]
+
+
+def first_roll_stops(t: RuleTables, final_value, pos: Position,
+                     roll: int) -> list[tuple[BoxChoice, float]]:
+    """The boxes the first roll may be scored in for their first-roll bonus, with values
+    (none in games without such a bonus)."""
+    if not t.has_first_roll_bonus:
+        return []
+    return [(c, v) for c, v in final_value(pos, roll, True) if c.first_roll_bonus > 0]
 
 
 @dataclass(frozen=True)
@@ -83,10 +97,11 @@ class TurnTables:
 def turn_tables(solution: Solution, pos: Position, final_value=None) -> TurnTables:
     """The turn recursion for one state: final rolls, then keeps and rolls, stage by stage.
 
-    `final_value(pos, roll)` gives (box, value) pairs of a final roll (default: `box_values`).
+    `final_value(pos, roll, first)` gives (box, value) pairs of a final roll, or with `first`
+    of the first roll kept to claim a first-roll bonus (default: `box_values`).
     """
     t = solution.tables
-    final_value = final_value or (lambda p, r: box_values(solution, p, r))
+    final_value = final_value or (lambda p, r, first=False: box_values(solution, p, r, first))
     final = np.array([max(v for _, v in final_value(pos, r)) for r in range(t.n_rolls)])
     rolls = [final]
     keeps: list[np.ndarray | None] = [None]
@@ -94,6 +109,12 @@ def turn_tables(solution: Solution, pos: Position, final_value=None) -> TurnTabl
         ek = keep_average(t, rolls[-1])
         keeps.append(ek)
         rolls.append(best_subkeep(t, ek)[: t.n_rolls])
+    if t.has_first_roll_bonus:  # the first roll may also stop to claim a first-roll bonus
+        first = rolls[-1].copy()
+        for r in range(t.n_rolls):
+            for _c, v in first_roll_stops(t, final_value, pos, r):
+                first[r] = max(first[r], v)
+        rolls[-1] = first
     start = float(t.ROLL_PROB @ rolls[-1])
     return TurnTables(rolls, keeps, start)
 
@@ -196,10 +217,10 @@ def advise_target(table, pos: Position, dice: tuple[int, ...] | None, rolls_left
     solution = table.solution
     check_target(solution.tables, pos, banked, target)
 
-    def chance(p: Position, roll: int) -> list[tuple[BoxChoice, float]]:
+    def chance(p: Position, roll: int, first: bool = False) -> list[tuple[BoxChoice, float]]:
         return [(c, table.chance(p.mask | (1 << c.box), c.upper_after, c.flag_after,
                                  target - banked - c.total))
-                for c in box_choices(solution.tables, roll, p) if c.legal]
+                for c in box_choices(solution.tables, roll, p, first) if c.legal]
 
     return _ranked(solution, pos, dice, rolls_left, banked, target, chance)
 
@@ -209,7 +230,7 @@ def _ranked(solution: Solution, pos: Position, dice, rolls_left, banked, target,
     t = solution.tables
     check_rolls_left(t, dice, rolls_left)
     tables = turn_tables(solution, pos, final_value)
-    final_value = final_value or (lambda p, r: box_values(solution, p, r))
+    final_value = final_value or (lambda p, r, first=False: box_values(solution, p, r, first))
     if dice is None:
         return Advice(tables.start_value, [], banked, target)
     roll = t.roll_index(dice)
@@ -226,5 +247,9 @@ def _ranked(solution: Solution, pos: Position, dice, rolls_left, banked, target,
             for d in kept:
                 rest.remove(d)
             actions.append(Action("keep", float(ek[k]), keep=kept, reroll=tuple(rest)))
-        actions.sort(key=lambda a: -a.value)  # stable: more dice, then lower index, first
+        if rolls_left == t.n_rolls_per_turn - 1:
+            actions[:0] = [Action("score", value, box=choice)
+                           for choice, value in first_roll_stops(t, final_value, pos, roll)]
+        # Stable: first-roll stops (card order), then keeps with more dice, lower index.
+        actions.sort(key=lambda a: -a.value)
     return Advice(tables.start_value, actions, banked, target)

@@ -201,6 +201,13 @@ class Game:
 
     # ------------------------------------------------------------ options
 
+    @property
+    def first_roll(self) -> bool:
+        """The dice showing are the turn's first roll, with re-rolls still to come (scoring
+        them now earns a first-roll bonus)."""
+        rolls = self.tables.n_rolls_per_turn
+        return rolls > 1 and self.rolls_left == rolls - 1
+
     def options(self) -> list[Option]:
         """Every move open now, best first (keeps, then scoring now; ties in the advisor's
         order: more dice kept, then card order)."""
@@ -209,7 +216,8 @@ class Game:
         t = self.tables
         pos = self.position
         roll = t.roll_index(self.dice)
-        boxes = [Option("score", v, box=c) for c, v in box_values(self.solution, pos, roll)]
+        boxes = [Option("score", v, box=c)
+                 for c, v in box_values(self.solution, pos, roll, self.first_roll)]
         order = {key: i for i, key in enumerate(t.rules.keys)}
         boxes.sort(key=lambda o: (-o.value, order[o.box.key]))
         if self.rolls_left == 0:
@@ -222,8 +230,11 @@ class Game:
                 rest.remove(d)
             keeps.append(Option("keep", float(ek[k]), keep=kept, reroll=tuple(rest)))
         keeps.sort(key=lambda o: -o.value)  # stable: the advisor's order among equals
-        # Scoring now equals keeping all and never rolling again: never better than a keep.
-        return keeps + sorted(boxes, key=lambda o: -o.value)
+        # Scoring now equals keeping all and never rolling again, so it never beats a keep;
+        # but a first-roll bonus can, and claiming it wins a tie (as in the advisor).
+        stops = [o for o in boxes if o.box.first_roll_bonus]
+        rest = [o for o in boxes if not o.box.first_roll_bonus]
+        return sorted(stops + keeps, key=lambda o: -o.value) + rest
 
     def judge(self, move: dict) -> tuple[Option, Option]:
         """(the option a move takes, the best option), without playing it."""
@@ -281,7 +292,8 @@ class Game:
         chosen, best = self.judge({"score": key})
         decision = Decision(self.turn, self.dice, self.rolls_left, chosen, best, self.banked)
         t = self.tables
-        self.position, choice = self.position.after(t, t.roll_index(self.dice), key)
+        self.position, choice = self.position.after(t, t.roll_index(self.dice), key,
+                                                    self.first_roll)
         self.bonus_points += choice.yahtzee_bonus
         self.log.append(decision)
         self.moves.append({"score": key})
@@ -395,7 +407,8 @@ class Game:
         if self.dice is not None and not self.over:
             t = self.tables
             out["box_scores"] = {c.key: {"points": c.total, "legal": c.legal}
-                                 for c in box_choices(t, t.roll_index(self.dice), self.position)}
+                                 for c in box_choices(t, t.roll_index(self.dice), self.position,
+                                                      self.first_roll)}
         if with_options:
             out["options"] = [dict(o.as_json(best, self.banked),
                                    tie=abs(o.value - best) <= TIE and i > 0)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
-from naive import NaiveTarget, naive_distribution, naive_target
+from naive import NaiveTarget, naive_distribution, naive_solve, naive_target
 from test_solver import small_rule_sets
 from yz.rules import InputError, compile_rules, load_rules
 from yz.rules.models import RuleSet
@@ -13,6 +13,7 @@ from yz.rules.position import Position
 from yz.solver import exact_moments, solve, solve_tables
 from yz.solver.advice import advise
 from yz.solver.distribution import score_distribution
+from yz.solver.exact import exact_figures
 from yz.solver.simulate import simulate
 from yz.solver.target import solve_targets
 
@@ -32,6 +33,18 @@ JOKER_GAME = {
 }
 
 
+GENERALA_GAME = {  # a first-roll bonus, a box waiting for another's score, a straight as sets
+    "name": "tiny-generala", "dice": 2, "faces": 3, "rolls": 2,
+    "categories": [
+        {"key": "threes", "pattern": {"kind": "face", "face": 3}, "score": "face_total"},
+        {"key": "escalera", "pattern": {"kind": "straight", "any_of": [[1, 2], [2, 3]]},
+         "score": 6, "first_roll_bonus": 3},
+        {"key": "generala", "pattern": "all_same", "score": 8, "first_roll_bonus": 2},
+        {"key": "double", "pattern": "all_same", "score": 15, "only_after": "generala"}],
+}
+IN_ORDER_GAME = {**GENERALA_GAME, "name": "tiny-generala-in-order", "order": "in_order"}
+
+
 def _advised(solution):
     """The decisions `yz advise` makes, as naive_distribution asks for them."""
     def choose(state, dice, left):
@@ -39,7 +52,7 @@ def _advised(solution):
         mask = sum(1 << solution.rules.index_of(k) for k in filled)
         pos = Position(mask=mask, upper_total=upper, yahtzee_full=yfull)
         best = advise(solution, pos, dice, left).best
-        return best.box.key if left == 0 else best.keep
+        return best.box.key if best.kind == "score" else best.keep  # a box: stop and score
     return choose
 
 
@@ -57,6 +70,36 @@ def test_distribution_matches_brute_force_with_every_rule():
     solution = solve_tables(compile_rules(RuleSet.model_validate(JOKER_GAME)))
     _same_pmf(_as_dict(score_distribution(solution)),
               naive_distribution(solution.rules, _advised(solution)))
+
+
+@pytest.mark.parametrize("game", [GENERALA_GAME, IN_ORDER_GAME])
+def test_first_roll_bonus_games_match_brute_force_everywhere(game):
+    """Value, exact pmf, SD, target play and simulation of games with first-roll bonuses,
+    a box waiting for another's score and (second) boxes filled in order, against the twin."""
+    rules = RuleSet.model_validate(game)
+    solution = solve_tables(compile_rules(rules), with_sd=True)
+    assert solution.expected_score == pytest.approx(naive_solve(rules), abs=1e-9)
+    dist = score_distribution(solution)
+    _same_pmf(_as_dict(dist), naive_distribution(rules, _advised(solution)))
+    assert dist.expected_score == pytest.approx(solution.expected_score, abs=1e-9)
+    assert dist.sd == pytest.approx(solution.sd, abs=1e-9)
+    for strategy in ("optimal", "greedy"):  # the moments' sweep and the forward pass
+        moments = exact_moments(solution, strategy, use_cache=False)
+        figures = exact_figures(solution, strategy)
+        assert sum(figures.box_mean.values()) == pytest.approx(moments.expected_score, abs=1e-9)
+    assert moments.expected_score == pytest.approx(
+        score_distribution(solution, "greedy").expected_score, abs=1e-9)
+    table = solve_targets(solution, 40)
+    naive = NaiveTarget(rules)
+    for target in range(1, 41, 3):
+        assert table.p_reach(target) == pytest.approx(naive_target(rules, target, naive),
+                                                      abs=1e-6)  # float32 tables
+    games = simulate(solution, 20_000, seed=5)
+    assert games.mean == pytest.approx(solution.expected_score, abs=4 * solution.sd / 141)
+    threes_filled = Position(filled={"threes": 3}, mask=1, upper_total=3)
+    served = [a for a in advise(solution, threes_filled, (2, 3), 1).actions
+              if a.kind == "score"]
+    assert served and served[0].box.points == 9 and "first roll" in served[0].label()
 
 
 @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])

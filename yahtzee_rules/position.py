@@ -98,7 +98,7 @@ def next_box(t: RuleTables, pos: Position) -> str | None:
     """The one box a turn may fill when the card is filled in order (else None)."""
     if not t.in_order:
         return None
-    return next((k for k in t.rules.keys if k not in pos.filled), None)
+    return next((k for i, k in enumerate(t.rules.keys) if not pos.mask >> i & 1), None)
 
 
 def check_bonus_points(t: RuleTables, pos: Position, bonus_points: int | None) -> int:
