@@ -13,6 +13,7 @@ from functools import cache
 import pytest
 from naive import naive_box_points, naive_card_total, naive_play, naive_score
 from yz.rules import compile_rules, load_rules
+from yz.rules.position import Position, box_choices
 
 
 @cache
@@ -38,26 +39,15 @@ def check(name: str, dice, key: str, expected: int) -> None:
 
 
 def table_box_points(t, dice, key: str, filled: frozenset[str], yahtzee_full: bool):
-    """The Joker / bonus rules evaluated from the compiled tables only (None: not allowed)."""
+    """The position-aware scorer (`box_choices`, the NumPy twin of the solver's transition)
+    on the compiled tables: the points of the box plus the Yahtzee bonus (None: not allowed)."""
     rules = t.rules
-    c = rules.index_of(key)
-    done = {rules.index_of(k) for k in filled}
-    if c in done:
+    if key in filled:
         return None
-    r = t.roll_index(dice)
-    v = int(t.YAHTZEE_FACE[r])
-    bonus = t.yahtzee_bonus if v >= 0 and yahtzee_full else 0
-    if v < 0 or t.joker_mode == 0 or t.yahtzee_cat not in done:
-        return int(t.SCORE[r, c]) + bonus
-    upper = int(t.UPPER_BOX_OF_FACE[v])
-    if t.joker_mode == 1:  # free
-        table = t.JOKER_SCORE if upper < 0 or upper in done else t.SCORE
-        return int(table[r, c]) + bonus
-    if upper >= 0 and upper not in done:  # forced: the upper box of the face first
-        return int(t.SCORE[r, c]) + bonus if c == upper else None
-    if any(t.IS_LOWER[j] and j not in done for j in range(t.n_categories)):
-        return int(t.JOKER_SCORE[r, c]) + bonus if t.IS_LOWER[c] else None
-    return int(t.SCORE[r, c]) + bonus
+    mask = sum(1 << rules.index_of(k) for k in filled)
+    pos = Position(filled=dict.fromkeys(filled, 0), mask=mask, yahtzee_full=yahtzee_full)
+    choice = next(c for c in box_choices(t, t.roll_index(dice), pos) if c.key == key)
+    return choice.points + choice.yahtzee_bonus if choice.legal else None
 
 
 def both_box_points(name, dice, key, filled, yahtzee_full):
