@@ -53,7 +53,7 @@ def main() -> None:
     parser.add_argument("--skip-first-run", action="store_true",
                         help="skip the cold-compile measurement")
     args = parser.parse_args()
-    names = args.variants or builtin_names()
+    names = args.variants or builtin_names(big=False)
     env = dict(os.environ)
     env["YZ_CACHE_DIR"] = tempfile.mkdtemp(prefix="yz-bench-cache-")
 

@@ -149,18 +149,39 @@ def compile_kernels(*modes: str, quiet: bool = False) -> None:
     ensure_compiled(modes, tell)
 
 
-def solved(rules, quiet: bool, use_cache: bool = True, with_sd: bool = False):
+def solved(rules, quiet: bool, use_cache: bool = True, with_sd: bool = False,
+           max_memory: int | None = None):
     """Solve with a progress bar (and a word on the first compile); cache notes on stderr."""
     from yz.solver import cache, solve
+    from yz.solver.layout import build_layout
+    from yz.solver.limits import check_solve_memory
 
     t = compiled_tables(rules) if not hasattr(rules, "digest") else rules
+    check_solve_memory(t, build_layout(t), with_sd, max_memory)  # before any compile
     if not (use_cache and cache.meta_path(t).exists()):
         compile_kernels("dp-sd" if with_sd else "dp", quiet=quiet)
     with render.progress(f"solving {t.rules.name}", enabled=not quiet, unit="states") as step:
-        solution = solve(t, use_cache=use_cache, progress=step, with_sd=with_sd)
+        solution = solve(t, use_cache=use_cache, progress=step, with_sd=with_sd,
+                         max_memory=max_memory)
     if solution.cache_note:
         note(solution.cache_note)
     return solution
+
+
+def parse_size(text: str | None) -> int | None:
+    """Bytes from '2G', '512M', '1.5GiB', '300k' or a plain number of bytes."""
+    import re
+
+    from yz.rules import InputError
+
+    if text is None:
+        return None
+    m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([kmgt]?)(?:i?b)?\s*", text.lower())
+    if not m or float(m.group(1)) <= 0:
+        raise InputError(f"--max-memory: '{text}' is not a size; give e.g. 2G, 512M or a number "
+                         "of bytes.")
+    scale = 1 << (10 * " kmgt".index(m.group(2) or " "))
+    return int(float(m.group(1)) * scale)
 
 
 def emit_json(obj) -> None:
@@ -411,6 +432,10 @@ def advise_cmd(
 def solve_cmd(variant: VariantOpt = "official-free-joker", no_cache: NoCacheOpt = False,
               no_sd: Annotated[bool, typer.Option(
                   "--no-sd", help="Skip the exact standard deviation (a second pass).")] = False,
+              max_memory: Annotated[str | None, typer.Option(
+                  "--max-memory", metavar="SIZE", show_default=False,
+                  help="Refuse a solve needing more memory than this, e.g. 2G or 512M "
+                  "[default: three quarters of this machine's memory].")] = None,
               quiet: QuietOpt = False, as_json: JsonOpt = False) -> None:
     """Solve a rule set exactly: optimal expected score and SD.
 
@@ -423,7 +448,7 @@ def solve_cmd(variant: VariantOpt = "official-free-joker", no_cache: NoCacheOpt 
     from yz.solver import exact_moments
 
     solution = solved(load_rules(variant), quiet=quiet or as_json, use_cache=not no_cache,
-                      with_sd=not no_sd)
+                      with_sd=not no_sd, max_memory=parse_size(max_memory))
     if not no_sd and solution.sd is None:  # cached values without their SD: maybe one more pass
         compile_kernels("moments", quiet=quiet or as_json)
     start = time.perf_counter()
@@ -440,7 +465,8 @@ def solve_cmd(variant: VariantOpt = "official-free-joker", no_cache: NoCacheOpt 
 def compare_cmd(
     variants: Annotated[list[str] | None, typer.Argument(
         metavar="VARIANT", show_default=False,
-        help="Variant names or YAML files (default: every built-in).")] = None,
+        help="Variant names or YAML files (default: every built-in but maxi-yatzy, whose "
+        "solve takes minutes).")] = None,
     no_risk: Annotated[bool, typer.Option(
         "--no-risk", help="Only the means: skip the SD, median, 5th/95th percentiles and upper "
         "bonus rate (exact, computed once per rule set and cached).")] = False,
@@ -456,7 +482,8 @@ def compare_cmd(
     from yz.solver import distribution, exact_figures
 
     # The official rules come first, so every difference reads against them.
-    specs = variants or sorted(builtin_names(), key=lambda name: name != "official-free-joker")
+    specs = variants or sorted(builtin_names(big=False),
+                               key=lambda name: name != "official-free-joker")
     all_rules = [load_rules(s) for s in specs]  # every file is checked before any solving
     show = not quiet and not as_json
     solutions = [solved(rules, quiet=not show, use_cache=not no_cache) for rules in all_rules]

@@ -29,19 +29,24 @@ __all__ = ["SOLVER_VERSION", "STRATEGIES", "Distribution", "ExactFigures", "Mome
 
 def solve(rules: RuleSet | RuleTables, use_cache: bool = True,
           progress: Callable[[int, int], None] | None = None, with_sd: bool = False,
-          threads: int | None = None) -> Solution:
+          threads: int | None = None, max_memory: int | None = None) -> Solution:
     """Solve a rule set exactly, reusing a verified cached table when there is one.
 
     With `with_sd`, a fresh solve also computes the exact SD of the final score in the same
     sweeps (about twice the work); a cached table brings the SD it was stored with, if any.
     A cache file that fails verification is reported in `Solution.cache_note`, recomputed and
     replaced; it is never used. `threads` caps the threads the kernels use (default: all).
+    A game whose tables need more than `max_memory` bytes (default: three quarters of this
+    machine's memory) is refused up front with the estimate.
     """
+    from .limits import check_solve_memory
+
     t = rules if isinstance(rules, RuleTables) else compile_rules(rules)
     note = None
+    layout = build_layout(t)
+    check_solve_memory(t, layout, with_sd, max_memory)
     if use_cache:
         start = time.perf_counter()
-        layout = build_layout(t)
         try:
             hit = cache.load(t, layout.size)
         except cache.CorruptCache as exc:

@@ -48,6 +48,7 @@ from .layout import StateLayout, batch_width, batches, build_layout, kernel_tabl
 SOLVER_VERSION = 2
 
 Progress = Callable[[int, int], None]
+PROGRESS_STATES = 1_000_000  # states between progress reports within a big layer
 
 
 def check_threads(threads: int | None) -> int:
@@ -130,10 +131,15 @@ def backward(t: RuleTables, layout: StateLayout, game, VAL: np.ndarray,
     with kernel_threads(threads) as n_threads:
         for k in range(t.n_categories - 1, -1, -1):
             R = layout.rows(k)
-            sweep(game, L, R, batches(R.NU, cols), VAL, payload(store, m1, m2), cols,
-                  n_threads)
-            if progress is not None:
-                progress(int(total - layout.LAYER_PTR[k]), int(total))
+            ptr = batches(R.NU, cols)
+            done = int(total - layout.LAYER_PTR[k + 1])
+            # Big layers (Maxi Yatzy's take half a minute) go in parts, so progress moves.
+            step = max(1, (len(ptr) - 1) // max(1, int(R.NU.sum()) // PROGRESS_STATES))
+            for b in range(0, len(ptr) - 1, step):
+                part = ptr[b:min(b + step, len(ptr) - 1) + 1]
+                sweep(game, L, R, part, VAL, payload(store, m1, m2), cols, n_threads)
+                if progress is not None:
+                    progress(done + int(R.NU[: part[-1]].sum()), int(total))
 
 
 def solve_values(t: RuleTables, progress: Progress | None = None, with_sd: bool = False,

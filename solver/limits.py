@@ -11,3 +11,35 @@ def machine_memory() -> int:
         return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
     except (ValueError, OSError, AttributeError):
         return 8 << 30
+
+
+def solve_bytes(t, layout, with_sd: bool = False) -> int:
+    """Memory a solve needs: the value store (and the second moment with the SD), the layout's
+    per-box-set tables and rows, and each thread's scratch tables."""
+    from .layout import batch_width
+
+    n_sets = 1 << t.n_categories
+    store = layout.size * 8 * (2 if with_sd else 1)
+    per_set = n_sets * (8 * layout.n_flags + 8 + 5 * 8 * layout.n_flags)  # OFFSET, U0/U1, rows
+    cols = batch_width(t, int(layout.U1.max() - layout.U0.min() + 1))
+    scratch = os.cpu_count() * t.n_keeps * cols * 8 * (3 if with_sd else 1)
+    return store + per_set + scratch
+
+
+def check_solve_memory(t, layout, with_sd: bool = False, max_memory: int | None = None) -> None:
+    """InputError, with the estimate, when solving would need more than `max_memory` bytes
+    (default: three quarters of this machine's memory). Cheap: run it before solving."""
+    from yz.rules import InputError
+
+    if max_memory is not None and (isinstance(max_memory, bool) or not isinstance(
+            max_memory, int) or max_memory < 1):
+        raise InputError(f"max memory: {max_memory!r} is not a positive number of bytes.",
+                         param="max_memory")
+    need = solve_bytes(t, layout, with_sd)
+    limit = max_memory if max_memory is not None else machine_memory() * 3 // 4
+    if need > limit:
+        raise InputError(
+            f"solving {t.rules.name} needs about {need / 2**30:.2f} GiB "
+            f"({layout.size:,} stored states{' with the SD' if with_sd else ''}), more than "
+            f"the {limit / 2**30:.2f} GiB allowed; allow more memory, or use fewer boxes or a "
+            "lower upper-bonus threshold.", param="max_memory")

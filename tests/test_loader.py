@@ -25,8 +25,9 @@ BUILTINS = [
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "house-rules.yaml"
 
 
-def test_the_seven_builtins_are_shipped():
+def test_the_builtins_are_shipped_and_the_big_one_can_be_left_out():
     assert builtin_names() == BUILTINS
+    assert builtin_names(big=False) == [n for n in BUILTINS if n != "maxi-yatzy"]
 
 
 @pytest.mark.parametrize("name", BUILTINS)
