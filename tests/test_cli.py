@@ -30,14 +30,15 @@ def test_no_args_shows_help():
     assert "solve" in result.output and "variants" in result.output
 
 
-def test_variants_lists_the_seven():
+def test_variants_lists_every_builtin():
     result = yz("variants")
     assert result.exit_code == 0
     for name in ("official-free-joker", "official-forced-joker", "no-upper-bonus",
-                 "no-yahtzee-bonus", "no-bonus", "yatzy", "gist"):
+                 "no-yahtzee-bonus", "no-bonus", "yatzy", "gist", "generala", "maxi-yatzy",
+                 "yatzy-in-order"):
         assert name in result.stdout
     rows = yz_json("variants")
-    assert len(rows) == 7
+    assert len(rows) == 10
     official = next(r for r in rows if r["variant"] == "official-free-joker")
     assert official["joker"] == "free" and official["yahtzee_bonus"] == 100
     assert official["upper_bonus"] == "35 at 63" and official["boxes"] == 13
