@@ -8,12 +8,15 @@ loops over every possibility:
 - ``naive_score``: the points a category gives a roll under the normal rules;
 - ``naive_box_points``: the points of putting a final roll in an open box in a given position,
   with the Joker and the extra Yahtzee bonus (``None`` if the forced Joker forbids that box);
-- ``naive_solve``: the optimal expected final score by expectimax over ordered dice outcomes.
+- ``naive_solve``: the optimal expected final score by expectimax over ordered dice outcomes;
+- ``naive_solve_multiset``: the same by expectimax over dice multisets with multinomial
+  chances (a second, faster oracle for 6-dice games, checked against ``naive_solve``).
 """
 
 from __future__ import annotations
 
-from itertools import product
+from itertools import combinations_with_replacement, product
+from math import factorial
 
 # ---------------------------------------------------------------- one category, one roll
 
@@ -312,6 +315,134 @@ class NaiveGame:
 def naive_solve(rules) -> float:
     """Optimal expected final score of a whole game (see NaiveGame)."""
     return NaiveGame(rules).value(frozenset(), 0, False)
+
+
+# ---------------------------------------------------------------- the whole game, dice as multisets
+
+
+def naive_multisets(faces: int, size: int) -> list[tuple[int, ...]]:
+    """Every multiset of `size` dice, as a sorted tuple of faces 1..`faces`."""
+    return list(combinations_with_replacement(range(1, faces + 1), size))
+
+
+def naive_multiset_chance(dice, faces: int) -> float:
+    """Chance that len(dice) fair dice show exactly this multiset: the number of orders it can
+    come in (the multinomial m! / prod(count!)) over the faces**m equally likely orders."""
+    ways = factorial(len(dice))
+    for face in set(dice):
+        ways //= factorial(_count(dice, face))
+    return ways / faces ** len(dice)
+
+
+def naive_sub_multisets(dice) -> list[tuple[int, ...]]:
+    """Every keep of a roll: each sub-multiset of the sorted dice (kept 0..count of each face),
+    once, as a sorted tuple; the empty keep and the whole roll included."""
+    shown = sorted(set(dice))
+    return [tuple(face for face, n in zip(shown, picks, strict=True) for _ in range(n))
+            for picks in product(*(range(_count(dice, face) + 1) for face in shown))]
+
+
+class NaiveMultisetGame:
+    """Plain expectimax over dice multisets: the same game as NaiveGame, fast enough for 6 dice.
+
+    The order of the dice never matters to a score, so a roll is a sorted tuple drawn with its
+    multinomial chance, a keep is a sub-multiset of the roll and the thrown dice are a multiset
+    with its own multinomial chance. States and every scoring rule are NaiveGame's (through
+    ``naive_box_parts``). Within a turn, the value of a keep depends only on (keep, re-rolls
+    left), not on the roll it came from, so a turn is worked out backwards one re-roll at a
+    time over every roll and every keep: a state costs about (number of keeps x number of throw
+    outcomes) instead of NaiveGame's ordered products.
+    """
+
+    def __init__(self, rules):
+        self.rules = rules
+        self.keys = tuple(c.key for c in rules.categories)
+        self.threshold = rules.upper_bonus.threshold if rules.upper_bonus is not None else 0
+        self.amount = rules.upper_bonus.amount if rules.upper_bonus is not None else 0
+        self.counted = naive_bonus_keys(rules)
+        self.flag_key = naive_flag_key(rules)
+        n, faces = rules.dice, rules.faces
+        # The dice arithmetic is the same in every state: work it out once.
+        self.rolls = [(d, naive_multiset_chance(d, faces)) for d in naive_multisets(faces, n)]
+        self.keeps = {d: naive_sub_multisets(d) for d, _ in self.rolls}
+        # For every keep (every multiset of 0..n dice): each roll it can end up as, with the
+        # chance that the n - len(keep) thrown dice show the missing multiset.
+        self.after = {
+            kept: [(tuple(sorted(kept + thrown)), naive_multiset_chance(thrown, faces))
+                   for thrown in naive_multisets(faces, n - size)]
+            for size in range(n + 1) for kept in naive_multisets(faces, size)}
+        self._parts: dict = {}
+        self._after_box: dict = {}
+        self._values: dict = {}
+
+    def value(self, filled: frozenset[str], upper: int, yfull: bool) -> float:
+        """Expected points still to come from the start of a turn in this state."""
+        key = (filled, upper, yfull)
+        if key not in self._values:
+            if len(filled) == len(self.keys):
+                self._values[key] = 0.0
+            else:
+                first = self.first_roll_values(filled, upper, yfull)
+                self._values[key] = sum(p * first[d] for d, p in self.rolls)
+        return self._values[key]
+
+    def first_roll_values(self, filled, upper, yfull) -> dict[tuple[int, ...], float]:
+        """Value of each first roll of a turn in this state (sorted dice), by backward
+        induction over the re-rolls: with none left a roll is scored in its best box; with one
+        more left it takes its best keep, a keep being worth the chance-weighted value of the
+        rolls it can become. The first roll may also stop at once (with re-rolls left, as in
+        NaiveGame) and be scored with its first-roll bonus."""
+        hold = {d: max(self.box_values(filled, upper, yfull, d).values()) for d, _ in self.rolls}
+        for _ in range(self.rules.rolls - 1):
+            kept = {k: sum(p * hold[d] for d, p in after) for k, after in self.after.items()}
+            hold = {d: max(kept[k] for k in self.keeps[d]) for d, _ in self.rolls}
+        if self.rules.rolls > 1:
+            hold = {d: max(v, *self.box_values(filled, upper, yfull, d, first=True).values())
+                    for d, v in hold.items()}
+        return hold
+
+    def box_values(self, filled, upper, yfull, dice, first: bool = False) -> dict[str, float]:
+        """Value of scoring a roll in each legal open box (points now + what follows); with
+        `first` the roll is the turn's first. The same transition as NaiveGame.box_values."""
+        out = {}
+        for key, box, ybonus in self._box_parts(filled, yfull, first)[dice]:
+            points = box + ybonus
+            new_upper = upper
+            if key in self.counted:
+                new_upper = min(self.threshold, upper + box)
+                if upper < self.threshold <= upper + box:
+                    points += self.amount
+            new_yfull = yfull or (key == self.flag_key and box > 0)
+            out[key] = points + self._value_after(filled, key, new_upper, new_yfull)
+        assert out, "no legal box: the rules left a roll nowhere to go"
+        return out
+
+    def _box_parts(self, filled, yfull, first) -> dict[tuple[int, ...], list]:
+        """(box, box score, extra Yahtzee bonus) of every legal box for every roll, from
+        naive_box_parts; worked out once per (filled, flag, first), as it does not depend on
+        the upper total."""
+        key = (filled, yfull, first)
+        if key not in self._parts:
+            self._parts[key] = {
+                d: [(k, *parts) for k in self.keys
+                    if (parts := naive_box_parts(self.rules, d, k, filled, yfull, first))
+                    is not None]
+                for d, _ in self.rolls}
+        return self._parts[key]
+
+    def _value_after(self, filled, key, upper, yfull) -> float:
+        """value(filled | {key}, upper, yfull), memoised on the arguments (cheaper to hash than
+        a new frozenset: this is the innermost step of every state)."""
+        memo_key = (filled, key, upper, yfull)
+        if memo_key not in self._after_box:
+            self._after_box[memo_key] = self.value(filled | {key}, upper, yfull)
+        return self._after_box[memo_key]
+
+
+def naive_solve_multiset(rules) -> float:
+    """Optimal expected final score of a whole game (see NaiveMultisetGame); equal to
+    naive_solve, but feasible for 6 dice on a few faces."""
+    return NaiveMultisetGame(rules).value(frozenset(), 0, False)
 
 
 # ---------------------------------------------------------------- score cards
