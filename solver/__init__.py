@@ -20,7 +20,7 @@ from . import cache
 from .distribution import Distribution
 from .dp import SOLVER_VERSION, Solution, solve_tables
 from .exact import ExactFigures, Moments
-from .layout import build_layout
+from .layout import StateLayout, build_layout
 from .strategies import STRATEGIES, check_strategy
 
 __all__ = ["SOLVER_VERSION", "STRATEGIES", "Distribution", "ExactFigures", "Moments", "Solution",
@@ -29,7 +29,8 @@ __all__ = ["SOLVER_VERSION", "STRATEGIES", "Distribution", "ExactFigures", "Mome
 
 def solve(rules: RuleSet | RuleTables, use_cache: bool = True,
           progress: Callable[[int, int], None] | None = None, with_sd: bool = False,
-          threads: int | None = None, max_memory: int | None = None) -> Solution:
+          threads: int | None = None, max_memory: int | None = None,
+          layout: StateLayout | None = None) -> Solution:
     """Solve a rule set exactly, reusing a verified cached table when there is one.
 
     With `with_sd`, a fresh solve also computes the exact SD of the final score in the same
@@ -37,14 +38,15 @@ def solve(rules: RuleSet | RuleTables, use_cache: bool = True,
     A cache file that fails verification is reported in `Solution.cache_note`, recomputed and
     replaced; it is never used. `threads` caps the threads the kernels use (default: all).
     A game whose tables need more than `max_memory` bytes (default: three quarters of this
-    machine's memory) is refused up front with the estimate.
+    machine's memory) is refused up front with the estimate. `layout`: the tables' state
+    layout when the caller already built it (`solver.layout.build_layout`).
     """
     from .limits import check_solve_memory
 
     t = rules if isinstance(rules, RuleTables) else compile_rules(rules)
     note = None
-    layout = build_layout(t)
-    check_solve_memory(t, layout, with_sd, max_memory)
+    layout = build_layout(t) if layout is None else layout
+    check_solve_memory(t, layout, with_sd, max_memory, threads)
     if use_cache:
         start = time.perf_counter()
         try:
@@ -54,7 +56,7 @@ def solve(rules: RuleSet | RuleTables, use_cache: bool = True,
         if hit is not None:
             return Solution(t, layout, hit.values, time.perf_counter() - start, hit.states,
                             cached=True, sd=hit.sd)
-    solution = solve_tables(t, progress, with_sd, threads)
+    solution = solve_tables(t, progress, with_sd, threads, layout)
     if use_cache:
         try:
             cache.store(t, solution.values, solution.states, solution.expected_score,
