@@ -35,7 +35,6 @@ from .turn import (
     final_rolls,
     final_rolls_target,
     first_roll_moves,
-    first_roll_moves_target,
     follow_choice,
     keep_average,
     turn_outcomes,
@@ -134,12 +133,9 @@ def _first_roll(K, L, VAL, M1, M2, NEEDS, R, b0, b1, KV, SBOX, A1, A2, ARG):
     n_keep = KV.shape[0]
     off = 0
     for i in range(b0, b1):
-        if NEEDS is None:
-            first_roll_moves(K, L, VAL, M1, M2, R.MASK[i], R.FLAG[i], R.U0[i], R.NU[i], off, KV,
-                             SBOX, A1, A2)
-        else:
-            first_roll_moves_target(K, L, NEEDS, VAL, R.MASK[i], R.FLAG[i], R.U0[i],
-                                    NEEDS.NEED0[i], R.NU[i], off, KV)
+        n0 = 0 if NEEDS is None else NEEDS.NEED0[i]
+        first_roll_moves(K, L, NEEDS, VAL, M1, M2, R.MASK[i], R.FLAG[i], R.U0[i], n0, R.NU[i],
+                         off, KV, SBOX, A1, A2)
         off += R.NU[i]
     if ARG is not None:
         n_cat = K.SCORE.shape[1]

@@ -276,49 +276,35 @@ def final_rolls(K, L, VAL, M1, M2, mask, flag, u0, nu, off, KV, BOX, A1, A2):
 
 
 @kernel
-def first_roll_moves(K, L, VAL, M1, M2, mask, flag, u0, nu, off, KV, SBOX, A1, A2):
-    """Offer, to the first-roll values KV[r, off + j] (the best keep, one column per upper
-    total u0 + j), stopping at once to fill a box that pays a first-roll bonus. With SBOX, a
-    column whose best move this is records the box (else n_cat); A1/A2 follow as in
-    `final_rolls`. On a tie with a keep, stopping wins.
+def first_roll_moves(K, L, N, VAL, M1, M2, mask, flag, u0, n0, nu, off, KV, SBOX, A1, A2):
+    """Offer, to the first-roll values KV[r, off + j], stopping at once to fill a box that
+    pays a first-roll bonus. Without N (a `Needs` bundle) the columns are upper totals
+    u0 + j and KV holds values: with SBOX, a column whose best move this is records the box
+    (else n_cat), A1/A2 follow as in `final_rolls`, and on a tie with a keep, stopping wins.
+    With N (target play) the columns are points needed n0 + j at upper total u0, and KV holds
+    chances of reaching them.
     """
     n_roll, n_cat = K.SCORE.shape
     if SBOX is not None:
         for r in range(n_roll):
             for j in range(nu):
                 SBOX[r, off + j] = n_cat
-    for c in range(n_cat):
-        if K.FIRST_BONUS[c] == 0 or not is_open(K, mask, c):
-            continue
-        for r in range(n_roll):
-            only_box, lower_only, use_joker, extra = box_verdict(K, mask, r)
-            if not may_fill(K, mask, c, only_box, lower_only):
+    for r in range(n_roll):
+        only_box, lower_only, use_joker, extra = box_verdict(K, mask, r)
+        for c in range(n_cat):
+            if K.FIRST_BONUS[c] == 0 or not may_fill(K, mask, c, only_box, lower_only):
                 continue
             pts, imm, nm, nf, counted, _won = box_move(K, mask, flag, r, c, use_joker, extra,
                                                        True)
             if pts == 0:
                 continue
-            relax(KV, SBOX, A1, A2, r, off, u0, nu, c, pts, imm, counted, L.OFFSET[nm, nf],
-                  L.U0[nm], VAL, M1, M2, K.threshold, K.upper_bonus)
-
-
-@kernel
-def first_roll_moves_target(K, L, N, VAL, mask, flag, u, n0, nn, off, KV):
-    """`first_roll_moves` for target play: chances of reaching the need instead of values."""
-    n_roll, n_cat = K.SCORE.shape
-    for c in range(n_cat):
-        if K.FIRST_BONUS[c] == 0 or not is_open(K, mask, c):
-            continue
-        for r in range(n_roll):
-            only_box, lower_only, use_joker, extra = box_verdict(K, mask, r)
-            if not may_fill(K, mask, c, only_box, lower_only):
-                continue
-            pts, gained, nm, nf, nu_, _m, _w, _j = end_turn(K, mask, flag, u, r, c, use_joker,
-                                                           extra, True)
-            if pts == 0:
-                continue
-            relax_need(KV, r, off, n0, nn, gained, VAL,
-                       (store_index(L, nm, nf, nu_) - N.next_base) * N.n_need)
+            if N is None:
+                relax(KV, SBOX, A1, A2, r, off, u0, nu, c, pts, imm, counted, L.OFFSET[nm, nf],
+                      L.U0[nm], VAL, M1, M2, K.threshold, K.upper_bonus)
+            else:
+                next_u, bonus = upper_step(K.threshold, K.upper_bonus, u0, pts, counted)
+                relax_need(KV, r, off, n0, nu, imm + bonus, VAL,
+                           (store_index(L, nm, nf, next_u) - N.next_base) * N.n_need)
 
 
 @kernel(inline="always")
