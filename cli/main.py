@@ -157,12 +157,13 @@ def solved(rules, quiet: bool, use_cache: bool = True, with_sd: bool = False,
     from yz.solver.limits import check_solve_memory
 
     t = compiled_tables(rules) if not hasattr(rules, "digest") else rules
-    check_solve_memory(t, build_layout(t), with_sd, max_memory)  # before any compile
+    layout = build_layout(t)
+    check_solve_memory(t, layout, with_sd, max_memory)  # before any compile
     if not (use_cache and cache.meta_path(t).exists()):
         compile_kernels("dp-sd" if with_sd else "dp", quiet=quiet)
     with render.progress(f"solving {t.rules.name}", enabled=not quiet, unit="states") as step:
         solution = solve(t, use_cache=use_cache, progress=step, with_sd=with_sd,
-                         max_memory=max_memory)
+                         max_memory=max_memory, layout=layout)
     if solution.cache_note:
         note(solution.cache_note)
     return solution
@@ -516,8 +517,10 @@ def simulate_cmd(
     plot: Annotated[str | None, typer.Option(
         "--plot", metavar="FILE.png", help="Also write a histogram of the scores to this PNG "
         "file (needs matplotlib: pip install matplotlib).")] = None,
-    no_exact: Annotated[bool, typer.Option(
-        "--no-exact", help="Skip the exact figures printed beside the sampled ones.")] = False,
+    exact: Annotated[bool | None, typer.Option(
+        "--exact/--no-exact", help="Compute (or skip) the exact figures printed beside the "
+        "sampled ones. Default: computed unless the game is big and they are not cached yet "
+        "(then only the exact mean of optimal play is shown).", show_default=False)] = None,
     quiet: QuietOpt = False,
     as_json: JsonOpt = False,
 ) -> None:
@@ -529,7 +532,9 @@ def simulate_cmd(
     import time
 
     from yz.rules import load_rules
-    from yz.solver import exact_figures
+    from yz.solver import cache, exact_figures
+    from yz.solver.exact import known_figures
+    from yz.solver.limits import AUTO_FIGURES_SECONDS, figures_seconds
     from yz.solver.simulate import check_simulation, simulate, summarise
 
     check_simulation(games, seed, strategy)  # before any work
@@ -539,9 +544,18 @@ def simulate_cmd(
     show = not quiet and not as_json
     solution = solved(rules, quiet=not show)
     compile_kernels("play", quiet=not show)
-    if not no_exact and solution.layout.size > 3_000_000 and not as_json:
-        note(f"the exact figures of a game this size take a while (about "
-             f"{solution.layout.size / 400_000:.0f} s the first time); --no-exact skips them")
+    wait = figures_seconds(solution.tables, solution.layout)
+    auto = exact is None
+    if auto:
+        exact = wait <= AUTO_FIGURES_SECONDS or cache.load_figures(solution.tables,
+                                                                   strategy) is not None
+        if not exact and show:
+            note(f"the exact SD and per-box figures of {rules.name} take about "
+                 f"{wait / 60:.0f} min the first time; --exact computes them (then cached)")
+    elif exact and wait > AUTO_FIGURES_SECONDS and show and \
+            cache.load_figures(solution.tables, strategy) is None:
+        note(f"the exact figures of {rules.name} take about {wait / 60:.0f} min the first time "
+             "(then cached); they follow the games")
     began = time.perf_counter()
     told = False
 
@@ -559,7 +573,12 @@ def simulate_cmd(
         played = simulate(solution, games, seed=seed, strategy=strategy,
                           progress=step_and_tell)
     summary = summarise(played)
-    exact = None if no_exact else exact_figures(solution, strategy).as_dict()
+    if exact:
+        figures = exact_figures(solution, strategy).as_dict()
+    elif auto and strategy == "optimal":  # the mean of optimal play is the solved value
+        figures = known_figures(solution).as_dict()
+    else:
+        figures = None
     # The figures are printed whatever happens to the plot: a path that cannot be written
     # (checked above, but folders change) costs the error message, not the games.
     plot_error = None
@@ -570,13 +589,13 @@ def simulate_cmd(
             render.plot_histogram(
                 plot, np.arange(len(played.score_counts)), played.score_counts,
                 f"{rules.name}, {strategy} strategy, {games:,} games",
-                exact["expected_score"] if exact else None, summary["mean"])
+                figures["expected_score"] if figures else None, summary["mean"])
         except YzError as exc:
             plot_error = exc
     if as_json:
-        emit_json({**summary, "exact": exact, "plot": None if plot_error else plot})
+        emit_json({**summary, "exact": figures, "plot": None if plot_error else plot})
     else:
-        typer.echo(render.simulation_text(summary, exact, played))
+        typer.echo(render.simulation_text(summary, figures, played))
         if plot is not None and plot_error is None:
             typer.echo(f"histogram written to {plot}")
     if plot_error is not None:

@@ -473,56 +473,62 @@ def simulation_text(summary: dict, exact: dict | None, sim) -> str:
     s = summary
     out = [f"{s['variant']}, {s['strategy']} strategy: {s['games']:,} games (seed {s['seed']}) "
            f"in {s['seconds']:.2f} s ({s['games_per_second']:,.0f} games/s)", ""]
+    # Exact figures may be partial (a big game's mean alone): absent ones print as "-".
+    known = exact or {}
 
-    def ex(key, fmt="{:.4f}"):
-        return fmt.format(exact[key]) if exact else "-"
+    def ex(value, fmt="{:.4f}"):
+        return "-" if value is None else fmt.format(value)
 
-    rows = [["mean", f"{s['mean']:.4f} +- {s['sem']:.4f}", ex("expected_score")],
-            ["standard deviation", f"{s['sd']:.4f}", ex("sd")]]
+    rows = [["mean", f"{s['mean']:.4f} +- {s['sem']:.4f}", ex(known.get("expected_score"))],
+            ["standard deviation", f"{s['sd']:.4f}", ex(known.get("sd"))]]
     out.append(_table(["figure", "sampled", "exact"], rows, right={1, 2}))
     out.append("")
     out.append("percentiles: " + "  ".join(f"{p}%: {v}" for p, v in s["percentiles"].items())
                + f"   (min {s['min']}, max {s['max']})")
     out.append("")
     rows = []
+    box_mean = known.get("box_mean") or {}
+    box_zero = known.get("box_zero_rate") or {}
     for key, stats in s["boxes"].items():
-        e_mean = f"{exact['box_mean'][key]:.3f}" if exact else "-"
-        e_zero = f"{100 * exact['box_zero_rate'][key]:.2f}" if exact else "-"
-        rows.append([key, f"{stats['mean']:.3f}", e_mean, f"{100 * stats['zero_rate']:.2f}",
-                     e_zero])
+        zero = box_zero.get(key)
+        rows.append([key, f"{stats['mean']:.3f}", ex(box_mean.get(key), "{:.3f}"),
+                     f"{100 * stats['zero_rate']:.2f}", ex(None if zero is None else 100 * zero,
+                                                            "{:.2f}")])
     t = sim.tables
+    e_rate = known.get("p_upper_bonus")
+    e_bonuses = known.get("yahtzee_bonus_mean")
+    e_jokers = known.get("joker_uses_mean")
     if t.upper_threshold:
         rate = s["p_upper_bonus"]
-        e_rate = exact["p_upper_bonus"] if exact else None
         rows.append(["upper bonus", f"{rate * t.upper_bonus:.3f}",
-                     f"{e_rate * t.upper_bonus:.3f}" if exact else "-",
-                     f"{100 * (1 - rate):.2f}", f"{100 * (1 - e_rate):.2f}" if exact else "-"])
+                     ex(None if e_rate is None else e_rate * t.upper_bonus, "{:.3f}"),
+                     f"{100 * (1 - rate):.2f}",
+                     ex(None if e_rate is None else 100 * (1 - e_rate), "{:.2f}")])
     if t.yahtzee_bonus:
         none = s["yahtzee_bonus_counts"].get("0", 0) / s["games"]
         rows.append(["yahtzee bonus", f"{s['yahtzee_bonus_mean'] * t.yahtzee_bonus:.3f}",
-                     f"{exact['yahtzee_bonus_mean'] * t.yahtzee_bonus:.3f}" if exact else "-",
+                     ex(None if e_bonuses is None else e_bonuses * t.yahtzee_bonus, "{:.3f}"),
                      f"{100 * none:.2f}", "-"])
     out.append(_table(["box", "mean", "exact", "zero %", "exact"], rows, right={1, 2, 3, 4}))
     out.append("")
     if t.upper_threshold:
-        e = f" (exact {100 * exact['p_upper_bonus']:.2f}%)" if exact else ""
+        e = f" (exact {100 * e_rate:.2f}%)" if e_rate is not None else ""
         out.append(f"upper bonus made in {100 * s['p_upper_bonus']:.2f}% of games{e}")
     if t.yahtzee_bonus:
         counts = ", ".join(f"{k}: {100 * v / s['games']:.3f}%"
                            for k, v in s["yahtzee_bonus_counts"].items())
-        e = f" (exact {exact['yahtzee_bonus_mean']:.4f})" if exact else ""
+        e = f" (exact {e_bonuses:.4f})" if e_bonuses is not None else ""
         out.append(f"extra Yahtzee bonuses per game {s['yahtzee_bonus_mean']:.4f}{e}; "
                    f"games with n bonuses: {counts}")
     if t.joker_mode:
-        e = f" (exact {exact['joker_uses_mean']:.4f})" if exact else ""
+        e = f" (exact {e_jokers:.4f})" if e_jokers is not None else ""
         out.append(f"Joker uses per game {s['joker_uses_mean']:.4f}{e}; in "
                    f"{100 * s['joker_games_rate']:.2f}% of games")
     out.append("")
     import numpy as np
 
     scores = np.arange(len(sim.score_counts))
-    out.append(terminal_histogram(scores, sim.score_counts,
-                                  exact["expected_score"] if exact else None))
+    out.append(terminal_histogram(scores, sim.score_counts, known.get("expected_score")))
     return "\n".join(out)
 
 

@@ -41,16 +41,24 @@ class ExactFigures:
 
     strategy: str
     expected_score: float
-    sd: float
-    box_mean: dict[str, float]
+    sd: float | None  # None only in `known_figures` (a solve without the SD)
+    box_mean: dict[str, float]  # empty in `known_figures`, as are the zero rates
     box_zero_rate: dict[str, float]
-    p_upper_bonus: float | None  # None without an upper bonus
-    yahtzee_bonus_mean: float  # expected number of extra Yahtzee bonuses
-    joker_uses_mean: float  # expected number of turns the Joker gave a box its full value
+    p_upper_bonus: float | None  # None without an upper bonus (or in `known_figures`)
+    yahtzee_bonus_mean: float | None  # expected number of extra Yahtzee bonuses
+    joker_uses_mean: float | None  # expected turns the Joker gave a box its full value
     seconds: float
 
     def as_dict(self) -> dict:
         return asdict(self)
+
+
+def known_figures(solution: Solution) -> ExactFigures:
+    """Optimal play's figures that need no further pass: the mean (the solved value) and the
+    SD when the solve computed it; the per-box and bonus figures are left out. For games
+    whose full figures take minutes (Maxi Yatzy)."""
+    return ExactFigures("optimal", solution.expected_score, solution.sd, {}, {}, None, None,
+                        None, 0.0)
 
 
 def exact_moments(solution: Solution, strategy: str = "optimal",

@@ -366,3 +366,28 @@ def test_rules_schema_is_json_schema_of_rule_files():
     schema = json.loads(result.stdout)
     assert "json-schema.org" in schema["$schema"]
     assert "categories" in schema["properties"] and "extends" in schema["properties"]
+
+
+def test_simulate_leaves_out_slow_exact_figures_unless_asked(monkeypatch, isolated_cache):
+    """A game whose exact figures would take long (Maxi Yatzy: minutes) gets the exact mean
+    only, with a word on --exact; --exact computes them all, --no-exact none."""
+    from yz.solver import limits
+
+    monkeypatch.setattr(limits, "AUTO_FIGURES_SECONDS", -1.0)  # every game counts as slow
+    auto = yz("simulate", "-v", "no-bonus", "-n", "300")
+    assert auto.exit_code == 0, auto.output
+    assert "--exact computes them" in auto.stderr
+    mean = next(line for line in auto.stdout.splitlines() if line.startswith("mean"))
+    assert mean.split()[-1] == "229.6385"
+    sd = next(line for line in auto.stdout.splitlines() if line.startswith("standard"))
+    assert sd.split()[-1] == "-"
+    data = json.loads(yz("simulate", "-v", "no-bonus", "-n", "300", "--json").stdout)
+    assert data["exact"]["expected_score"] == pytest.approx(229.6385, abs=1e-4)
+    assert data["exact"]["box_mean"] == {} and data["exact"]["p_upper_bonus"] is None
+    asked = yz_json("simulate", "-v", "no-bonus", "-n", "300", "--exact")
+    assert set(asked["exact"]["box_mean"]) == set(asked["boxes"])
+    assert asked["exact"]["sd"] > 0
+    assert yz_json("simulate", "-v", "no-bonus", "-n", "300", "--no-exact")["exact"] is None
+    # Once computed they are cached, and shown unasked.
+    again = yz_json("simulate", "-v", "no-bonus", "-n", "300")
+    assert again["exact"]["box_mean"] == asked["exact"]["box_mean"]
