@@ -545,17 +545,12 @@ def simulate_cmd(
     solution = solved(rules, quiet=not show)
     compile_kernels("play", quiet=not show)
     wait = figures_seconds(solution.tables, solution.layout)
-    auto = exact is None
-    if auto:
-        exact = wait <= AUTO_FIGURES_SECONDS or cache.load_figures(solution.tables,
-                                                                   strategy) is not None
-        if not exact and show:
-            note(f"the exact SD and per-box figures of {rules.name} take about "
-                 f"{wait / 60:.0f} min the first time; --exact computes them (then cached)")
-    elif exact and wait > AUTO_FIGURES_SECONDS and show and \
-            cache.load_figures(solution.tables, strategy) is None:
-        note(f"the exact figures of {rules.name} take about {wait / 60:.0f} min the first time "
-             "(then cached); they follow the games")
+    slow = wait > AUTO_FIGURES_SECONDS and cache.load_figures(solution.tables, strategy) is None
+    mean_only = exact is None and slow  # unasked, a slow game shows only what is known
+    if slow and exact is not False and show:
+        note(f"the exact SD and per-box figures of {rules.name} take about {wait / 60:.0f} min "
+             "the first time (then cached); " + ("--exact computes them" if mean_only
+                                                 else "they follow the games"))
     began = time.perf_counter()
     told = False
 
@@ -573,12 +568,12 @@ def simulate_cmd(
         played = simulate(solution, games, seed=seed, strategy=strategy,
                           progress=step_and_tell)
     summary = summarise(played)
-    if exact:
-        figures = exact_figures(solution, strategy).as_dict()
-    elif auto and strategy == "optimal":  # the mean of optimal play is the solved value
-        figures = known_figures(solution).as_dict()
-    else:
+    if exact is False:
         figures = None
+    elif mean_only:  # the mean of optimal play is the solved value itself
+        figures = known_figures(solution).as_dict() if strategy == "optimal" else None
+    else:
+        figures = exact_figures(solution, strategy).as_dict()
     # The figures are printed whatever happens to the plot: a path that cannot be written
     # (checked above, but folders change) costs the error message, not the games.
     plot_error = None

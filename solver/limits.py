@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 
 
 def machine_memory() -> int:
@@ -16,15 +17,26 @@ def machine_memory() -> int:
 def solve_bytes(t, layout, with_sd: bool = False, threads: int | None = None) -> int:
     """Memory a solve needs: the value store (and the second moment with the SD), the layout's
     per-box-set tables and rows, and the scratch tables of each of the `threads` threads."""
-    from .dp import check_threads
     from .layout import batch_width
 
     n_sets = 1 << t.n_categories
     store = layout.size * 8 * (2 if with_sd else 1)
     per_set = n_sets * (8 * layout.n_flags + 8 + 5 * 8 * layout.n_flags)  # OFFSET, U0/U1, rows
     cols = batch_width(t, int(layout.U1.max() - layout.U0.min() + 1))
-    scratch = check_threads(threads) * t.n_keeps * cols * 8 * (3 if with_sd else 1)
+    scratch = _thread_count(threads) * t.n_keeps * cols * 8 * (3 if with_sd else 1)
     return store + per_set + scratch
+
+
+def _thread_count(threads: int | None) -> int:
+    """The threads a solve will use, without importing numba (a solve served from the cache
+    never needs it): `threads` when valid (it is checked where the kernels run), else numba's
+    own count when it is loaded, else its default (NUMBA_NUM_THREADS or every core)."""
+    if isinstance(threads, int) and not isinstance(threads, bool) and threads > 0:
+        return threads
+    if "numba" in sys.modules:
+        return sys.modules["numba"].get_num_threads()
+    env = os.environ.get("NUMBA_NUM_THREADS", "")
+    return int(env) if env.isdigit() and int(env) > 0 else (os.cpu_count() or 1)
 
 
 def check_solve_memory(t, layout, with_sd: bool = False, max_memory: int | None = None,

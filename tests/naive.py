@@ -240,18 +240,21 @@ class NaiveGame:
         self.outcomes = list(product(range(1, rules.faces + 1), repeat=rules.dice))
         self.flag_key = naive_flag_key(rules)
         self._values: dict = {}
+        self._after_box: dict = {}
 
     def value(self, filled: frozenset[str], upper: int, yfull: bool) -> float:
         """Expected points still to come from the start of a turn in this state."""
         key = (filled, upper, yfull)
         if key not in self._values:
-            if len(filled) == len(self.keys):
-                self._values[key] = 0.0
-            else:
-                memo: dict = {}
-                self._values[key] = sum(self.first_roll_value(filled, upper, yfull, o, memo)
-                                        for o in self.outcomes) / len(self.outcomes)
+            full = len(filled) == len(self.keys)
+            self._values[key] = 0.0 if full else self._turn_value(filled, upper, yfull)
         return self._values[key]
+
+    def _turn_value(self, filled, upper, yfull) -> float:
+        """Expected points of this turn and the rest, over every ordered first roll."""
+        memo: dict = {}
+        return sum(self.first_roll_value(filled, upper, yfull, o, memo)
+                   for o in self.outcomes) / len(self.outcomes)
 
     def first_roll_value(self, filled, upper, yfull, dice, memo=None) -> float:
         """Value of the turn's first roll: play on, or (with re-rolls left) stop and score it
@@ -269,19 +272,25 @@ class NaiveGame:
         out = {}
         for key in self.keys:
             parts = naive_box_parts(self.rules, dice, key, filled, yfull, first)
-            if parts is None:
-                continue
-            box, ybonus = parts
-            points = box + ybonus
-            new_upper = upper
-            if key in self.counted:
-                new_upper = min(self.threshold, upper + box)
-                if upper < self.threshold <= upper + box:
-                    points += self.amount
-            new_yfull = yfull or (key == self.flag_key and box > 0)
-            out[key] = points + self.value(filled | {key}, new_upper, new_yfull)
+            if parts is not None:
+                out[key] = self._move_value(filled, upper, yfull, key, *parts)
         assert out, "no legal box: the rules left a roll nowhere to go"
         return out
+
+    def _move_value(self, filled, upper, yfull, key, box, ybonus) -> float:
+        """Points of putting `box` points (and `ybonus`) in box `key`, the upper bonus
+        included, plus the value of the state it leads to: the game's one transition."""
+        points = box + ybonus
+        new_upper = upper
+        if key in self.counted:
+            new_upper = min(self.threshold, upper + box)
+            if upper < self.threshold <= upper + box:
+                points += self.amount
+        new_yfull = yfull or (key == self.flag_key and box > 0)
+        memo_key = (filled, key, new_upper, new_yfull)  # cheaper to hash than a new frozenset
+        if memo_key not in self._after_box:
+            self._after_box[memo_key] = self.value(filled | {key}, new_upper, new_yfull)
+        return points + self._after_box[memo_key]
 
     def keep_values(self, filled, upper, yfull, dice, left,
                     memo: dict | None = None) -> dict[tuple[int, ...], float]:
@@ -342,7 +351,7 @@ def naive_sub_multisets(dice) -> list[tuple[int, ...]]:
             for picks in product(*(range(_count(dice, face) + 1) for face in shown))]
 
 
-class NaiveMultisetGame:
+class NaiveMultisetGame(NaiveGame):
     """Plain expectimax over dice multisets: the same game as NaiveGame, fast enough for 6 dice.
 
     The order of the dice never matters to a score, so a roll is a sorted tuple drawn with its
@@ -355,12 +364,7 @@ class NaiveMultisetGame:
     """
 
     def __init__(self, rules):
-        self.rules = rules
-        self.keys = tuple(c.key for c in rules.categories)
-        self.threshold = rules.upper_bonus.threshold if rules.upper_bonus is not None else 0
-        self.amount = rules.upper_bonus.amount if rules.upper_bonus is not None else 0
-        self.counted = naive_bonus_keys(rules)
-        self.flag_key = naive_flag_key(rules)
+        super().__init__(rules)
         n, faces = rules.dice, rules.faces
         # The dice arithmetic is the same in every state: work it out once.
         self.rolls = [(d, naive_multiset_chance(d, faces)) for d in naive_multisets(faces, n)]
@@ -372,19 +376,11 @@ class NaiveMultisetGame:
                    for thrown in naive_multisets(faces, n - size)]
             for size in range(n + 1) for kept in naive_multisets(faces, size)}
         self._parts: dict = {}
-        self._after_box: dict = {}
-        self._values: dict = {}
 
-    def value(self, filled: frozenset[str], upper: int, yfull: bool) -> float:
-        """Expected points still to come from the start of a turn in this state."""
-        key = (filled, upper, yfull)
-        if key not in self._values:
-            if len(filled) == len(self.keys):
-                self._values[key] = 0.0
-            else:
-                first = self.first_roll_values(filled, upper, yfull)
-                self._values[key] = sum(p * first[d] for d, p in self.rolls)
-        return self._values[key]
+    def _turn_value(self, filled, upper, yfull) -> float:
+        """Expected points of this turn and the rest, over every first roll (a multiset)."""
+        first = self.first_roll_values(filled, upper, yfull)
+        return sum(p * first[d] for d, p in self.rolls)
 
     def first_roll_values(self, filled, upper, yfull) -> dict[tuple[int, ...], float]:
         """Value of each first roll of a turn in this state (sorted dice), by backward
@@ -402,18 +398,10 @@ class NaiveMultisetGame:
         return hold
 
     def box_values(self, filled, upper, yfull, dice, first: bool = False) -> dict[str, float]:
-        """Value of scoring a roll in each legal open box (points now + what follows); with
-        `first` the roll is the turn's first. The same transition as NaiveGame.box_values."""
-        out = {}
-        for key, box, ybonus in self._box_parts(filled, yfull, first)[dice]:
-            points = box + ybonus
-            new_upper = upper
-            if key in self.counted:
-                new_upper = min(self.threshold, upper + box)
-                if upper < self.threshold <= upper + box:
-                    points += self.amount
-            new_yfull = yfull or (key == self.flag_key and box > 0)
-            out[key] = points + self._value_after(filled, key, new_upper, new_yfull)
+        """NaiveGame.box_values, with the legal boxes of each roll worked out once per
+        (filled, flag, first)."""
+        out = {key: self._move_value(filled, upper, yfull, key, box, ybonus)
+               for key, box, ybonus in self._box_parts(filled, yfull, first)[dice]}
         assert out, "no legal box: the rules left a roll nowhere to go"
         return out
 
@@ -429,14 +417,6 @@ class NaiveMultisetGame:
                     is not None]
                 for d, _ in self.rolls}
         return self._parts[key]
-
-    def _value_after(self, filled, key, upper, yfull) -> float:
-        """value(filled | {key}, upper, yfull), memoised on the arguments (cheaper to hash than
-        a new frozenset: this is the innermost step of every state)."""
-        memo_key = (filled, key, upper, yfull)
-        if memo_key not in self._after_box:
-            self._after_box[memo_key] = self.value(filled | {key}, upper, yfull)
-        return self._after_box[memo_key]
 
 
 def naive_solve_multiset(rules) -> float:
