@@ -182,8 +182,8 @@ def _convolve(src, target, gain, prob, lo, width, offset, pmf):
     new_width = new_hi - new_lo
     new_offset = np.concatenate([[0], np.cumsum(new_width)[:-1]]).astype(np.int64)
     new_pmf = np.zeros(int(new_width.sum()))
-    convolve_windows(ptr, order, src, gain, prob, lo, width, offset, pmf, new_lo, new_offset,
-                     new_pmf)
+    convolve_windows(ptr, order, (src, gain, prob), (lo, width, offset, pmf),
+                     (new_lo, new_offset, new_pmf))
     return index, new_lo, new_width, new_offset, new_pmf
 
 

@@ -20,7 +20,7 @@ from dataclasses import asdict, dataclass
 import numpy as np
 
 from .dp import Solution, backward, kernel_threads
-from .kernels.bundle import Rows, States, payload
+from .kernels.bundle import Flow, Rows, States, payload
 from .layout import batch_width, batches, state_block
 from .strategies import check_strategy, strategy_values
 
@@ -160,6 +160,6 @@ def _forward(solution: Solution, V: np.ndarray, PI: np.ndarray, box_stats: np.nd
             part = slice(b0, b0 + block)
             states = States(mask[part], flag[part], u[part])
             choice = keep_choices(solution, V, states, n_threads)
-            policy_forward(game, L, V, states, PI[index[part]], choice, pi_next, nxt.start,
-                           box_stats, events, n_threads)
+            policy_forward(game, L, V, states, PI[index[part]], choice,
+                           Flow(pi_next, box_stats, events, nxt.start), n_threads)
         PI[nxt] += pi_next.sum(axis=0)

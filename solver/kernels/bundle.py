@@ -8,6 +8,11 @@ named tuple of arrays into a struct of array descriptors: reading a field costs 
     Layout (L)   where each turn-start state's values live in a flat store (see `solver.layout`)
     Rows         runs of turn-start states solved side by side: state (mask, flag) at upper
                  totals u0 .. u0 + nu - 1, whose results go to out .. out + nu - 1
+    Work, Next   a batch's scratch tables, and what its moves read of the states they lead to
+                 (built inside the DP driver, `solver.kernels.sweep`)
+
+Inside a parallel loop, a kernel that writes through a bundle's field must be called, not
+inlined: numba (0.68) loses such stores when they are compiled into the loop's body.
 """
 
 from __future__ import annotations
@@ -84,6 +89,33 @@ def payload(store=None, m1=None, m2=None, choice=None, out=None, needs=None) -> 
     return Payload(store, m1, m2, choice, out, needs)
 
 
+class Work(NamedTuple):
+    """A batch's scratch tables [row, column]: rows are rolls and keeps (`solver.kernels.turn`),
+    columns turn-start states. KV is always there, the others only when carried (else None)."""
+
+    KV: np.ndarray  # float64: values (or chances, in target play)
+    BOX: object  # int32: the box chosen for each final roll (first best in card order)
+    A1: object  # float64: first moment of the points to come, following the choices
+    A2: object  # float64: second moment
+
+
+class Next(NamedTuple):
+    """What a turn's moves read of the states they lead to, by store index."""
+
+    VAL: np.ndarray  # float64: the values that make the decisions
+    M1: object  # float64 or None: first moment of the points to come from there
+    M2: object  # float64 or None: second moment
+
+
+class OutcomeScratch(NamedTuple):
+    """Scratch for grouping a turn's moves by (box, points, Yahtzee bonus won) keys."""
+
+    acc: np.ndarray  # float64 [key]: probability gathered (kept at zero between uses)
+    touched: np.ndarray  # int64 [2 x rolls]: the keys used
+    target_of: np.ndarray  # int64 [key]: store index of the next state
+    gain_of: np.ndarray  # int64 [key]: points gained
+
+
 class States(NamedTuple):
     """Turn-start states listed one by one (a simulation's distinct states, a layer)."""
 
@@ -101,6 +133,16 @@ class Tally(NamedTuple):
     SCORE: np.ndarray  # int64 [game]: points so far, every bonus included
     BOX_SCORE: np.ndarray  # int32 [game, box]
     EVENTS: np.ndarray  # int32 [game, event]: see EVENT_* in solver.kernels.play
+
+
+class Flow(NamedTuple):
+    """Where the exact forward pass (`solver.kernels.play.policy_forward`) gathers a layer's
+    probability, one row per thread."""
+
+    PI_NEXT: np.ndarray  # float64 [thread, state of the next layer]
+    BOX_STATS: np.ndarray  # float64 [thread, 2, box]: expected score, probability of a zero
+    EVENTS: np.ndarray  # float64 [thread, event]: expected count of each EVENT_*
+    next_base: int  # store index of the next layer's first state
 
 
 class Outcomes(NamedTuple):

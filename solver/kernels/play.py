@@ -136,15 +136,17 @@ def final_roll_distribution(K, CHOICE, st, P, Q):
 
 
 @kernel(parallel=True)
-def policy_forward(K, L, VAL, S, PI_S, CHOICE, PI_NEXT, next_base, BOX_STATS, EVENTS,
-                   n_threads):
-    """Push the probability PI_S[i] of each state S[i] of a layer through one turn.
+def policy_forward(K, L, VAL, S, PI_S, CHOICE, F, n_threads):
+    """Push the probability PI_S[i] of each state S[i] of a layer through one turn, into F
+    (a `Flow` bundle).
 
-    Per thread t: PI_NEXT[t, index - next_base] collects next-layer state probabilities,
-    BOX_STATS[t, 0, c] the expected score of box c and BOX_STATS[t, 1, c] the probability it
-    holds 0, EVENTS[t, e] the expected count of each EVENT_*. Summed by the caller, so no two
-    threads write one cell.
+    Per thread t: F.PI_NEXT[t, index - F.next_base] collects next-layer state probabilities,
+    F.BOX_STATS[t, 0, c] the expected score of box c and F.BOX_STATS[t, 1, c] the probability
+    it holds 0, F.EVENTS[t, e] the expected count of each EVENT_*. Summed by the caller, so no
+    two threads write one cell.
     """
+    # Taken out of the bundle before the parallel loop, which writes them (see play_turn).
+    PI_NEXT, BOX_STATS, EVENTS, next_base = F
     n_roll = K.SCORE.shape[0]
     n_keep = K.KEEP_OUT_INDPTR.shape[0] - 1
     n_state = S.MASK.shape[0]
@@ -216,11 +218,15 @@ def window_bounds(slot, first, last, n):
 
 
 @kernel(parallel=True)
-def convolve_windows(ptr, order, SRC, GAIN, PROB, lo, width, offset, pmf, new_lo, new_offset,
-                     new_pmf):
+def convolve_windows(ptr, order, E, src_windows, dst_windows):
     """new_pmf of target t = sum over its entries i of PROB[i] x (pmf of source SRC[i] shifted
-    by GAIN[i]); windows: a source's lo/width/offset into pmf, a target's new_lo/new_offset.
-    Parallel over targets: every thread writes only its own targets' windows."""
+    by GAIN[i]), E = (SRC, GAIN, PROB) the entries; windows: a source's lo/width/offset into
+    pmf, src_windows = (lo, width, offset, pmf), a target's new_lo/new_offset, dst_windows =
+    (new_lo, new_offset, new_pmf). Parallel over targets: every thread writes only its own
+    targets' windows."""
+    SRC, GAIN, PROB = E
+    lo, width, offset, pmf = src_windows
+    new_lo, new_offset, new_pmf = dst_windows
     for t in prange(ptr.shape[0] - 1):
         base = new_offset[t] - new_lo[t]
         for e in range(ptr[t], ptr[t + 1]):

@@ -24,10 +24,10 @@ for optimal play). See `solver.dp` for the recursion and `solver.kernels.turn` f
 from __future__ import annotations
 
 import numpy as np
-from numba import types
-from numba.extending import overload
 
+from .bundle import Next, OutcomeScratch, Work
 from .jit import kernel, prange
+from .optional import scratch, scratch_either, view, view3
 from .turn import (
     average_if,
     best_subkeep,
@@ -41,43 +41,8 @@ from .turn import (
 )
 
 
-def _scratch(like, n, dtype):
-    """A scratch table of n entries when `like` is carried, else None (numba only)."""
-
-
-@overload(_scratch)
-def _scratch_numba(like, n, dtype):
-    # Chosen by type when compiling, so a carried table is a plain array, never an Optional.
-    if isinstance(like, types.NoneType):
-        return lambda like, n, dtype: None
-    return lambda like, n, dtype: np.empty(n, dtype=dtype)
-
-
-def _view(scratch, rows, cols):
-    """The first rows x cols entries of a scratch table as a 2-D table (numba only)."""
-
-
-@overload(_view)
-def _view_numba(scratch, rows, cols):
-    if isinstance(scratch, types.NoneType):
-        return lambda scratch, rows, cols: None
-    return lambda scratch, rows, cols: scratch[: rows * cols].reshape((rows, cols))
-
-
-def _view3(scratch, stages, rows, cols):
-    """The first stages x rows x cols entries of a scratch table as a 3-D table."""
-
-
-@overload(_view3)
-def _view3_numba(scratch, stages, rows, cols):
-    if isinstance(scratch, types.NoneType):
-        return lambda scratch, stages, rows, cols: None
-    return lambda scratch, stages, rows, cols: \
-        scratch[: stages * rows * cols].reshape((stages, rows, cols))
-
-
 @kernel
-def _expect_and_store(KV, cols, ROLL_PROB, OUT, R, b0, b1, acc):
+def _expect_and_store(KV, cols, ROLL_PROB, OUT, R, rows, acc):
     """OUT[R.OUT[i] + j] = sum over rolls of P(r) KV[r, column of (row i, total j)]."""
     if OUT is None:
         return
@@ -88,22 +53,11 @@ def _expect_and_store(KV, cols, ROLL_PROB, OUT, R, b0, b1, acc):
         for j in range(cols):
             acc[j] += p * KV[r, j]
     off = 0
-    for i in range(b0, b1):
+    for i in range(rows[0], rows[1]):
         out = R.OUT[i]
         for j in range(R.NU[i]):
             OUT[out + j] = acc[off + j]
         off += R.NU[i]
-
-
-def _either(a, b, n, dtype):
-    """A scratch table of n entries when `a` or `b` is carried, else None (numba only)."""
-
-
-@overload(_either)
-def _either_numba(a, b, n, dtype):
-    if isinstance(a, types.NoneType) and isinstance(b, types.NoneType):
-        return lambda a, b, n, dtype: None
-    return lambda a, b, n, dtype: np.empty(n, dtype=dtype)
 
 
 @kernel
@@ -117,40 +71,41 @@ def _record_stage(CH, ARG, left, n_roll, cols):
 
 
 @kernel
-def _outcomes(K, L, R, b0, b1, CH, BOX, s_p, n_keep, cols, OUT, acc, touched, target_of,
-              gain_of):
+def _outcomes(K, L, R, rows, CH, BOX, s_p, OUT, S):
     if OUT is None:
         return
-    n_rows = n_keep + K.SCORE.shape[0]
-    turn_outcomes(K, L, R, b0, b1, CH, BOX, s_p[: n_rows * cols].reshape((n_rows, cols)), OUT,
-                  acc, touched, target_of, gain_of)
+    cols = 0
+    for i in range(rows[0], rows[1]):
+        cols += R.NU[i]
+    n_rows = K.KEEP_CHILD.shape[0] + K.SCORE.shape[0]
+    turn_outcomes(K, L, R, rows, CH, BOX, s_p[: n_rows * cols].reshape((n_rows, cols)), OUT, S)
 
 
 @kernel
-def _first_roll(K, L, VAL, M1, M2, NEEDS, R, b0, b1, KV, SBOX, A1, A2, ARG):
-    """Add stopping at the first roll to claim a first-roll bonus to the first-roll values;
-    where that is the choice, ARG holds n_keep + the box."""
-    n_keep = KV.shape[0]
+def _first_roll(K, L, V, NEEDS, R, rows, W, ARG):
+    """Add stopping at the first roll to claim a first-roll bonus to the first-roll values
+    (batch rows `rows` of R, scratch W with the stopping box in W.BOX); where that is the
+    choice, ARG holds n_keep + the box."""
+    n_keep = W.KV.shape[0]
     off = 0
-    for i in range(b0, b1):
+    for i in range(rows[0], rows[1]):
         n0 = 0 if NEEDS is None else NEEDS.NEED0[i]
-        first_roll_moves(K, L, NEEDS, VAL, M1, M2, R.MASK[i], R.FLAG[i], R.U0[i], n0, R.NU[i],
-                         off, KV, SBOX, A1, A2)
+        first_roll_moves(K, L, NEEDS, V, W, (R.MASK[i], R.FLAG[i], R.U0[i], R.NU[i], off), n0)
         off += R.NU[i]
     if ARG is not None:
         n_cat = K.SCORE.shape[1]
         for r in range(K.SCORE.shape[0]):
             for j in range(off):
-                if SBOX[r, j] < n_cat:
-                    ARG[r, j] = n_keep + SBOX[r, j]
+                if W.BOX[r, j] < n_cat:
+                    ARG[r, j] = n_keep + W.BOX[r, j]
 
 
 @kernel
-def _record_choice(CHOICE, ARG, R, b0, b1, left, n_roll):
+def _record_choice(CHOICE, ARG, R, rows, left, n_roll):
     if CHOICE is None:
         return
     off = 0
-    for i in range(b0, b1):
+    for i in range(rows[0], rows[1]):
         out = R.OUT[i]
         for j in range(R.NU[i]):
             for r in range(n_roll):
@@ -160,56 +115,59 @@ def _record_choice(CHOICE, ARG, R, b0, b1, left, n_roll):
 
 @kernel
 def sweep(K, L, R, batch_ptr, VAL, P, batch_cols, n_threads):
-    """Solve the rows of `R` batch by batch (batch b: rows batch_ptr[b] .. batch_ptr[b+1]-1),
-    carrying the payload P (a `Payload` bundle)."""
+    """Solve the rows of `R` batch by batch (batch b: rows batch_ptr[b] .. batch_ptr[b+1]-1,
+    at most batch_cols columns), carrying the payload P (a `Payload` bundle)."""
     # The parts as arguments: numba prunes the code of a part that is None only for an
     # argument, and (0.68) loses stores made through a named tuple's field in a parallel loop.
-    _sweep(K, L, R, batch_ptr, VAL, P.STORE, P.M1, P.M2, P.CHOICE, P.OUT, P.NEEDS, batch_cols,
-           n_threads)
+    _sweep(K, L, R, (batch_ptr, batch_cols, n_threads), VAL, P.STORE, P.M1, P.M2, P.CHOICE,
+           P.OUT, P.NEEDS)
 
 
 @kernel(parallel=True)
-def _sweep(K, L, R, batch_ptr, VAL, STORE, M1, M2, CHOICE, OUT, NEEDS, batch_cols, n_threads):
+def _sweep(K, L, R, B, VAL, STORE, M1, M2, CHOICE, OUT, NEEDS):
+    # Bundles are built here and handed to kernels that are called, never inlined: numba
+    # (0.68) loses the stores an inlined function makes through a bundle in a parallel loop.
+    batch_ptr, batch_cols, n_threads = B
     n_roll = K.SCORE.shape[0]
     n_keep = K.KEEP_CHILD.shape[0]
     n_batches = batch_ptr.shape[0] - 1
     need_arg = M2 is not None or CHOICE is not None or OUT is not None
     n_keys = K.SCORE.shape[1] * 2 * (K.max_points + 1)
+    V = Next(VAL, M1, M2)
     for t in prange(min(n_threads, max(1, n_batches))):
         s_kv = np.empty(n_keep * batch_cols)
-        s_a1 = _scratch(M1, n_keep * batch_cols, np.float64)
-        s_a2 = _scratch(M2, n_keep * batch_cols, np.float64)
-        s_box = _either(M2, OUT, (n_roll + 1) * batch_cols, np.int32)
+        s_a1 = scratch(M1, n_keep * batch_cols, np.float64)
+        s_a2 = scratch(M2, n_keep * batch_cols, np.float64)
+        s_box = scratch_either(M2, OUT, (n_roll + 1) * batch_cols, np.int32)
         s_arg = np.empty(n_keep * batch_cols if need_arg else 0, dtype=np.int32)
-        s_ch = _scratch(OUT, max(1, K.rolls - 1) * n_roll * batch_cols, np.int32)
-        s_p = _scratch(OUT, (n_keep + n_roll) * batch_cols, np.float64)
+        s_ch = scratch(OUT, max(1, K.rolls - 1) * n_roll * batch_cols, np.int32)
+        s_p = scratch(OUT, (n_keep + n_roll) * batch_cols, np.float64)
         served = K.first_roll_bonus == 1
         s_sbox = np.empty(n_roll * batch_cols if served and need_arg else 0, dtype=np.int32)
         acc = np.empty(batch_cols)
-        o_acc = np.zeros(n_keys if OUT is not None else 0)
-        o_touched = np.empty(2 * n_roll, dtype=np.int64)
-        o_target = np.empty(n_keys if OUT is not None else 0, dtype=np.int64)
-        o_gain = np.empty(n_keys if OUT is not None else 0, dtype=np.int64)
+        o_scratch = OutcomeScratch(np.zeros(n_keys if OUT is not None else 0),
+                                   np.empty(2 * n_roll, dtype=np.int64),
+                                   np.empty(n_keys if OUT is not None else 0, dtype=np.int64),
+                                   np.empty(n_keys if OUT is not None else 0, dtype=np.int64))
         for b in range(t, n_batches, n_threads):
-            b0 = batch_ptr[b]
-            b1 = batch_ptr[b + 1]
+            rows = (batch_ptr[b], batch_ptr[b + 1])
             cols = 0
-            for i in range(b0, b1):
+            for i in range(rows[0], rows[1]):
                 cols += R.NU[i]
             # Compact (keeps, cols) tables keep the working set small.
             KV = s_kv[: n_keep * cols].reshape((n_keep, cols))
-            A1 = _view(s_a1, n_keep, cols)
-            A2 = _view(s_a2, n_keep, cols)
-            BOX = _view(s_box, n_roll + 1, cols)
-            CH = _view3(s_ch, max(1, K.rolls - 1), n_roll, cols)
+            A1 = view(s_a1, n_keep, cols)
+            A2 = view(s_a2, n_keep, cols)
+            BOX = view(s_box, n_roll + 1, cols)
+            CH = view3(s_ch, max(1, K.rolls - 1), n_roll, cols)
+            W = Work(KV, BOX, A1, A2)
             off = 0
-            for i in range(b0, b1):
+            for i in range(rows[0], rows[1]):
+                run = (R.MASK[i], R.FLAG[i], R.U0[i], R.NU[i], off)
                 if NEEDS is None:
-                    final_rolls(K, L, VAL, M1, M2, R.MASK[i], R.FLAG[i], R.U0[i], R.NU[i], off,
-                                KV, BOX, A1, A2)
+                    final_rolls(K, L, V, W, run)
                 else:
-                    final_rolls_target(K, L, NEEDS, VAL, R.MASK[i], R.FLAG[i], R.U0[i],
-                                       NEEDS.NEED0[i], R.NU[i], off, KV)
+                    final_rolls_target(K, L, NEEDS, VAL, run, NEEDS.NEED0[i], KV)
                 off += R.NU[i]
             for left in range(1, K.rolls):
                 keep_average(KV, cols, n_roll, K.n_faces, K.KEEP_CHILD)
@@ -222,16 +180,16 @@ def _sweep(K, L, R, batch_ptr, VAL, STORE, M1, M2, CHOICE, OUT, NEEDS, batch_col
                     follow_choice(A1, ARG, n_roll, cols)
                     follow_choice(A2, ARG, n_roll, cols)
                     if first:
-                        _first_roll(K, L, VAL, M1, M2, NEEDS, R, b0, b1, KV,
-                                    s_sbox[: n_roll * cols].reshape((n_roll, cols)), A1, A2, ARG)
-                    _record_choice(CHOICE, ARG, R, b0, b1, left, n_roll)
+                        _first_roll(K, L, V, NEEDS, R, rows,
+                                    Work(KV, s_sbox[: n_roll * cols].reshape((n_roll, cols)),
+                                         A1, A2), ARG)
+                    _record_choice(CHOICE, ARG, R, rows, left, n_roll)
                     _record_stage(CH, ARG, left, n_roll, cols)
                 else:
                     best_subkeep(KV, cols, K.SUB_INDPTR, K.SUB_INDICES)
                     if first:
-                        _first_roll(K, L, VAL, M1, M2, NEEDS, R, b0, b1, KV, None, A1, A2, None)
-            _outcomes(K, L, R, b0, b1, CH, BOX, s_p, n_keep, cols, OUT, o_acc, o_touched,
-                      o_target, o_gain)
-            _expect_and_store(KV, cols, K.ROLL_PROB, STORE, R, b0, b1, acc)
-            _expect_and_store(A1, cols, K.ROLL_PROB, M1, R, b0, b1, acc)
-            _expect_and_store(A2, cols, K.ROLL_PROB, M2, R, b0, b1, acc)
+                        _first_roll(K, L, V, NEEDS, R, rows, Work(KV, None, A1, A2), None)
+            _outcomes(K, L, R, rows, CH, BOX, s_p, OUT, o_scratch)
+            _expect_and_store(KV, cols, K.ROLL_PROB, STORE, R, rows, acc)
+            _expect_and_store(A1, cols, K.ROLL_PROB, M1, R, rows, acc)
+            _expect_and_store(A2, cols, K.ROLL_PROB, M2, R, rows, acc)

@@ -6,21 +6,27 @@ transition of the game (what scoring roll r in box c gives and where it leads) i
 `end_turn`, written once; `relax` is its form for a whole run of upper totals at once (the
 only place it is unrolled, so the loops read contiguous memory and vectorise).
 
-Optional arrays select what a sweep carries along ("payloads"): numba compiles one version per
-combination of arrays and `None`s and drops the code of the absent ones, so the plain DP pays
+The batch's tables travel as a `Work` bundle W (KV, and when carried BOX, A1, A2), what the
+moves read of the next states as a `Next` bundle V (VAL, and when carried M1, M2), and a run
+of columns as a plain tuple `run` = (mask, flag, u0, nu, off). Optional tables select what a
+sweep carries along ("payloads"): numba compiles one version per combination of arrays and
+`None`s, and `solver.kernels.optional` drops the code of the absent ones, so the plain DP pays
 nothing for the moments or the keep choices it does not need.
 
-    BOX[r, col]       the box chosen for final roll r (first best in card order)
-    A1, A2[k, col]    first and second moments of the points to come, following the choices
+    W.BOX[r, col]     the box chosen for final roll r (first best in card order)
+    W.A1, W.A2[k, col]  first and second moments of the points to come, following the choices
     ARG[k, col]       the keep chosen inside keep k (the best sub-keep)
 
-The kernels never validate and never raise: the Python wrappers in `solver` pass only tables
-compiled from a validated rule set.
+Kernels that read bundles in their inner loops are compiled without reference counting
+(`_nrt=False`): they never allocate, and every field read of a bundle would otherwise count
+a reference (that made the DP with the SD 3.5x slower). The kernels never validate and never
+raise: the Python wrappers in `solver` pass only tables compiled from a validated rule set.
 """
 
 from __future__ import annotations
 
 from .jit import kernel
+from .optional import copy_row, earlier, fill_row, put_if, read
 
 NEG = -1.0e300  # below any value: "no move found yet"
 JOKER_NONE, JOKER_FREE, JOKER_FORCED = 0, 1, 2  # yz.rules.tables.JOKER_MODES
@@ -128,37 +134,31 @@ def store_index(L, mask, flag, u):
 
 
 @kernel(inline="always")
-def _take(KV, BOX, A1, A2, r, col, c, g, v, m1, m2):
+def _take(W, r, col, c, g, v, m1, m2):
     """Move (box c, points g, next value v) becomes the choice at (r, col) if it is better, or
-    as good and earlier on the card; its moments come along."""
+    as good and earlier on the card; its moments come along (W: a `Work` bundle)."""
     val = g + v
-    cur = KV[r, col]
-    if BOX is None:
-        KV[r, col] = val if val > cur else cur
-    else:
-        take = (val > cur) | ((val == cur) & (c < BOX[r, col]))
-        KV[r, col] = val if take else cur
-        BOX[r, col] = c if take else BOX[r, col]
-        if A1 is not None:
-            A1[r, col] = (g + m1) if take else A1[r, col]
-        if A2 is not None:
-            A2[r, col] = (g * g + 2.0 * g * m1 + m2) if take else A2[r, col]
+    cur = W.KV[r, col]
+    take = (val > cur) | ((val == cur) & earlier(W.BOX, r, col, c))
+    W.KV[r, col] = val if take else cur
+    put_if(W.BOX, r, col, take, c)
+    put_if(W.A1, r, col, take, g + m1)
+    put_if(W.A2, r, col, take, g * g + 2.0 * g * m1 + m2)
 
 
 @kernel(inline="always")
-def _moment(M, idx, fallback):
-    """M[idx], or `fallback` when the moment is not carried (M is None)."""
-    if M is None:
-        return fallback
-    return M[idx]
+def _offer(W, V, r, col, c, g, idx):
+    """`_take` of a move gaining g points into the state stored at idx of V (a `Next`)."""
+    v = V.VAL[idx]
+    _take(W, r, col, c, g, v, read(V.M1, idx, v), read(V.M2, idx, 0.0))
 
 
 @kernel(inline="always")
-def relax(KV, BOX, A1, A2, r, off, u0, nu, c, pts, imm, counted, next_row, next_u0, VAL, M1,
-          M2, T, upper_bonus):
-    """Offer one move (roll r in box c: `pts` in the box, `imm` points with the Yahtzee bonus,
-    next state stored from `next_row` on, its first total `next_u0`) to the columns
-    off .. off + nu - 1, the upper totals u0 .. u0 + nu - 1.
+def relax(W, V, r, cols, c, move, dest, T, upper_bonus):
+    """Offer one move to the columns `cols` = (off, u0, nu): off .. off + nu - 1, the upper
+    totals u0 .. u0 + nu - 1. The move is roll r in box c, `move` = (points in the box, points
+    with the Yahtzee bonus, counts toward the upper bonus); `dest` = (store index of the next
+    state's first stored total, that total).
 
     This is `upper_step` over a run of totals: below `low` the next total is under the next
     state's first stored total (they share its value); up to `split` it is u + pts (or u), read
@@ -168,41 +168,38 @@ def relax(KV, BOX, A1, A2, r, off, u0, nu, c, pts, imm, counted, next_row, next_
     rather than the table bundle: numba would count references to the bundle's every array at
     each of these many small calls.)
     """
+    off, u0, nu = cols
+    pts, imm, counted = move
+    next_row, next_u0 = dest
     if nu == 1:  # one column (games without an upper bonus): no run to split
         next_u, bonus = upper_step(T, upper_bonus, u0, pts, counted)
-        g1 = float(imm + bonus)
-        idx = next_row + max(next_u, next_u0) - next_u0
-        v = VAL[idx]
-        _take(KV, BOX, A1, A2, r, off, c, g1, v, _moment(M1, idx, v), _moment(M2, idx, 0.0))
-        return
-    shift = pts if counted else 0
-    low = min(nu, max(0, next_u0 - shift - u0))
-    split = min(nu, max(low, T - shift - u0)) if counted else nu
-    g = float(imm)
-    for j in range(low):
-        v = VAL[next_row]
-        _take(KV, BOX, A1, A2, r, off + j, c, g, v, _moment(M1, next_row, v),
-              _moment(M2, next_row, 0.0))
-    base = next_row + u0 + shift - next_u0
-    for j in range(low, split):
-        v = VAL[base + j]
-        _take(KV, BOX, A1, A2, r, off + j, c, g, v, _moment(M1, base + j, v),
-              _moment(M2, base + j, 0.0))
-    if split < nu:
-        top = next_row + T - next_u0
-        v = VAL[top]
-        m1 = _moment(M1, top, v)
-        m2 = _moment(M2, top, 0.0)
-        gb = g + upper_bonus
-        for j in range(split, nu):
-            gj = gb if u0 + j < T else g
-            _take(KV, BOX, A1, A2, r, off + j, c, gj, v, m1, m2)
+        _offer(W, V, r, off, c, float(imm + bonus), next_row + max(next_u, next_u0) - next_u0)
+    else:
+        shift = pts if counted else 0
+        low = min(nu, max(0, next_u0 - shift - u0))
+        split = min(nu, max(low, T - shift - u0)) if counted else nu
+        g = float(imm)
+        for j in range(low):
+            _offer(W, V, r, off + j, c, g, next_row)
+        base = next_row + u0 + shift - next_u0
+        for j in range(low, split):
+            _offer(W, V, r, off + j, c, g, base + j)
+        if split < nu:
+            top = next_row + T - next_u0
+            v = V.VAL[top]
+            m1 = read(V.M1, top, v)
+            m2 = read(V.M2, top, 0.0)
+            gb = g + upper_bonus
+            for j in range(split, nu):
+                gj = gb if u0 + j < T else g
+                _take(W, r, off + j, c, gj, v, m1, m2)
 
 
-@kernel
-def final_rolls(K, L, VAL, M1, M2, mask, flag, u0, nu, off, KV, BOX, A1, A2):
-    """KV[r, off + j]: the value of ending the turn with roll r at upper total u0 + j (best
-    box; with BOX, which box, and with A1/A2 the moments of what follows).
+@kernel(_nrt=False)
+def final_rolls(K, L, V, W, run):
+    """W.KV[r, off + j]: the value of ending the turn with roll r at upper total u0 + j, for
+    `run` = (mask, flag, u0, nu, off) (best box; with W.BOX, which box, and with W.A1/A2 the
+    moments of what follows, read from V, a `Next` bundle).
 
     Scores are never negative, and neither a value plus the upper bonus once made, nor a value
     with the bonus flag raised, is ever lower (more upper total or a filled Yahtzee box never
@@ -211,32 +208,27 @@ def final_rolls(K, L, VAL, M1, M2, mask, flag, u0, nu, off, KV, BOX, A1, A2):
     its few positive-score moves (listed per box in POS_INDPTR/POS_ROLL). Extra Yahtzees,
     whose boxes and scores depend on the Joker and the bonus, are done box by box afterwards.
     """
+    mask, flag, u0, nu, off = run
+    cols = (off, u0, nu)
     n_roll, n_cat = K.SCORE.shape
     T = K.threshold
     ub = K.upper_bonus
     z = n_roll
     ybox_filled = K.ybox >= 0 and ((mask >> K.ybox) & 1) == 1
-    for j in range(nu):
-        KV[z, off + j] = NEG
-        if BOX is not None:
-            BOX[z, off + j] = n_cat
+    fill_row(W.KV, z, off, nu, NEG)
+    fill_row(W.BOX, z, off, nu, n_cat)
     for c in range(n_cat):
         if not is_open(K, mask, c):
             continue
         nm = mask | (1 << c)
-        relax(KV, BOX, A1, A2, z, off, u0, nu, c, 0, 0, False, L.OFFSET[nm, flag], L.U0[nm], VAL,
-              M1, M2, T, ub)
+        relax(W, V, z, cols, c, (0, 0, False), (L.OFFSET[nm, flag], L.U0[nm]), T, ub)
     for r in range(n_roll):
         if ybox_filled and K.YAHTZEE_FACE[r] >= 0:
             continue
-        for j in range(nu):
-            KV[r, off + j] = KV[z, off + j]
-            if BOX is not None:
-                BOX[r, off + j] = BOX[z, off + j]
-            if A1 is not None:
-                A1[r, off + j] = A1[z, off + j]
-            if A2 is not None:
-                A2[r, off + j] = A2[z, off + j]
+        copy_row(W.KV, r, z, off, nu)
+        copy_row(W.BOX, r, z, off, nu)
+        copy_row(W.A1, r, z, off, nu)
+        copy_row(W.A2, r, z, off, nu)
     for c in range(n_cat):
         start = K.POS_INDPTR[c]
         if not is_open(K, mask, c) or start == K.POS_INDPTR[c + 1]:
@@ -247,48 +239,42 @@ def final_rolls(K, L, VAL, M1, M2, mask, flag, u0, nu, off, KV, BOX, A1, A2):
         # points: the next state is the same for all of them.
         _p, _i, nm, nf, counted, _won = box_move(K, mask, flag, K.POS_ROLL[start], c, False,
                                                  False, False)
-        next_row = L.OFFSET[nm, nf]
-        next_u0 = L.U0[nm]
+        dest = (L.OFFSET[nm, nf], L.U0[nm])
         for i in range(start, K.POS_INDPTR[c + 1]):
             r = K.POS_ROLL[i]
             if ybox_filled and K.YAHTZEE_FACE[r] >= 0:
                 continue
             pts = K.SCORE[r, c]
-            relax(KV, BOX, A1, A2, r, off, u0, nu, c, pts, pts, counted, next_row, next_u0, VAL,
-                  M1, M2, T, ub)
+            relax(W, V, r, cols, c, (pts, pts, counted), dest, T, ub)
     if not ybox_filled:
         return
     for r in range(n_roll):
         if K.YAHTZEE_FACE[r] < 0:
             continue
         only_box, lower_only, use_joker, extra = box_verdict(K, mask, r)
-        for j in range(nu):
-            KV[r, off + j] = NEG
-            if BOX is not None:
-                BOX[r, off + j] = n_cat
+        fill_row(W.KV, r, off, nu, NEG)
+        fill_row(W.BOX, r, off, nu, n_cat)
         for c in range(n_cat):
             if not may_fill(K, mask, c, only_box, lower_only):
                 continue
             pts, imm, nm, nf, counted, _won = box_move(K, mask, flag, r, c, use_joker, extra,
                                                        False)
-            relax(KV, BOX, A1, A2, r, off, u0, nu, c, pts, imm, counted, L.OFFSET[nm, nf],
-                  L.U0[nm], VAL, M1, M2, T, ub)
+            relax(W, V, r, cols, c, (pts, imm, counted), (L.OFFSET[nm, nf], L.U0[nm]), T, ub)
 
 
-@kernel
-def first_roll_moves(K, L, N, VAL, M1, M2, mask, flag, u0, n0, nu, off, KV, SBOX, A1, A2):
-    """Offer, to the first-roll values KV[r, off + j], stopping at once to fill a box that
-    pays a first-roll bonus. Without N (a `Needs` bundle) the columns are upper totals
-    u0 + j and KV holds values: with SBOX, a column whose best move this is records the box
-    (else n_cat), A1/A2 follow as in `final_rolls`, and on a tie with a keep, stopping wins.
-    With N (target play) the columns are points needed n0 + j at upper total u0, and KV holds
-    chances of reaching them.
+@kernel(_nrt=False)
+def first_roll_moves(K, L, N, V, W, run, n0):
+    """Offer, to the first-roll values W.KV[r, off + j], stopping at once to fill a box that
+    pays a first-roll bonus; `run` = (mask, flag, u0, nu, off). Without N (a `Needs` bundle)
+    the columns are upper totals u0 + j and KV holds values: with W.BOX, a column whose best
+    move this is records the box (else n_cat), A1/A2 follow as in `final_rolls`, and on a tie
+    with a keep, stopping wins. With N (target play) the columns are points needed n0 + j at
+    upper total u0, and KV holds chances of reaching them (V.VAL: the next layer's).
     """
+    mask, flag, u0, nu, off = run
     n_roll, n_cat = K.SCORE.shape
-    if SBOX is not None:
-        for r in range(n_roll):
-            for j in range(nu):
-                SBOX[r, off + j] = n_cat
+    for r in range(n_roll):
+        fill_row(W.BOX, r, off, nu, n_cat)
     for r in range(n_roll):
         only_box, lower_only, use_joker, extra = box_verdict(K, mask, r)
         for c in range(n_cat):
@@ -299,11 +285,11 @@ def first_roll_moves(K, L, N, VAL, M1, M2, mask, flag, u0, n0, nu, off, KV, SBOX
             if pts == 0:
                 continue
             if N is None:
-                relax(KV, SBOX, A1, A2, r, off, u0, nu, c, pts, imm, counted, L.OFFSET[nm, nf],
-                      L.U0[nm], VAL, M1, M2, K.threshold, K.upper_bonus)
+                relax(W, V, r, (off, u0, nu), c, (pts, imm, counted),
+                      (L.OFFSET[nm, nf], L.U0[nm]), K.threshold, K.upper_bonus)
             else:
                 next_u, bonus = upper_step(K.threshold, K.upper_bonus, u0, pts, counted)
-                relax_need(KV, r, off, n0, nu, imm + bonus, VAL,
+                relax_need(W.KV, r, off, n0, nu, imm + bonus, V.VAL,
                            (store_index(L, nm, nf, next_u) - N.next_base) * N.n_need)
 
 
@@ -323,13 +309,15 @@ def relax_need(KV, r, off, n0, nn, g, VAL, next_row):
 
 
 @kernel
-def final_rolls_target(K, L, N, VAL, mask, flag, u, n0, nn, off, KV):
+def final_rolls_target(K, L, N, VAL, run, n0, KV):
     """KV[r, off + j]: the best chance of reaching the target with final roll r at upper total
-    u, needing n0 + j more points; VAL holds the next layer (N.n_need values per state).
+    u, needing n0 + j more points, for `run` = (mask, flag, u, nn, off); VAL holds the next
+    layer (N.n_need values per state).
 
     The same best-zero-move shortcut as `final_rolls` holds: the chance never falls with more
     upper total, a raised flag or fewer points needed.
     """
+    mask, flag, u, nn, off = run
     n_roll, n_cat = K.SCORE.shape
     z = n_roll
     ybox_filled = K.ybox >= 0 and ((mask >> K.ybox) & 1) == 1
@@ -481,8 +469,8 @@ def average_if(A, nu, n_roll, n_faces, KEEP_CHILD):
 # ---------------------------------------------------------------- where a turn leads
 
 
-@kernel
-def turn_outcomes(K, L, R, b0, b1, CH, BOX, P, OUT, acc, touched, target_of, gain_of):
+@kernel(_nrt=False)
+def turn_outcomes(K, L, R, rows, CH, BOX, P, OUT, S):
     """For every column of a batch: the distinct (next state, points gained) a turn leads to
     under the choices made (CH[L - 1, r, col]: the keep from roll r with L re-rolls left;
     BOX[r, col]: the box for final roll r), with their probabilities, into OUT.
@@ -492,9 +480,11 @@ def turn_outcomes(K, L, R, b0, b1, CH, BOX, P, OUT, acc, touched, target_of, gai
     mass goes to each of its children, one more die, in equal parts) back up to whole rolls.
     Moves are then grouped by (box, points, Yahtzee bonus won), which fixes the next state and
     the gain. A first roll kept to claim a first-roll bonus (CH >= n_keep: n_keep + box) stops
-    there: its mass waits in P[n_keep + r]. P (n_keep + n_roll rows), acc, touched,
-    target_of and gain_of are scratch.
+    there: its mass waits in P[n_keep + r]. The batch is rows (b0, b1) of R; P (n_keep +
+    n_roll rows) and S (an `OutcomeScratch`) are scratch.
     """
+    b0, b1 = rows
+    acc, touched, target_of, gain_of = S
     n_roll = K.SCORE.shape[0]
     n_keep = K.KEEP_CHILD.shape[0]
     cols = 0

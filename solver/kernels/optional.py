@@ -1,0 +1,137 @@
+"""Tables a kernel may or may not carry (an array, or None), chosen by type when compiling.
+
+numba drops the code of a table that is None only when the test `X is None` is on an argument
+of the function being compiled. Tables reached through a bundle (`Work.BOX`, `Next.M1`) are
+not arguments, so their reads and writes go through these helpers instead: each compiles to
+the plain operation for an array and to nothing (or a fallback) for None, and costs nothing at
+run time either way (LLVM inlines them). All are numba-only.
+
+The ones used in inner loops are compiled without reference counting, like their callers
+(see `solver.kernels.turn`). They must not be declared `inline="always"`: numba (0.68) then
+drops stores that the caller makes after inlining them (seen: a final roll's value never
+written).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import types
+from numba.extending import overload
+
+
+def _absent(table) -> bool:
+    return isinstance(table, types.NoneType)
+
+
+def scratch(like, n, dtype):
+    """A scratch table of n entries when `like` is carried, else None."""
+
+
+@overload(scratch)
+def _scratch(like, n, dtype):
+    if _absent(like):
+        return lambda like, n, dtype: None
+    return lambda like, n, dtype: np.empty(n, dtype=dtype)
+
+
+def scratch_either(a, b, n, dtype):
+    """A scratch table of n entries when `a` or `b` is carried, else None."""
+
+
+@overload(scratch_either)
+def _scratch_either(a, b, n, dtype):
+    if _absent(a) and _absent(b):
+        return lambda a, b, n, dtype: None
+    return lambda a, b, n, dtype: np.empty(n, dtype=dtype)
+
+
+def view(table, rows, cols):
+    """The first rows x cols entries of a scratch table as a 2-D table."""
+
+
+@overload(view)
+def _view(table, rows, cols):
+    if _absent(table):
+        return lambda table, rows, cols: None
+    return lambda table, rows, cols: table[: rows * cols].reshape((rows, cols))
+
+
+def view3(table, stages, rows, cols):
+    """The first stages x rows x cols entries of a scratch table as a 3-D table."""
+
+
+@overload(view3)
+def _view3(table, stages, rows, cols):
+    if _absent(table):
+        return lambda table, stages, rows, cols: None
+    return lambda table, stages, rows, cols: \
+        table[: stages * rows * cols].reshape((stages, rows, cols))
+
+
+def read(table, index, fallback):
+    """table[index], or `fallback` when the table is not carried."""
+
+
+@overload(read, jit_options={"_nrt": False})
+def _read(table, index, fallback):
+    if _absent(table):
+        return lambda table, index, fallback: fallback
+    return lambda table, index, fallback: table[index]
+
+
+def earlier(box, r, col, c):
+    """Whether box c comes before the box recorded at box[r, col] (False if not recorded)."""
+
+
+@overload(earlier, jit_options={"_nrt": False})
+def _earlier(box, r, col, c):
+    if _absent(box):
+        return lambda box, r, col, c: False
+    return lambda box, r, col, c: c < box[r, col]
+
+
+def put_if(table, r, col, take, value):
+    """table[r, col] = value where `take`, when the table is carried."""
+
+
+@overload(put_if, jit_options={"_nrt": False})
+def _put_if(table, r, col, take, value):
+    if _absent(table):
+        return lambda table, r, col, take, value: None
+
+    def put(table, r, col, take, value):
+        table[r, col] = value if take else table[r, col]
+
+    return put
+
+
+def fill_row(table, r, off, n, value):
+    """table[r, off .. off + n - 1] = value, when the table is carried."""
+
+
+@overload(fill_row, jit_options={"_nrt": False})
+def _fill_row(table, r, off, n, value):
+    if _absent(table):
+        return lambda table, r, off, n, value: None
+
+    def fill(table, r, off, n, value):
+        for j in range(n):
+            table[r, off + j] = value
+
+    return fill
+
+
+def copy_row(table, dst, src, off, n):
+    """table[dst, off .. off + n - 1] = table[src, same columns], when the table is carried."""
+
+
+@overload(copy_row, jit_options={"_nrt": False})
+def _copy_row(table, dst, src, off, n):
+    if _absent(table):
+        return lambda table, dst, src, off, n: None
+
+    def copy(table, dst, src, off, n):
+        for j in range(n):
+            table[dst, off + j] = table[src, off + j]
+
+    return copy
