@@ -1,6 +1,6 @@
 """Tunables of the solver, in one place (they change speed, never results)."""
 
-# Upper-total columns solved side by side in one scratch table (see yz.solver.kernels.solve_layer).
+# Upper-total columns solved side by side in one scratch table (yz.solver.kernels.sweep).
 MAX_BATCH_COLS = 256
 # Target size of a thread's scratch table: about half of a core's L2 cache here.
 SCRATCH_BYTES = 1 << 20

@@ -50,3 +50,25 @@ def test_helpers_write_through_bundles(nrt, carried):
     else:
         kernel(Work(KV, None, None, None), Next(VAL, None, None), n)
     assert (KV == 5.0).all()
+
+
+_write_block = numba.njit(_nrt=False)(_offer_all)
+
+
+@numba.njit(parallel=True)
+def _blocks(KV, BOX, A1, VAL, M1, n):
+    """Each parallel iteration builds its own bundles over a block of rows, as the DP driver
+    does, and hands them to a kernel that is called (never inlined)."""
+    for b in numba.prange(KV.shape[0] // 2):
+        W = Work(KV[2 * b: 2 * b + 2], BOX[2 * b: 2 * b + 2], A1[2 * b: 2 * b + 2], None)
+        _write_block(W, Next(VAL, M1, None), n)
+
+
+def test_bundles_built_in_a_parallel_loop_reach_the_tables():
+    n = 4
+    KV = np.zeros((8, n))
+    BOX = np.zeros((8, n), dtype=np.int32)
+    A1 = np.zeros((8, n))
+    VAL = np.array([0.0, 9.0, 3.0, 2.0])  # move 1 is best: 1 + 9
+    _blocks(KV, BOX, A1, VAL, VAL * 10, n)
+    assert (KV == 10.0).all() and (BOX == 1).all() and (A1 == 91.0).all()

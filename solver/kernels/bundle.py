@@ -2,7 +2,9 @@
 
 A kernel takes a few bundles instead of thirty positional arrays, so a new table is one field
 here and one line where the bundle is built (`solver.layout.kernel_tables`). numba compiles a
-named tuple of arrays into a struct of array descriptors: reading a field costs nothing.
+named tuple of arrays into a struct of array descriptors: reading a field costs no more than
+reading an argument, except that with reference counting on it counts one (see
+`solver.kernels.turn` on `_nrt=False`).
 
     Game (K)     the compiled rule tables a turn needs (see `yz.rules.tables` for their layout)
     Layout (L)   where each turn-start state's values live in a flat store (see `solver.layout`)
@@ -10,6 +12,9 @@ named tuple of arrays into a struct of array descriptors: reading a field costs 
                  totals u0 .. u0 + nu - 1, whose results go to out .. out + nu - 1
     Work, Next   a batch's scratch tables, and what its moves read of the states they lead to
                  (built inside the DP driver, `solver.kernels.sweep`)
+    Payload      what a DP sweep carries and writes besides its decisions
+    Outcomes, OutcomeScratch, Needs    where a turn leads (the distribution), target play
+    States, Tally, Flow    states listed one by one, games being played, the forward pass
 
 Inside a parallel loop, a kernel that writes through a bundle's field must be called, not
 inlined: numba (0.68) loses such stores when they are compiled into the loop's body.
@@ -94,7 +99,8 @@ class Work(NamedTuple):
     columns turn-start states. KV is always there, the others only when carried (else None)."""
 
     KV: np.ndarray  # float64: values (or chances, in target play)
-    BOX: object  # int32: the box chosen for each final roll (first best in card order)
+    BOX: object  # int32: the box chosen for each final roll (first best in card order; row
+    # n_roll: the best zero move) or, at the first roll, the box stopped for (n_cat: none)
     A1: object  # float64: first moment of the points to come, following the choices
     A2: object  # float64: second moment
 

@@ -34,15 +34,26 @@ def _scratch(like, n, dtype):
     return lambda like, n, dtype: np.empty(n, dtype=dtype)
 
 
-def scratch_either(a, b, n, dtype):
-    """A scratch table of n entries when `a` or `b` is carried, else None."""
+def scratch_any(tables, n, dtype):
+    """A scratch table of n entries when any of the tuple `tables` is carried, else None."""
 
 
-@overload(scratch_either)
-def _scratch_either(a, b, n, dtype):
-    if _absent(a) and _absent(b):
-        return lambda a, b, n, dtype: None
-    return lambda a, b, n, dtype: np.empty(n, dtype=dtype)
+@overload(scratch_any)
+def _scratch_any(tables, n, dtype):
+    if all(_absent(table) for table in tables):
+        return lambda tables, n, dtype: None
+    return lambda tables, n, dtype: np.empty(n, dtype=dtype)
+
+
+def carried(table):
+    """Whether the table is carried (a constant when compiling)."""
+
+
+@overload(carried)
+def _carried(table):
+    if _absent(table):
+        return lambda table: False
+    return lambda table: True
 
 
 def view(table, rows, cols):

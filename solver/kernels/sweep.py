@@ -27,9 +27,8 @@ import numpy as np
 
 from .bundle import Next, OutcomeScratch, Work
 from .jit import kernel, prange
-from .optional import scratch, scratch_either, view, view3
+from .optional import carried, scratch, scratch_any, view, view3
 from .turn import (
-    average_if,
     best_subkeep,
     best_subkeep_arg,
     final_rolls,
@@ -84,8 +83,8 @@ def _outcomes(K, L, R, rows, CH, BOX, s_p, OUT, S):
 @kernel
 def _first_roll(K, L, V, NEEDS, R, rows, W, ARG):
     """Add stopping at the first roll to claim a first-roll bonus to the first-roll values
-    (batch rows `rows` of R, scratch W with the stopping box in W.BOX); where that is the
-    choice, ARG holds n_keep + the box."""
+    (batch rows `rows` of R, scratch W with the stopping box in W.BOX, None when only values
+    are wanted and ARG is None too); where that is the choice, ARG holds n_keep + the box."""
     n_keep = W.KV.shape[0]
     off = 0
     for i in range(rows[0], rows[1]):
@@ -119,26 +118,26 @@ def sweep(K, L, R, batch_ptr, VAL, P, batch_cols, n_threads):
     at most batch_cols columns), carrying the payload P (a `Payload` bundle)."""
     # The parts as arguments: numba prunes the code of a part that is None only for an
     # argument, and (0.68) loses stores made through a named tuple's field in a parallel loop.
-    _sweep(K, L, R, (batch_ptr, batch_cols, n_threads), VAL, P.STORE, P.M1, P.M2, P.CHOICE,
-           P.OUT, P.NEEDS)
+    _sweep(K, L, R, (batch_ptr, batch_cols, n_threads), Next(VAL, P.M1, P.M2), P.STORE,
+           P.CHOICE, P.OUT, P.NEEDS)
 
 
 @kernel(parallel=True)
-def _sweep(K, L, R, B, VAL, STORE, M1, M2, CHOICE, OUT, NEEDS):
+def _sweep(K, L, R, B, V, STORE, CHOICE, OUT, NEEDS):
     # Bundles are built here and handed to kernels that are called, never inlined: numba
     # (0.68) loses the stores an inlined function makes through a bundle in a parallel loop.
     batch_ptr, batch_cols, n_threads = B
     n_roll = K.SCORE.shape[0]
     n_keep = K.KEEP_CHILD.shape[0]
     n_batches = batch_ptr.shape[0] - 1
-    need_arg = M2 is not None or CHOICE is not None or OUT is not None
+    # The moments follow the choices: with them, the keep and the box chosen are recorded.
+    need_arg = carried(V.M1) or carried(V.M2) or CHOICE is not None or OUT is not None
     n_keys = K.SCORE.shape[1] * 2 * (K.max_points + 1)
-    V = Next(VAL, M1, M2)
     for t in prange(min(n_threads, max(1, n_batches))):
         s_kv = np.empty(n_keep * batch_cols)
-        s_a1 = scratch(M1, n_keep * batch_cols, np.float64)
-        s_a2 = scratch(M2, n_keep * batch_cols, np.float64)
-        s_box = scratch_either(M2, OUT, (n_roll + 1) * batch_cols, np.int32)
+        s_a1 = scratch(V.M1, n_keep * batch_cols, np.float64)
+        s_a2 = scratch(V.M2, n_keep * batch_cols, np.float64)
+        s_box = scratch_any((V.M1, V.M2, OUT), (n_roll + 1) * batch_cols, np.int32)
         s_arg = np.empty(n_keep * batch_cols if need_arg else 0, dtype=np.int32)
         s_ch = scratch(OUT, max(1, K.rolls - 1) * n_roll * batch_cols, np.int32)
         s_p = scratch(OUT, (n_keep + n_roll) * batch_cols, np.float64)
@@ -167,12 +166,10 @@ def _sweep(K, L, R, B, VAL, STORE, M1, M2, CHOICE, OUT, NEEDS):
                 if NEEDS is None:
                     final_rolls(K, L, V, W, run)
                 else:
-                    final_rolls_target(K, L, NEEDS, VAL, run, NEEDS.NEED0[i], KV)
+                    final_rolls_target(K, L, NEEDS, V.VAL, run, NEEDS.NEED0[i], KV)
                 off += R.NU[i]
             for left in range(1, K.rolls):
-                keep_average(KV, cols, n_roll, K.n_faces, K.KEEP_CHILD)
-                average_if(A1, cols, n_roll, K.n_faces, K.KEEP_CHILD)
-                average_if(A2, cols, n_roll, K.n_faces, K.KEEP_CHILD)
+                keep_average(KV, A1, A2, cols, n_roll, K.n_faces, K.KEEP_CHILD)
                 first = served and left == K.rolls - 1
                 if need_arg:
                     ARG = s_arg[: n_keep * cols].reshape((n_keep, cols))
@@ -191,5 +188,5 @@ def _sweep(K, L, R, B, VAL, STORE, M1, M2, CHOICE, OUT, NEEDS):
                         _first_roll(K, L, V, NEEDS, R, rows, Work(KV, None, A1, A2), None)
             _outcomes(K, L, R, rows, CH, BOX, s_p, OUT, o_scratch)
             _expect_and_store(KV, cols, K.ROLL_PROB, STORE, R, rows, acc)
-            _expect_and_store(A1, cols, K.ROLL_PROB, M1, R, rows, acc)
-            _expect_and_store(A2, cols, K.ROLL_PROB, M2, R, rows, acc)
+            _expect_and_store(A1, cols, K.ROLL_PROB, V.M1, R, rows, acc)
+            _expect_and_store(A2, cols, K.ROLL_PROB, V.M2, R, rows, acc)

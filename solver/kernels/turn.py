@@ -18,8 +18,9 @@ nothing for the moments or the keep choices it does not need.
     ARG[k, col]       the keep chosen inside keep k (the best sub-keep)
 
 Kernels that read bundles in their inner loops are compiled without reference counting
-(`_nrt=False`): they never allocate, and every field read of a bundle would otherwise count
-a reference (that made the DP with the SD 3.5x slower). The kernels never validate and never
+(`_nrt=False`): every field read of a bundle would otherwise count a reference (that made the
+DP with the SD 3.5x slower). They must never allocate (numba refuses to compile that) nor
+keep or return a slice of an array they are given. The kernels never validate and never
 raise: the Python wrappers in `solver` pass only tables compiled from a validated rule set.
 """
 
@@ -155,20 +156,19 @@ def _offer(W, V, r, col, c, g, idx):
 
 @kernel(inline="always")
 def relax(W, V, r, cols, c, move, dest, T, upper_bonus):
-    """Offer one move to the columns `cols` = (off, u0, nu): off .. off + nu - 1, the upper
-    totals u0 .. u0 + nu - 1. The move is roll r in box c, `move` = (points in the box, points
-    with the Yahtzee bonus, counts toward the upper bonus); `dest` = (store index of the next
-    state's first stored total, that total).
+    """Offer one move to the columns `cols` = (u0, nu, off) (the tail of a `run`): off .. off +
+    nu - 1, the upper totals u0 .. u0 + nu - 1. The move is roll r in box c, `move` = (points
+    in the box, points with the Yahtzee bonus, counts toward the upper bonus); `dest` = (store
+    index of the next state's first stored total, that total).
 
     This is `upper_step` over a run of totals: below `low` the next total is under the next
     state's first stored total (they share its value); up to `split` it is u + pts (or u), read
     contiguously; from `split` on the threshold is reached, and the bonus is paid where the
     total was under it. Points are added before the table value, in the order `end_turn`'s
     users do (choose_box), so equal moves tie exactly. (It takes the threshold and the bonus
-    rather than the table bundle: numba would count references to the bundle's every array at
-    each of these many small calls.)
+    rather than the table bundle K, which it would otherwise need for nothing else.)
     """
-    off, u0, nu = cols
+    u0, nu, off = cols
     pts, imm, counted = move
     next_row, next_u0 = dest
     if nu == 1:  # one column (games without an upper bonus): no run to split
@@ -209,7 +209,7 @@ def final_rolls(K, L, V, W, run):
     whose boxes and scores depend on the Joker and the bonus, are done box by box afterwards.
     """
     mask, flag, u0, nu, off = run
-    cols = (off, u0, nu)
+    cols = (u0, nu, off)
     n_roll, n_cat = K.SCORE.shape
     T = K.threshold
     ub = K.upper_bonus
@@ -285,7 +285,7 @@ def first_roll_moves(K, L, N, V, W, run, n0):
             if pts == 0:
                 continue
             if N is None:
-                relax(W, V, r, (off, u0, nu), c, (pts, imm, counted),
+                relax(W, V, r, (u0, nu, off), c, (pts, imm, counted),
                       (L.OFFSET[nm, nf], L.U0[nm]), K.threshold, K.upper_bonus)
             else:
                 next_u, bonus = upper_step(K.threshold, K.upper_bonus, u0, pts, counted)
@@ -368,9 +368,39 @@ def final_rolls_target(K, L, N, VAL, run, n0, KV):
 # ---------------------------------------------------------------- rerolls
 
 
+@kernel(inline="always")
+def _average_row(T, k, KEEP_CHILD, nu, n_faces, inv):
+    """T[k] = the mean of T over keep k's children (one more die of each face)."""
+    c0 = KEEP_CHILD[k, 0]
+    c1 = KEEP_CHILD[k, 1]  # every die has at least two faces
+    for j in range(nu):
+        T[k, j] = T[c0, j] + T[c1, j]
+    v = 2
+    while n_faces - v > 2:
+        ca = KEEP_CHILD[k, v]
+        cb = KEEP_CHILD[k, v + 1]
+        for j in range(nu):
+            T[k, j] += T[ca, j] + T[cb, j]
+        v += 2
+    if v + 2 == n_faces:
+        ca = KEEP_CHILD[k, v]
+        cb = KEEP_CHILD[k, v + 1]
+        for j in range(nu):
+            T[k, j] = (T[k, j] + T[ca, j] + T[cb, j]) * inv
+    elif v + 1 == n_faces:
+        ca = KEEP_CHILD[k, v]
+        for j in range(nu):
+            T[k, j] = (T[k, j] + T[ca, j]) * inv
+    else:
+        for j in range(nu):
+            T[k, j] *= inv
+
+
 @kernel
-def keep_average(KV, nu, n_roll, n_faces, KEEP_CHILD):
-    """KV[k] for every keep smaller than a roll: the mean over one more die (its children).
+def keep_average(KV, A1, A2, nu, n_roll, n_faces, KEEP_CHILD):
+    """KV[k] for every keep smaller than a roll: the mean over one more die (its children);
+    the same for the moments A1 and A2 when carried, keep by keep, so the three share the
+    child indices and the rows stay in cache.
 
     KV[:n_roll] holds roll values. Children are read two at a time and the division is folded
     into the last pass, so a row is swept about half as often (loop and store overhead, not
@@ -379,29 +409,11 @@ def keep_average(KV, nu, n_roll, n_faces, KEEP_CHILD):
     n_keep = KV.shape[0]
     inv = 1.0 / n_faces
     for k in range(n_roll, n_keep):
-        c0 = KEEP_CHILD[k, 0]
-        c1 = KEEP_CHILD[k, 1]  # every die has at least two faces
-        for j in range(nu):
-            KV[k, j] = KV[c0, j] + KV[c1, j]
-        v = 2
-        while n_faces - v > 2:
-            ca = KEEP_CHILD[k, v]
-            cb = KEEP_CHILD[k, v + 1]
-            for j in range(nu):
-                KV[k, j] += KV[ca, j] + KV[cb, j]
-            v += 2
-        if v + 2 == n_faces:
-            ca = KEEP_CHILD[k, v]
-            cb = KEEP_CHILD[k, v + 1]
-            for j in range(nu):
-                KV[k, j] = (KV[k, j] + KV[ca, j] + KV[cb, j]) * inv
-        elif v + 1 == n_faces:
-            ca = KEEP_CHILD[k, v]
-            for j in range(nu):
-                KV[k, j] = (KV[k, j] + KV[ca, j]) * inv
-        else:
-            for j in range(nu):
-                KV[k, j] *= inv
+        _average_row(KV, k, KEEP_CHILD, nu, n_faces, inv)
+        if A1 is not None:
+            _average_row(A1, k, KEEP_CHILD, nu, n_faces, inv)
+        if A2 is not None:
+            _average_row(A2, k, KEEP_CHILD, nu, n_faces, inv)
 
 
 @kernel
@@ -459,13 +471,6 @@ def follow_choice(A, ARG, n_roll, nu):
             A[r, j] = A[ARG[r, j], j]
 
 
-@kernel
-def average_if(A, nu, n_roll, n_faces, KEEP_CHILD):
-    """`keep_average` of a carried table, when it is carried."""
-    if A is not None:
-        keep_average(A, nu, n_roll, n_faces, KEEP_CHILD)
-
-
 # ---------------------------------------------------------------- where a turn leads
 
 
@@ -480,7 +485,8 @@ def turn_outcomes(K, L, R, rows, CH, BOX, P, OUT, S):
     mass goes to each of its children, one more die, in equal parts) back up to whole rolls.
     Moves are then grouped by (box, points, Yahtzee bonus won), which fixes the next state and
     the gain. A first roll kept to claim a first-roll bonus (CH >= n_keep: n_keep + box) stops
-    there: its mass waits in P[n_keep + r]. The batch is rows (b0, b1) of R; P (n_keep +
+    there: its mass waits in P[n_keep + r]. The batch is `rows` = (b0, b1): rows b0 .. b1 - 1
+    of R; P (n_keep +
     n_roll rows) and S (an `OutcomeScratch`) are scratch.
     """
     b0, b1 = rows
