@@ -155,9 +155,9 @@ def _offer(W, V, r, col, c, g, idx):
 
 
 @kernel(inline="always")
-def relax(W, V, r, cols, c, move, dest, T, upper_bonus):
-    """Offer one move to the columns `cols` = (u0, nu, off) (the tail of a `run`): off .. off +
-    nu - 1, the upper totals u0 .. u0 + nu - 1. The move is roll r in box c, `move` = (points
+def relax(W, V, r, run, c, move, dest, T, upper_bonus):
+    """Offer one move to the columns of `run` = (mask, flag, u0, nu, off): off .. off + nu - 1,
+    the upper totals u0 .. u0 + nu - 1. The move is roll r in box c, `move` = (points
     in the box, points with the Yahtzee bonus, counts toward the upper bonus); `dest` = (store
     index of the next state's first stored total, that total).
 
@@ -168,7 +168,7 @@ def relax(W, V, r, cols, c, move, dest, T, upper_bonus):
     users do (choose_box), so equal moves tie exactly. (It takes the threshold and the bonus
     rather than the table bundle K, which it would otherwise need for nothing else.)
     """
-    u0, nu, off = cols
+    _mask, _flag, u0, nu, off = run
     pts, imm, counted = move
     next_row, next_u0 = dest
     if nu == 1:  # one column (games without an upper bonus): no run to split
@@ -208,8 +208,7 @@ def final_rolls(K, L, V, W, run):
     its few positive-score moves (listed per box in POS_INDPTR/POS_ROLL). Extra Yahtzees,
     whose boxes and scores depend on the Joker and the bonus, are done box by box afterwards.
     """
-    mask, flag, u0, nu, off = run
-    cols = (u0, nu, off)
+    mask, flag, _u0, nu, off = run
     n_roll, n_cat = K.SCORE.shape
     T = K.threshold
     ub = K.upper_bonus
@@ -221,7 +220,7 @@ def final_rolls(K, L, V, W, run):
         if not is_open(K, mask, c):
             continue
         nm = mask | (1 << c)
-        relax(W, V, z, cols, c, (0, 0, False), (L.OFFSET[nm, flag], L.U0[nm]), T, ub)
+        relax(W, V, z, run, c, (0, 0, False), (L.OFFSET[nm, flag], L.U0[nm]), T, ub)
     for r in range(n_roll):
         if ybox_filled and K.YAHTZEE_FACE[r] >= 0:
             continue
@@ -245,7 +244,7 @@ def final_rolls(K, L, V, W, run):
             if ybox_filled and K.YAHTZEE_FACE[r] >= 0:
                 continue
             pts = K.SCORE[r, c]
-            relax(W, V, r, cols, c, (pts, pts, counted), dest, T, ub)
+            relax(W, V, r, run, c, (pts, pts, counted), dest, T, ub)
     if not ybox_filled:
         return
     for r in range(n_roll):
@@ -259,7 +258,7 @@ def final_rolls(K, L, V, W, run):
                 continue
             pts, imm, nm, nf, counted, _won = box_move(K, mask, flag, r, c, use_joker, extra,
                                                        False)
-            relax(W, V, r, cols, c, (pts, imm, counted), (L.OFFSET[nm, nf], L.U0[nm]), T, ub)
+            relax(W, V, r, run, c, (pts, imm, counted), (L.OFFSET[nm, nf], L.U0[nm]), T, ub)
 
 
 @kernel(_nrt=False)
@@ -285,7 +284,7 @@ def first_roll_moves(K, L, N, V, W, run, n0):
             if pts == 0:
                 continue
             if N is None:
-                relax(W, V, r, (u0, nu, off), c, (pts, imm, counted),
+                relax(W, V, r, run, c, (pts, imm, counted),
                       (L.OFFSET[nm, nf], L.U0[nm]), K.threshold, K.upper_bonus)
             else:
                 next_u, bonus = upper_step(K.threshold, K.upper_bonus, u0, pts, counted)
