@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import numba
 import numba.core.config
+import numpy as np
 
 from ..kernel_cache import KERNEL_CACHE_DIR
 
@@ -38,3 +39,15 @@ def kernel(fn=None, **options):
 
 
 prange = numba.prange
+
+
+@kernel(inline="always")
+def unsigned(i):
+    """Index i as an unsigned integer, for a column or store index that runs with a loop.
+
+    numba wraps a signed index that may be negative on every access. For X[r, off + j] that
+    turns a loop's contiguous loads and stores into gathers and scatters: measured 2 ns an
+    entry, against 0.3 ns for the same loop with an unsigned index, which is never wrapped.
+    (Mixed with a signed integer in arithmetic an unsigned one becomes a float: convert last.)
+    """
+    return np.uint64(i)

@@ -7,7 +7,8 @@ the plain operation for an array and to nothing (or a fallback) for None, and co
 run time either way (LLVM inlines them). All are numba-only.
 
 The ones used in inner loops are compiled without reference counting, like their callers
-(see `solver.kernels.turn`). They must not be declared `inline="always"`: numba (0.68) then
+(see `solver.kernels.turn`), and index columns with unsigned integers (see
+`solver.kernels.jit.unsigned`). They must not be declared `inline="always"`: numba (0.68) then
 drops stores that the caller makes after inlining them (seen: a final roll's value never
 written).
 """
@@ -17,6 +18,8 @@ from __future__ import annotations
 import numpy as np
 from numba import types
 from numba.extending import overload
+
+from .jit import unsigned
 
 
 def _absent(table) -> bool:
@@ -127,7 +130,7 @@ def _fill_row(table, r, off, n, value):
 
     def fill(table, r, off, n, value):
         for j in range(n):
-            table[r, off + j] = value
+            table[r, unsigned(off + j)] = value
 
     return fill
 
@@ -143,6 +146,6 @@ def _copy_row(table, dst, src, off, n):
 
     def copy(table, dst, src, off, n):
         for j in range(n):
-            table[dst, off + j] = table[src, off + j]
+            table[dst, unsigned(off + j)] = table[src, unsigned(off + j)]
 
     return copy

@@ -26,7 +26,7 @@ raise: the Python wrappers in `solver` pass only tables compiled from a validate
 
 from __future__ import annotations
 
-from .jit import kernel
+from .jit import kernel, unsigned
 from .optional import copy_row, earlier, fill_row, put_if, read
 
 NEG = -1.0e300  # below any value: "no move found yet"
@@ -148,10 +148,25 @@ def _take(W, r, col, c, g, v, m1, m2):
 
 
 @kernel(inline="always")
-def _offer(W, V, r, col, c, g, idx):
-    """`_take` of a move gaining g points into the state stored at idx of V (a `Next`)."""
+def _offer_one(W, r, cols, c, g, V, idx):
+    """`_take`, in columns cols = (a, b) of row r, of a move gaining g points into the one
+    state stored at idx of V (a `Next`)."""
     v = V.VAL[idx]
-    _take(W, r, col, c, g, v, read(V.M1, idx, v), read(V.M2, idx, 0.0))
+    m1 = read(V.M1, idx, v)
+    m2 = read(V.M2, idx, 0.0)
+    for col in range(unsigned(cols[0]), unsigned(cols[1])):
+        _take(W, r, col, c, g, v, m1, m2)
+
+
+@kernel(inline="always")
+def _offer_each(W, r, cols, c, g, V, idx):
+    """`_take`, in column a + j of row r (cols = (a, b)), of a move gaining g points into the
+    state stored at idx + j of V (a `Next`): consecutive states, read contiguously."""
+    a = unsigned(cols[0])
+    src = unsigned(idx)
+    for j in range(unsigned(cols[1] - cols[0])):
+        v = V.VAL[src + j]
+        _take(W, r, a + j, c, g, v, read(V.M1, src + j, v), read(V.M2, src + j, 0.0))
 
 
 @kernel(inline="always")
@@ -164,35 +179,33 @@ def relax(W, V, r, run, c, move, dest, T, upper_bonus):
     This is `upper_step` over a run of totals: below `low` the next total is under the next
     state's first stored total (they share its value); up to `split` it is u + pts (or u), read
     contiguously; from `split` on the threshold is reached, and the bonus is paid where the
-    total was under it. Points are added before the table value, in the order `end_turn`'s
-    users do (choose_box), so equal moves tie exactly. (It takes the threshold and the bonus
-    rather than the table bundle K, which it would otherwise need for nothing else.)
+    total was under it (up to `mid`). Points are added before the table value, in the order
+    `end_turn`'s users do (choose_box), so equal moves tie exactly. (It takes the threshold and
+    the bonus rather than the table bundle K, which it would otherwise need for nothing else.)
+    Columns are indexed unsigned, so these loops vectorise (see `solver.kernels.jit.unsigned`).
     """
     _mask, _flag, u0, nu, off = run
     pts, imm, counted = move
     next_row, next_u0 = dest
     if nu == 1:  # one column (games without an upper bonus): no run to split
         next_u, bonus = upper_step(T, upper_bonus, u0, pts, counted)
-        _offer(W, V, r, off, c, float(imm + bonus), next_row + max(next_u, next_u0) - next_u0)
-    else:
-        shift = pts if counted else 0
-        low = min(nu, max(0, next_u0 - shift - u0))
-        split = min(nu, max(low, T - shift - u0)) if counted else nu
-        g = float(imm)
-        for j in range(low):
-            _offer(W, V, r, off + j, c, g, next_row)
-        base = next_row + u0 + shift - next_u0
-        for j in range(low, split):
-            _offer(W, V, r, off + j, c, g, base + j)
-        if split < nu:
-            top = next_row + T - next_u0
-            v = V.VAL[top]
-            m1 = read(V.M1, top, v)
-            m2 = read(V.M2, top, 0.0)
-            gb = g + upper_bonus
-            for j in range(split, nu):
-                gj = gb if u0 + j < T else g
-                _take(W, r, off + j, c, gj, v, m1, m2)
+        _offer_one(W, r, (off, off + 1), c, float(imm + bonus), V,
+                   next_row + max(next_u, next_u0) - next_u0)
+        return
+    shift = pts if counted else 0
+    low = min(nu, max(0, next_u0 - shift - u0))
+    split = min(nu, max(low, T - shift - u0)) if counted else nu
+    mid = min(nu, max(split, T - u0))
+    g = float(imm)
+    if low > 0:
+        _offer_one(W, r, (off, off + low), c, g, V, next_row)
+    if split > low:
+        _offer_each(W, r, (off + low, off + split), c, g, V,
+                    next_row + u0 + shift - next_u0 + low)
+    if mid > split:
+        _offer_one(W, r, (off + split, off + mid), c, g + upper_bonus, V, next_row + T - next_u0)
+    if nu > mid:
+        _offer_one(W, r, (off + mid, off + nu), c, g, V, next_row + T - next_u0)
 
 
 @kernel(_nrt=False)
@@ -300,11 +313,12 @@ def relax_need(KV, r, off, n0, nn, g, VAL, next_row):
     met = min(nn, max(0, g - n0 + 1))  # needs n0 + j <= g
     for j in range(met):
         KV[r, off + j] = 1.0
-    base = next_row + n0 - g
-    for j in range(met, nn):
-        v = VAL[base + j]
-        if v > KV[r, off + j]:
-            KV[r, off + j] = v
+    a = unsigned(off + met)  # unsigned: the loop vectorises (solver.kernels.jit.unsigned)
+    src = unsigned(next_row + n0 - g + met)
+    for j in range(unsigned(nn - met)):
+        v = VAL[src + j]
+        if v > KV[r, a + j]:
+            KV[r, a + j] = v
 
 
 @kernel
