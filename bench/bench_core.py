@@ -8,8 +8,9 @@ faster):
     .venv/bin/python bench/bench_core.py --base 60dd663 --rounds 7 official-free-joker yatzy
 
 Per variant: `dp` (in-process DP, best of the rounds), `dp_sd` (the DP with the exact SD),
-`process` (a whole `yz solve --no-cache --quiet` process, SD included) and, once, `startup`
-(a process that imports the solver and loads its compiled kernels on a one-box game).
+`process` (a whole `yz solve --no-cache --quiet` process, SD included, started as the console
+script starts it) and, once, `startup` (a process that imports the solver as a library and
+loads its compiled kernels on a one-box game).
 The base commit is checked out into a temporary git worktree and imported from there.
 """
 
@@ -79,9 +80,19 @@ def run(src: Path | None, code: str, env: dict) -> str:
     return out.stdout.strip().splitlines()[-1]
 
 
+# What the `yz` console script runs: its entry module where the side has one, else `run`.
+CONSOLE_SCRIPT = """
+try:
+    from yz.cli.entry import main
+except ImportError:
+    from yz.cli.main import run as main
+main()
+"""
+
+
 def process_time(src: Path | None, name: str, env: dict) -> float:
     code = ("import subprocess,sys,time;t=time.perf_counter();"
-            "subprocess.run([sys.executable,'-c','from yz.cli.main import run; run()',"
+            f"subprocess.run([sys.executable,'-c',{CONSOLE_SCRIPT!r},"
             f"'solve','--no-cache','--quiet','-v',{name!r}],check=True,"
             "stdout=subprocess.DEVNULL);print(time.perf_counter()-t)")
     return float(run(src, code, env))

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -391,3 +393,16 @@ def test_simulate_leaves_out_slow_exact_figures_unless_asked(monkeypatch, isolat
     # Once computed they are cached, and shown unasked.
     again = yz_json("simulate", "-v", "no-bonus", "-n", "300")
     assert again["exact"]["box_mean"] == asked["exact"]["box_mean"]
+
+
+def test_console_script_collects_garbage_during_the_command():
+    """The `yz` script pauses the garbage collector only while it imports; the command runs
+    with it on (a larger first generation), and importing yz as a library changes nothing."""
+    script = ("import gc, sys; default = gc.get_threshold(); import yz.cli.main, yz.solver; "
+              "library = gc.isenabled() and gc.get_threshold() == default; "
+              "from yz.cli.entry import main, COMMAND_THRESHOLDS; sys.argv = ['yz', '--version']; "
+              "code = main(); "
+              "print(library, gc.isenabled(), gc.get_threshold() == COMMAND_THRESHOLDS, code)")
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                         check=True).stdout.splitlines()
+    assert out[0].startswith("yz ") and out[1] == "True True True 0"

@@ -112,12 +112,15 @@ def _record_choice(CHOICE, ARG, R, rows, left, n_roll):
         off += R.NU[i]
 
 
-@kernel
-def sweep(K, L, R, batch_ptr, VAL, P, batch_cols, n_threads):
+def sweep(K, L, R, batch_ptr, VAL, P, batch_cols, n_threads) -> None:
     """Solve the rows of `R` batch by batch (batch b: rows batch_ptr[b] .. batch_ptr[b+1]-1,
-    at most batch_cols columns), carrying the payload P (a `Payload` bundle)."""
-    # The parts as arguments: numba prunes the code of a part that is None only for an
-    # argument, and (0.68) loses stores made through a named tuple's field in a parallel loop.
+    at most batch_cols columns), carrying the payload P (a `Payload` bundle).
+
+    A plain function: the kernel takes P's parts as arguments, because numba prunes the code
+    of a part that is None only for an argument, and (0.68) loses stores made through a named
+    tuple's field in a parallel loop. (A compiled wrapper would load a second copy of the
+    whole sweep from the cache at every start.)
+    """
     _sweep(K, L, R, (batch_ptr, batch_cols, n_threads), Next(VAL, P.M1, P.M2), P.STORE,
            P.CHOICE, P.OUT, P.NEEDS)
 
