@@ -202,10 +202,11 @@ def relax(W, V, r, run, c, move, dest, T, upper_bonus):
     if split > low:
         _offer_each(W, r, (off + low, off + split), c, g, V,
                     next_row + u0 + shift - next_u0 + low)
+    top = next_row + T - next_u0  # the next state at the threshold
     if mid > split:
-        _offer_one(W, r, (off + split, off + mid), c, g + upper_bonus, V, next_row + T - next_u0)
+        _offer_one(W, r, (off + split, off + mid), c, g + upper_bonus, V, top)
     if nu > mid:
-        _offer_one(W, r, (off + mid, off + nu), c, g, V, next_row + T - next_u0)
+        _offer_one(W, r, (off + mid, off + nu), c, g, V, top)
 
 
 @kernel(_nrt=False)
@@ -311,9 +312,9 @@ def relax_need(KV, r, off, n0, nn, g, VAL, next_row):
     chance of reaching the target is certain once the need is met, else the next state's at
     need - g (read contiguously)."""
     met = min(nn, max(0, g - n0 + 1))  # needs n0 + j <= g
-    for j in range(met):
-        KV[r, off + j] = 1.0
-    a = unsigned(off + met)  # unsigned: the loop vectorises (solver.kernels.jit.unsigned)
+    for col in range(unsigned(off), unsigned(off + met)):  # unsigned: see jit.unsigned
+        KV[r, col] = 1.0
+    a = unsigned(off + met)
     src = unsigned(next_row + n0 - g + met)
     for j in range(unsigned(nn - met)):
         v = VAL[src + j]
