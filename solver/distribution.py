@@ -82,8 +82,7 @@ class Distribution:
 def highest_score(t) -> int:
     """An upper bound on any final score: every box at its best, both bonuses, and an extra
     Yahtzee bonus on every turn after the first."""
-    best = int(np.maximum(t.SCORE.max(axis=0), t.JOKER_SCORE.max(axis=0)).sum())
-    return best + t.upper_bonus + t.yahtzee_bonus * max(0, t.n_categories - 1)
+    return int(t.BOX_MAX.sum()) + t.upper_bonus + t.yahtzee_bonus * max(0, t.n_categories - 1)
 
 
 def distribution_bytes(t, layout) -> int:

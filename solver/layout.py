@@ -26,12 +26,6 @@ from . import config
 from .kernels.bundle import Game, Layout, Rows
 
 
-def upper_max_scores(t: RuleTables) -> np.ndarray:
-    """Most points each box can add to the upper total (0 for boxes that do not count)."""
-    best = np.maximum(t.SCORE.max(axis=0), t.JOKER_SCORE.max(axis=0))
-    return np.where(t.COUNTS_UPPER == 1, best, 0).astype(np.int64)
-
-
 def popcounts(n_boxes: int) -> np.ndarray:
     """Number of filled boxes of every mask 0 .. 2^n_boxes - 1."""
     masks = np.arange(1 << n_boxes, dtype=np.uint32)
@@ -120,7 +114,7 @@ def build_layout(t: RuleTables) -> StateLayout:
     n_cat = t.n_categories
     T = t.upper_threshold
     n_masks = 1 << n_cat
-    maxs = upper_max_scores(t)
+    maxs = t.UPPER_MAX
     counted = np.flatnonzero(maxs > 0)
     # Upper totals depend only on which counting boxes are filled: work on those subsets.
     sub_bits = (np.arange(1 << len(counted))[:, None] >> np.arange(len(counted))) & 1
@@ -181,7 +175,7 @@ def _reachable_count(t: RuleTables, masks: np.ndarray, counted: np.ndarray, n_fl
     # u); each subset extends the one without its highest box.
     reach = [1]
     for c in counted:
-        values = np.union1d(t.SCORE[:, c], t.JOKER_SCORE[:, c]).tolist()
+        values = t.BOX_SCORES[c].tolist()
         for bitset in list(reach):
             out = 0
             for v in values:
@@ -240,6 +234,6 @@ def kernel_tables(t: RuleTables) -> Game:
         t.KEEP_COUNTS, keys[key_order], key_order.astype(np.int64),
         t.n_dice, t.n_faces, t.n_rolls_per_turn, t.upper_threshold, t.upper_bonus,
         t.yahtzee_bonus, t.yahtzee_cat, t.joker_mode, t.n_flags,
-        int(max(t.SCORE.max(), t.JOKER_SCORE.max()) + t.FIRST_BONUS.max()),
+        int(t.BOX_MAX.max()),
         t.FIRST_BONUS, t.ONLY_AFTER, t.flag_box, int(t.in_order), int(t.has_first_roll_bonus))
 

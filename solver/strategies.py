@@ -21,7 +21,6 @@ import numpy as np
 from yz.rules import InputError, RuleSet, RuleTables, compile_rules
 
 from .dp import Solution, solve_tables
-from .layout import upper_max_scores
 
 STRATEGIES = ("optimal", "greedy", "heuristic")
 
@@ -62,7 +61,7 @@ def _heuristic_values(solution: Solution) -> np.ndarray:
     layout = solution.layout
     w = box_alone_values(t)
     upper_w = np.where(t.COUNTS_UPPER == 1, w, 0.0)
-    maxs = upper_max_scores(t)
+    maxs = t.UPPER_MAX
     table = np.zeros(layout.size)
     for k in range(t.n_categories + 1):
         mask, _flag, u, index = layout.state_arrays(k)

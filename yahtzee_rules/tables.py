@@ -9,13 +9,21 @@ so a roll's index is also its keep index, and every keep's children (one die add
 smaller indices while its sub-keeps (one die removed) have larger ones. Kernels can therefore
 sweep keeps upward for "roll the free dice" averages and downward for "best sub-keep" maxima.
 
-    SCORE[r, c]          points box c gives roll r under the normal rules
+    SCORE[r, c]          points box c gives roll r under the normal rules (with `rolls: 1`
+                         every roll is a first roll: a first-roll bonus is part of every score
+                         above zero, and FIRST_BONUS below, a bonus for stopping early, is 0)
     JOKER_SCORE[r, c]    points when the Joker lets roll r fill box c in full (else = SCORE)
     YAHTZEE_FACE[r]      face index (0-based) of an all-equal roll, -1 otherwise
     UPPER_BOX_OF_FACE[v] category of the upper box collecting face v+1, -1 if none
     COUNTS_UPPER[c]      1 if box c counts toward the upper bonus
     IS_LOWER[c]          1 if box c is in the lower section (the forced Joker needs this)
-    FIRST_BONUS[c]       extra points when box c scores above zero with the turn's first roll
+    FIRST_BONUS[c]       extra points when box c scores above zero with the turn's first roll,
+                         kept whole when re-rolls were left (0 for every box with `rolls: 1`)
+    BOX_SCORES[c]        every score box c can hold, sorted (Joker and first-roll bonus
+                         included): the one home of the per-box bounds below
+    BOX_MAX[c]           the most box c can hold
+    UPPER_MAX[c]         the most box c adds to the upper total (0 if it does not count): a
+                         first-roll bonus is part of the box's score, so it counts too
     ONLY_AFTER[c]        1 if box c scores only once the flag box holds a non-zero score
     KEEP_CHILD[k, v]     keep k plus one die of face v+1 (-1 for rolls)
     SUB_INDPTR/SUB_INDICES  CSR list of the keeps one die smaller than keep k
@@ -59,6 +67,9 @@ class RuleTables:
     IS_LOWER: np.ndarray
     FIRST_BONUS: np.ndarray
     ONLY_AFTER: np.ndarray
+    BOX_SCORES: tuple[np.ndarray, ...]
+    BOX_MAX: np.ndarray
+    UPPER_MAX: np.ndarray
     KEEP_COUNTS: np.ndarray
     KEEP_SIZE: np.ndarray
     KEEP_CHILD: np.ndarray
@@ -89,7 +100,9 @@ class RuleTables:
 
     @property
     def has_first_roll_bonus(self) -> bool:
-        return bool(self.FIRST_BONUS.any()) and self.n_rolls_per_turn > 1
+        """Whether a turn may stop after its first roll to claim a first-roll bonus (with
+        `rolls: 1` the bonus is part of every score instead)."""
+        return bool(self.FIRST_BONUS.any())
 
     @property
     def n_rolls(self) -> int:
@@ -208,7 +221,13 @@ def compile_rules(rules: RuleSet) -> RuleTables:
     counts_upper = np.array([c.key in rules.bonus_categories for c in rules.categories], np.int8)
     is_lower = np.array([c.section == "lower" for c in rules.categories], dtype=np.int8)
     first_bonus = np.array([c.first_roll_bonus for c in rules.categories], dtype=np.int32)
+    if rules.rolls == 1:  # every roll is a first roll: the bonus is part of every score above 0
+        score = np.where(score > 0, score + first_bonus, 0).astype(np.int32)
+        joker_score = np.where(joker_score > 0, joker_score + first_bonus, 0).astype(np.int32)
+        first_bonus = np.zeros_like(first_bonus)
     only_after = np.array([c.only_after is not None for c in rules.categories], dtype=np.int8)
+    box_scores = _box_scores(score, joker_score, first_bonus, only_after)
+    box_max = np.array([int(s[-1]) for s in box_scores], dtype=np.int64)
     flag_key = rules.flag_box_key
 
     tables = RuleTables(
@@ -216,7 +235,8 @@ def compile_rules(rules: RuleSet) -> RuleTables:
         ROLL_DICE=roll_dice, ROLL_COUNTS=roll_counts.copy(), ROLL_PROB=roll_prob_by_index,
         SCORE=score, JOKER_SCORE=joker_score, YAHTZEE_FACE=yahtzee_face,
         UPPER_BOX_OF_FACE=upper_box, COUNTS_UPPER=counts_upper, IS_LOWER=is_lower,
-        FIRST_BONUS=first_bonus, ONLY_AFTER=only_after,
+        FIRST_BONUS=first_bonus, ONLY_AFTER=only_after, BOX_SCORES=box_scores,
+        BOX_MAX=box_max, UPPER_MAX=np.where(counts_upper == 1, box_max, 0),
         KEEP_COUNTS=keep_counts, KEEP_SIZE=keep_size, KEEP_CHILD=keep_child,
         SUB_INDPTR=sub_indptr, SUB_INDICES=sub_indices,
         KEEP_OUT_INDPTR=keep_out_indptr, KEEP_OUT_ROLL=keep_out_roll, KEEP_OUT_PROB=keep_out_prob,
@@ -234,9 +254,27 @@ def compile_rules(rules: RuleSet) -> RuleTables:
     object.__setattr__(tables, "digest", _digest(tables))
     for name in tables.__dataclass_fields__:
         value = getattr(tables, name)
-        if isinstance(value, np.ndarray):
-            value.flags.writeable = False
+        for array in value if name == "BOX_SCORES" else (value,):
+            if isinstance(array, np.ndarray):
+                array.flags.writeable = False
     return tables
+
+
+def _box_scores(score: np.ndarray, joker_score: np.ndarray, first_bonus: np.ndarray,
+                only_after: np.ndarray) -> tuple[np.ndarray, ...]:
+    """Every score each box can hold: what any roll scores in it, normally or by the Joker;
+    0 for a box that waits for another (`only_after`); and a score above zero plus the box's
+    first-roll bonus. Supersets are safe (a bound a little high costs a few unused states);
+    a missing score is not (play would reach a state the layout does not store)."""
+    out = []
+    for c in range(score.shape[1]):
+        values = np.union1d(score[:, c], joker_score[:, c]).astype(np.int64)
+        if only_after[c]:
+            values = np.union1d(values, [0])
+        if first_bonus[c]:
+            values = np.union1d(values, values[values > 0] + int(first_bonus[c]))
+        out.append(values)
+    return tuple(out)
 
 
 def _digest(t: RuleTables) -> str:
