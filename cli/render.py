@@ -141,9 +141,8 @@ def choices_text(t: RuleTables, roll: int, choices) -> str:
             notes.append(f"+{c.upper_bonus} upper bonus")
         if c.first_roll_bonus:
             notes.append(f"includes +{c.first_roll_bonus} for the first roll")
-        if not c.legal:
-            in_order = t.in_order and not (t.joker_mode and t.YAHTZEE_FACE[roll] >= 0)
-            notes.append("not allowed (boxes in card order)" if in_order
+        if not c.legal:  # in order only the next box is legal; else only the Joker forbids
+            notes.append("not allowed (boxes in card order)" if t.in_order
                          else "not allowed (forced Joker)")
         rows.append([c.key, c.name, str(c.points), "; ".join(notes)])
     dice = " ".join(map(str, t.ROLL_DICE[roll]))

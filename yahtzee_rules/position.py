@@ -250,10 +250,7 @@ def check_open_box(t: RuleTables, pos: Position, key: str) -> None:
 
 def possible_scores(t: RuleTables, c: int) -> set[int]:
     """Every score box c can hold (the Joker's and a first-roll bonus's included)."""
-    scores = {int(x) for x in t.SCORE[:, c]} | {int(x) for x in t.JOKER_SCORE[:, c]}
-    if t.FIRST_BONUS[c] and t.n_rolls_per_turn > 1:
-        scores |= {s + int(t.FIRST_BONUS[c]) for s in scores if s > 0}
-    return scores
+    return {int(x) for x in t.BOX_SCORES[c]}
 
 
 @dataclass(frozen=True)
@@ -287,21 +284,24 @@ def box_choices(t: RuleTables, roll: int, pos: Position, first: bool = False) ->
     mask = pos.mask
     yf = int(t.YAHTZEE_FACE[roll])
     extra = yf >= 0 and t.yahtzee_cat >= 0 and bool(mask >> t.yahtzee_cat & 1)
+    in_turn = next_box(t, pos)
+
+    def may_fill(c: int) -> bool:  # the forced Joker chooses among the boxes a turn may fill
+        return not mask >> c & 1 and (in_turn is None or rules.keys[c] == in_turn)
+
     only_box, lower_only, use_joker = -1, False, False
     if extra and t.joker_mode:
         ub = int(t.UPPER_BOX_OF_FACE[yf])
         ub_filled = ub < 0 or bool(mask >> ub & 1)
         if t.joker_mode == JOKER_FREE:
             use_joker = ub_filled
-        elif not ub_filled:
+        elif not ub_filled and may_fill(ub):
             only_box = ub
         else:
-            lower_only = any(not mask >> c & 1 and t.IS_LOWER[c]
-                             for c in range(t.n_categories))
-            use_joker = lower_only
+            lower_only = any(t.IS_LOWER[c] and may_fill(c) for c in range(t.n_categories))
+            use_joker = lower_only and ub_filled
     bonus = t.yahtzee_bonus if (extra and pos.yahtzee_full) else 0
     out = []
-    in_turn = next_box(t, pos)
     for c, cat in enumerate(rules.categories):
         if mask >> c & 1:
             continue
@@ -358,7 +358,7 @@ def load_scorecard(path: str) -> Scorecard:
 
     origin = STDIN_ORIGIN if path == "-" else path
     text = read_input_text(path, "scorecard", InputError)
-    _, data = parse_yaml(text, origin, "scorecard", InputError)
+    data, _ = parse_yaml(text, origin, "scorecard", InputError)
     path = origin
     if data is None:
         data = {}

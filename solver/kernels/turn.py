@@ -37,12 +37,23 @@ JOKER_NONE, JOKER_FREE, JOKER_FORCED = 0, 1, 2  # yz.rules.tables.JOKER_MODES
 
 
 @kernel(inline="always")
+def is_open(K, mask, c):
+    """Whether a turn may fill box c in box set `mask`: it is open, and with the boxes filled
+    in card order, it is the first open one."""
+    below = (1 << c) - 1
+    return ((mask >> c) & 1) == 0 and (K.in_order == 0 or (mask & below) == below)
+
+
+@kernel(inline="always")
 def box_verdict(K, mask, r):
     """Which boxes roll r may fill in box set `mask`, and whether the Joker scores apply.
 
     Returns (only_box, lower_only, use_joker, extra): only_box >= 0 means the forced Joker
     allows just that box; lower_only restricts to lower boxes; extra means the roll is a
-    Yahtzee with the Yahtzee box already filled (the Joker and the bonus look at it).
+    Yahtzee with the Yahtzee box already filled (the Joker and the bonus look at it). The
+    forced Joker chooses among the boxes this turn may fill (`is_open`), so on a card filled
+    in order it never leaves a turn without a box; the Joker's full values need the upper box
+    of the face filled (or absent) in both modes.
     """
     yf = K.YAHTZEE_FACE[r]
     extra = yf >= 0 and K.ybox >= 0 and ((mask >> K.ybox) & 1) == 1
@@ -54,23 +65,15 @@ def box_verdict(K, mask, r):
         ub_filled = ub < 0 or ((mask >> ub) & 1) == 1
         if K.joker_mode == JOKER_FREE:
             use_joker = ub_filled
-        elif not ub_filled:
+        elif not ub_filled and is_open(K, mask, ub):
             only_box = ub
         else:
             for c in range(K.SCORE.shape[1]):
-                if ((mask >> c) & 1) == 0 and K.IS_LOWER[c] == 1:
+                if K.IS_LOWER[c] == 1 and is_open(K, mask, c):
                     lower_only = True
                     break
-            use_joker = lower_only
+            use_joker = lower_only and ub_filled
     return only_box, lower_only, use_joker, extra
-
-
-@kernel(inline="always")
-def is_open(K, mask, c):
-    """Whether a turn may fill box c in box set `mask`: it is open, and with the boxes filled
-    in card order, it is the first open one."""
-    below = (1 << c) - 1
-    return ((mask >> c) & 1) == 0 and (K.in_order == 0 or (mask & below) == below)
 
 
 @kernel(inline="always")
