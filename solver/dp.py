@@ -41,7 +41,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 import numpy as np
-from yz.rules import InputError, RuleTables
+from yz.rules import InputError, RuleTables, SolverError
 
 from .layout import StateLayout, batch_width, batches, build_layout, kernel_tables
 
@@ -153,11 +153,31 @@ def solve_values(t: RuleTables, progress: Progress | None = None, with_sd: bool 
     M2 = np.zeros(layout.size) if with_sd else None
     backward(t, layout, kernel_tables(t), V, store=V, m2=M2, progress=progress,
              threads=threads)
+    check_values(t, layout, V, "expected points to come", 0.0)
     sd = None
     if M2 is not None:
         start = layout.index(0, 0, 0)
         sd = float(np.sqrt(max(0.0, M2[start] - V[start] ** 2)))
     return V, layout, sd
+
+
+def check_values(t: RuleTables, layout: StateLayout, values: np.ndarray, what: str,
+                 low: float, high: float = np.inf, start: int = 0) -> None:
+    """SolverError naming the first state whose value is outside [low, high] (or not a
+    number): a "no move" sentinel or a read of a neighbour's entry, never a result. `values`
+    holds the states from store index `start` on, one row (or entry) each. One pass, a
+    fraction of the solve's time."""
+    if values.min() >= low and values.max() <= high:  # NaN fails both
+        return
+    inside = (values >= low) & (values <= high)
+    where = np.flatnonzero(~inside.reshape(len(values), -1).all(axis=1))[:1]
+    mask, flag, u = (int(x[0]) for x in layout.states_at(where + start))
+    boxes = [t.rules.keys[c] for c in range(t.n_categories) if mask >> c & 1]
+    raise SolverError(
+        f"{t.rules.name}: the solver computed {values[where[0]]!r} as the {what} of the state "
+        f"with {', '.join(boxes) or 'no box'} filled, upper total {u} and flag {flag}, outside "
+        f"[{low}, {high}]. This is a bug in yz, not in the rule file; please report it with the "
+        "rule file.")
 
 
 def solve_tables(t: RuleTables, progress: Progress | None = None, with_sd: bool = False,

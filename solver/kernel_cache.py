@@ -33,7 +33,11 @@ def kernel_cache_root() -> Path:
     return Path(platformdirs.user_cache_dir("yz", appauthor=False)) / "kernels"
 
 
-KERNEL_CACHE_DIR = kernel_cache_root() / f"yz-kernels-{kernel_sources_hash()}"
+# YZ_DEBUG_KERNELS=1 compiles every kernel with numba's bounds checking (an index outside an
+# array raises IndexError instead of reading a neighbour's memory), into a folder of its own.
+DEBUG_KERNELS = os.environ.get("YZ_DEBUG_KERNELS", "") not in ("", "0")
+KERNEL_CACHE_DIR = kernel_cache_root() / (
+    f"yz-kernels-{kernel_sources_hash()}" + ("-boundscheck" if DEBUG_KERNELS else ""))
 
 
 def kernels_compiled() -> bool:

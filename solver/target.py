@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 from yz.rules import InputError, RuleTables
 
-from .dp import Solution, kernel_threads
+from .dp import Solution, check_values, kernel_threads
 from .kernels.bundle import Needs, Rows, payload
 from .layout import StateLayout, batches, build_layout
 
@@ -134,6 +134,8 @@ def solve_targets(solution: Solution, max_target: int,
             needs = Needs(need0, n_need, int(layout.LAYER_PTR[k + 1]))
             sweep(game, L, rows, batches(rows.NU, NEED_RUN), below.reshape(-1),
                   payload(store=current.reshape(-1), needs=needs), NEED_RUN, n_threads)
+            check_values(t, layout, current, "chances of reaching the targets", 0.0, 1.0 + 1e-9,
+                         here.start)
             W[here] = current
             below = current
             done += (here.stop - here.start) * max_target

@@ -1,6 +1,6 @@
 """Yahtzee-family rule sets as data: YAML -> frozen pydantic models -> flat numpy tables."""
 
-from .errors import InputError, RulesError, YzError
+from .errors import InputError, RulesError, SolverError, YzError
 from .loader import builtin_names, example_names, load_rules, rule_schema, rules_from_text
 from .models import RuleSet
 from .tables import RuleTables, compile_rules
@@ -10,6 +10,7 @@ __all__ = [
     "RuleSet",
     "RuleTables",
     "RulesError",
+    "SolverError",
     "YzError",
     "builtin_names",
     "compile_rules",

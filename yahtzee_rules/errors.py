@@ -23,3 +23,8 @@ class RulesError(YzError):
 
 class InputError(YzError):
     """Dice, a category key or a position that does not fit the rule set."""
+
+
+class SolverError(YzError):
+    """yz caught itself computing something impossible (a bug, never the user's input): the
+    message names the rule set and the state, so the rule file can be reported."""

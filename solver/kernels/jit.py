@@ -17,7 +17,7 @@ import numba
 import numba.core.config
 import numpy as np
 
-from ..kernel_cache import KERNEL_CACHE_DIR
+from ..kernel_cache import DEBUG_KERNELS, KERNEL_CACHE_DIR
 
 
 def kernel(fn=None, **options):
@@ -25,12 +25,15 @@ def kernel(fn=None, **options):
 
     numba picks a function's cache folder when it is decorated, from `numba.config.CACHE_DIR`;
     the setting is restored right after, so other numba code in the process is not affected.
+    With `YZ_DEBUG_KERNELS=1` every kernel checks its array indices (`boundscheck`).
     """
 
     def decorate(func):
         saved = numba.core.config.CACHE_DIR
         numba.core.config.CACHE_DIR = str(KERNEL_CACHE_DIR)
         try:
+            if DEBUG_KERNELS:
+                options.setdefault("boundscheck", True)
             return numba.njit(cache=True, **options)(func)
         finally:
             numba.core.config.CACHE_DIR = saved

@@ -19,7 +19,11 @@ import numpy as np
 from numba import types
 from numba.extending import overload
 
+from ..kernel_cache import DEBUG_KERNELS
 from .jit import unsigned
+
+# As the kernels that call them: no reference counting, and bounds checks in debug mode.
+INNER = {"_nrt": False, **({"boundscheck": True} if DEBUG_KERNELS else {})}
 
 
 def _absent(table) -> bool:
@@ -86,7 +90,7 @@ def read(table, index, fallback):
     """table[index], or `fallback` when the table is not carried."""
 
 
-@overload(read, jit_options={"_nrt": False})
+@overload(read, jit_options=INNER)
 def _read(table, index, fallback):
     if _absent(table):
         return lambda table, index, fallback: fallback
@@ -97,7 +101,7 @@ def earlier(box, r, col, c):
     """Whether box c comes before the box recorded at box[r, col] (False if not recorded)."""
 
 
-@overload(earlier, jit_options={"_nrt": False})
+@overload(earlier, jit_options=INNER)
 def _earlier(box, r, col, c):
     if _absent(box):
         return lambda box, r, col, c: False
@@ -108,7 +112,7 @@ def put_if(table, r, col, take, value):
     """table[r, col] = value where `take`, when the table is carried."""
 
 
-@overload(put_if, jit_options={"_nrt": False})
+@overload(put_if, jit_options=INNER)
 def _put_if(table, r, col, take, value):
     if _absent(table):
         return lambda table, r, col, take, value: None
@@ -123,7 +127,7 @@ def fill_row(table, r, off, n, value):
     """table[r, off .. off + n - 1] = value, when the table is carried."""
 
 
-@overload(fill_row, jit_options={"_nrt": False})
+@overload(fill_row, jit_options=INNER)
 def _fill_row(table, r, off, n, value):
     if _absent(table):
         return lambda table, r, off, n, value: None
@@ -139,7 +143,7 @@ def copy_row(table, dst, src, off, n):
     """table[dst, off .. off + n - 1] = table[src, same columns], when the table is carried."""
 
 
-@overload(copy_row, jit_options={"_nrt": False})
+@overload(copy_row, jit_options=INNER)
 def _copy_row(table, dst, src, off, n):
     if _absent(table):
         return lambda table, dst, src, off, n: None
