@@ -26,3 +26,7 @@ def main() -> int:
         gc.set_threshold(*COMMAND_THRESHOLDS)
         gc.enable()
     return run()
+
+
+if __name__ == "__main__":  # `python -m yz.cli.entry ...` runs as the console script does
+    raise SystemExit(main())

@@ -235,7 +235,7 @@ def build_tables(ref: RulesRef) -> RuleTables:
                              "text to play your own).", param="rules")
         rules = load_rules(ref.variant)
     else:
-        _, data = parse_yaml(ref.yaml, PASTED, "rule set", RulesError)
+        data, _ = parse_yaml(ref.yaml, PASTED, "rule set", RulesError)
         parent = data.get("extends") if isinstance(data, dict) else None
         if parent is not None and parent not in names and parent not in examples:
             raise RulesError(f"{PASTED}: extends: a pasted rule set may only extend a built-in "

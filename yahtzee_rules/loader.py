@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import difflib
 import os
+import re
 import stat
 import sys
 import typing
@@ -230,35 +231,14 @@ def _not_regular(spec: str, what: str) -> str:
             f"of a {what}.")
 
 
-class _PlainDataLoader(yaml.SafeLoader):
-    """The safe loader without anchors and aliases, and with bounded nesting and size.
-
-    Aliases are how a few bytes expand into gigabytes ("billion laughs") or into a structure
-    that contains itself; plain data never needs them.
-    """
-
-    def __init__(self, text: str):
-        super().__init__(text)
-        self.depth = 0
-        self.nodes = 0
-
-    def compose_node(self, parent, index):
-        event = self.peek_event()
-        if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None) is not None:
-            raise _Refused(event.start_mark, "YAML anchors (&name) and aliases (*name) are not "
-                           "accepted; write each value out in full")
-        self.nodes += 1
-        if self.nodes > MAX_YAML_NODES:
-            raise _Refused(event.start_mark, f"more than {MAX_YAML_NODES:,} values; this is "
-                           "far more than any rule set or scorecard needs")
-        self.depth += 1
-        if self.depth > MAX_YAML_DEPTH:
-            raise _Refused(event.start_mark, f"lists and mappings are nested more than "
-                           f"{MAX_YAML_DEPTH} deep")
-        try:
-            return super().compose_node(parent, index)
-        finally:
-            self.depth -= 1
+# The C parser (libyaml) when PyYAML has it: scanning is most of the work, and it is 30x faster.
+_EventParser = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_RESOLVER = yaml.resolver.Resolver()
+_CONSTRUCTOR = yaml.constructor.SafeConstructor()
+_TAG = "tag:yaml.org,2002:"
+# Plain data only: the scalar kinds of the safe loader that a rule file or card can use.
+_SCALAR_TAGS = {f"{_TAG}{name}" for name in ("null", "bool", "int", "float", "timestamp")}
+_PLAIN_TAGS = (None, "!")
 
 
 class _Refused(yaml.YAMLError):
@@ -268,12 +248,22 @@ class _Refused(yaml.YAMLError):
         self.problem = problem
 
 
-def parse_yaml(text: str, origin: str, what: str, error: type[YzError]) -> tuple[Any, Any]:
-    """Compose `text` once into a node tree (for positions) and build plain data from it."""
-    loader = _PlainDataLoader(text)
+def parse_yaml(text: str, origin: str, what: str, error: type[YzError],
+               max_nodes: int = MAX_YAML_NODES, max_depth: int = MAX_YAML_DEPTH,
+               ) -> tuple[Any, dict[Path_, Mark]]:
+    """Plain data from YAML text, and the `file:line:col` of every mapping key and list item
+    (by path), in one pass over the parser's events: time and memory grow linearly with the
+    text, and a hostile text is refused at the event that crosses a bound.
+
+    Anchors and aliases are refused (they are how a few bytes expand into gigabytes, "billion
+    laughs", or into a structure that contains itself; plain data never needs them), as are
+    tags other than plain scalars, lists and mappings, more than `max_nodes` values, nesting
+    deeper than `max_depth`, a key given twice in one mapping and a key that is not a plain
+    value.
+    """
+    parser = _EventParser(text)
     try:
-        node = loader.get_single_node()
-        data = loader.construct_document(node) if node is not None else None
+        return _plain_data(parser, origin, error, max_nodes, max_depth)
     except yaml.constructor.ConstructorError as exc:
         raise error(
             f"{_mark_at(origin, exc.problem_mark)}: {exc.problem}. A {what} is plain data: tags "
@@ -283,14 +273,127 @@ def parse_yaml(text: str, origin: str, what: str, error: type[YzError]) -> tuple
         raise error(f"{_mark_at(origin, exc.problem_mark)}: {exc.problem}.") from None
     except yaml.YAMLError as exc:
         problem = getattr(exc, "problem", None) or str(exc)
+        if "maximum nesting depth" in problem:  # libyaml's own bound (1000), met scanning ahead
+            raise error(f"{_mark_at(origin, getattr(exc, 'problem_mark', None))}: lists and "
+                        f"mappings are nested more than {max_depth} deep.") from None
         raise error(f"{_mark_at(origin, getattr(exc, 'problem_mark', None))}: invalid YAML: "
                     f"{problem}. Fix the syntax at that spot (indentation, a missing ':' or an "
                     "unclosed quote or bracket).") from None
     except (ValueError, OverflowError) as exc:  # e.g. an integer with 100,000 digits
         raise error(f"{origin}: a value cannot be read ({exc}).") from None
     finally:
-        loader.dispose()
-    return node, data
+        parser.dispose()
+
+
+class _Open:
+    """A mapping or list being filled while the events stream by."""
+
+    __slots__ = ("items", "key", "path", "seen")
+
+    def __init__(self, items: dict | list, path: Path_):
+        self.items = items
+        self.path = path
+        self.key: Any = _Open  # the key waiting for its value (_Open itself: none)
+        self.seen: dict[Any, int] = {}  # a mapping's keys so far, with their lines
+
+
+def _plain_data(parser, origin: str, error: type[YzError], max_nodes: int,
+                max_depth: int) -> tuple[Any, dict[Path_, Mark]]:
+    marks: dict[Path_, Mark] = {}
+    stack: list[_Open] = []
+    root: Any = None
+    nodes = 0
+    parser.get_event()  # the stream's start
+    if isinstance(parser.peek_event(), yaml.StreamEndEvent):
+        return None, marks
+    parser.get_event()  # the document's start
+    while True:
+        event = parser.get_event()
+        kind = type(event)
+        if kind is yaml.MappingEndEvent or kind is yaml.SequenceEndEvent:
+            stack.pop()
+            continue
+        if kind is yaml.DocumentEndEvent:
+            break
+        if kind is yaml.AliasEvent or event.anchor is not None:
+            raise _Refused(event.start_mark, "YAML anchors (&name) and aliases (*name) are not "
+                           "accepted; write each value out in full")
+        nodes += 1
+        if nodes > max_nodes:
+            raise _Refused(event.start_mark, f"more than {max_nodes:,} values; this is far "
+                           "more than any rule set or scorecard needs")
+        if len(stack) >= max_depth:
+            raise _Refused(event.start_mark, f"lists and mappings are nested more than "
+                           f"{max_depth} deep")
+        start = event.start_mark
+        where = (origin, start.line + 1, start.column + 1)
+        parent = stack[-1] if stack else None
+        if parent is not None and parent.key is _Open and type(parent.items) is dict:
+            if kind is not yaml.ScalarEvent:
+                raise _Refused(start, "a mapping key must be a plain value (a name or a "
+                               "number), not a list or mapping")
+            key = _scalar(event)
+            if key in parent.seen:
+                raise error(f"{where[0]}:{where[1]}:{where[2]}: {_dotted((*parent.path, key))}: "
+                            f"the key '{key}' appears twice in one mapping (first on line "
+                            f"{parent.seen[key]}); keep one.")
+            parent.seen[key] = where[1]
+            parent.key = key
+            marks[(*parent.path, key)] = where
+            continue
+        if kind is yaml.ScalarEvent:
+            value: Any = _scalar(event)
+        else:
+            mapping = kind is yaml.MappingStartEvent
+            if event.tag not in (*_PLAIN_TAGS, _TAG + ("map" if mapping else "seq")):
+                raise yaml.constructor.ConstructorError(
+                    None, None, f"could not determine a constructor for the tag {event.tag!r}",
+                    start)
+            value = {} if mapping else []
+        if parent is None:
+            root, path = value, ()
+            marks[()] = where
+        elif type(parent.items) is dict:
+            path = (*parent.path, parent.key)
+            parent.items[parent.key] = value
+            parent.key = _Open
+        else:
+            path = (*parent.path, len(parent.items))
+            parent.items.append(value)
+            marks[path] = where
+        if kind is not yaml.ScalarEvent:
+            stack.append(_Open(value, path))
+    event = parser.get_event()
+    if not isinstance(event, yaml.StreamEndEvent):
+        raise _Refused(event.start_mark, "expected a single document in the stream, but found "
+                       "another document; a file holds one rule set or card")
+    return root, marks
+
+
+_FIRST_CHARS = frozenset(k for k in _RESOLVER.yaml_implicit_resolvers if k)  # of non-strings
+_DECIMAL = re.compile(r"[-+]?(?:0|[1-9][0-9]*)\Z")
+
+
+def _scalar(event: yaml.ScalarEvent) -> Any:
+    """The plain value of a scalar, resolved as the safe loader resolves it (the commonest
+    cases, a name or a decimal number, without its machinery)."""
+    tag = event.tag
+    value = event.value
+    if tag in _PLAIN_TAGS:
+        plain = event.implicit[0]
+        if not plain or (value and value[0] not in _FIRST_CHARS):
+            return value  # quoted, or a plain scalar that no other kind starts with
+        tag = _RESOLVER.resolve(yaml.ScalarNode, value, event.implicit)
+        if tag == _TAG + "int" and _DECIMAL.match(value):
+            return int(value)
+    if tag == _TAG + "str":
+        return value
+    if tag not in _SCALAR_TAGS:
+        raise yaml.constructor.ConstructorError(
+            None, None, f"could not determine a constructor for the tag {tag!r}",
+            event.start_mark)
+    node = yaml.ScalarNode(tag, value, event.start_mark, event.end_mark, event.style)
+    return _CONSTRUCTOR.yaml_constructors[tag](_CONSTRUCTOR, node)
 
 
 def _mark_at(origin: str, mark: yaml.Mark | None) -> str:
@@ -302,36 +405,14 @@ def _mark_at(origin: str, mark: yaml.Mark | None) -> str:
 
 def _parse(text: str, origin: str) -> tuple[dict, dict[Path_, Mark]]:
     """Safe-load YAML and record where every key and list item stands."""
-    node, data = parse_yaml(text, origin, "rule file", RulesError)
+    data, marks = parse_yaml(text, origin, "rule file", RulesError)
     if data is None:
         raise RulesError(f"{origin}: the file is empty; a rule file is a mapping with at least "
                          "`categories` (or `extends`).")
     if not isinstance(data, dict):
         raise RulesError(f"{origin}: a rule file must be a mapping of fields (name, dice, "
                          f"categories, ...), not a {type(data).__name__}.")
-    marks: dict[Path_, Mark] = {}
-    _walk(node, (), origin, marks)
     return data, marks
-
-
-def _walk(node: yaml.Node, path: Path_, origin: str, marks: dict[Path_, Mark]) -> None:
-    marks[path] = (origin, node.start_mark.line + 1, node.start_mark.column + 1)
-    if isinstance(node, yaml.MappingNode):
-        seen: dict[Any, int] = {}
-        for key_node, value_node in node.value:
-            key = key_node.value
-            if key in seen:
-                raise RulesError(
-                    f"{origin}:{key_node.start_mark.line + 1}:{key_node.start_mark.column + 1}: "
-                    f"{_dotted((*path, key))}: the key '{key}' appears twice in one mapping "
-                    f"(first on line {seen[key]}); keep one.")
-            seen[key] = key_node.start_mark.line + 1
-            _walk(value_node, (*path, key), origin, marks)
-            marks[(*path, key)] = (origin, key_node.start_mark.line + 1,
-                                   key_node.start_mark.column + 1)
-    elif isinstance(node, yaml.SequenceNode):
-        for i, item in enumerate(node.value):
-            _walk(item, (*path, i), origin, marks)
 
 
 # ---------------------------------------------------------------- extends
@@ -346,48 +427,93 @@ def _apply_extends(raw: dict, raw_marks: dict[Path_, Mark], origin: str, base_di
             raise RulesError(f"{_at(raw_marks, ('remove_categories',), origin)}: "
                              "remove_categories: only a file with `extends` can remove boxes of "
                              "the rule set it starts from; list the categories you want instead.")
+        _check_box_count(raw, raw_marks, origin)
         return {k: v for k, v in raw.items() if k != "extends"}, raw_marks
     if not isinstance(parent_spec, str):
         raise RulesError(f"{_at(raw_marks, ('extends',), origin)}: extends: give one built-in name "
                          "or a path to a YAML file, as a string.")
+    _check_box_count(raw, raw_marks, origin)
     parent, parent_marks, _ = _resolve(parent_spec, chain, base_dir)
     data = {k: v for k, v in parent.items() if k not in NOT_INHERITED}
-    marks = {p: m for p, m in parent_marks.items() if not p or p[0] not in NOT_INHERITED}
-
-    def drop_marks(prefix: Path_) -> None:
-        for p in [p for p in marks if p[: len(prefix)] == prefix and p]:
-            del marks[p]
-
-    def take_marks(prefix: Path_, new_prefix: Path_ | None = None) -> None:
-        new_prefix = prefix if new_prefix is None else new_prefix
-        for p, m in raw_marks.items():
-            if p[: len(prefix)] == prefix and p:
-                marks[new_prefix + p[len(prefix):]] = m
-
+    plan = _MarkPlan({p: m for p, m in parent_marks.items() if not p or p[0] not in NOT_INHERITED},
+                     raw_marks)
     for key, value in raw.items():
         if key in ("extends", "remove_categories"):
             continue
         if key == "joker" and isinstance(value, str):  # `joker: free` keeps the inherited
             value = {"mode": value}                     # full_value boxes
-            raw_marks = {**raw_marks, ("joker", "mode"): raw_marks[("joker",)]}
+            plan.put(("joker", "mode"), raw_marks[("joker",)])
         if key == "categories" and isinstance(value, list) and isinstance(data.get(key), list):
-            _merge_categories(data, marks, value, raw_marks, drop_marks, take_marks)
+            _merge_categories(data, value, raw_marks, plan)
         elif key in MERGED_SECTIONS and isinstance(value, dict) and isinstance(data.get(key), dict):
             data[key] = {**data[key], **value}
             for sub in value:
-                drop_marks((key, sub))
-                take_marks((key, sub))
-            marks[(key,)] = raw_marks[(key,)]
+                plan.replace((key, sub))
+            plan.put((key,), raw_marks[(key,)])
         else:
             data[key] = value
-            drop_marks((key,))
-            take_marks((key,))
+            plan.replace((key,))
+    marks = plan.marks()
     if removals is not None:
-        _remove_categories(data, marks, removals, raw_marks, origin, drop_marks)
+        _remove_categories(data, marks, removals, raw_marks, origin)
     return data, marks
 
 
-def _merge_categories(data, marks, entries, raw_marks, drop_marks, take_marks) -> None:
+class _MarkPlan:
+    """The marks of a merged rule set: the parent's, with some subtrees (a field, a box, a
+    box's field) replaced by the extending file's. Replacements are noted, then applied in one
+    pass, so merging costs time in proportion to the marks, whatever the files hold."""
+
+    def __init__(self, parent: dict[Path_, Mark], raw: dict[Path_, Mark]):
+        self.parent = parent
+        self.raw = raw
+        self.dropped: set[Path_] = set()
+        self.taken: list[tuple[Path_, Path_]] = []
+        self.single: dict[Path_, Mark] = {}
+
+    def replace(self, prefix: Path_, new_prefix: Path_ | None = None) -> None:
+        """The file's marks under `prefix` stand at `new_prefix` (default: the same place),
+        in place of the parent's there (a prefix of 1 to 3 segments)."""
+        new_prefix = prefix if new_prefix is None else new_prefix
+        self.dropped.add(new_prefix)
+        self.taken.append((prefix, new_prefix))
+
+    def add(self, prefix: Path_, new_prefix: Path_) -> None:
+        """The file's marks under `prefix` stand at `new_prefix`, where the parent had none."""
+        self.taken.append((prefix, new_prefix))
+
+    def put(self, path: Path_, mark: Mark) -> None:
+        self.single[path] = mark
+
+    def marks(self) -> dict[Path_, Mark]:
+        under: dict[Path_, list[Path_]] = {}
+        for p in self.raw:
+            for n in range(1, min(3, len(p)) + 1):
+                under.setdefault(p[:n], []).append(p)
+        out = {p: m for p, m in self.parent.items()
+               if not any(p[:n] in self.dropped for n in range(1, min(3, len(p)) + 1))}
+        for prefix, new_prefix in self.taken:
+            for p in under.get(prefix, ()):
+                out[new_prefix + p[len(prefix):]] = self.raw[p]
+        out.update(self.single)
+        return out
+
+
+def _check_box_count(raw: dict, raw_marks: dict[Path_, Mark], origin: str) -> None:
+    """Refuse a list of boxes that no rule set can have, before any work on its entries.
+
+    An extending file's entries change inherited boxes or add new ones, and it may remove
+    inherited boxes, so more than twice the limit can never make a valid card.
+    """
+    from .models import MAX_CATEGORIES
+
+    cats = raw.get("categories")
+    if isinstance(cats, list) and len(cats) > 2 * MAX_CATEGORIES:
+        raise RulesError(f"{_at(raw_marks, ('categories',), origin)}: categories: {len(cats):,} "
+                         f"boxes; a rule set has at most {MAX_CATEGORIES}.")
+
+
+def _merge_categories(data, entries, raw_marks, plan: _MarkPlan) -> None:
     """Entries whose key names an inherited box change its fields; other entries are appended."""
     cats = [dict(c) if isinstance(c, dict) else c for c in data["categories"]]
     by_key = {c.get("key"): i for i, c in enumerate(cats)
@@ -413,11 +539,10 @@ def _merge_categories(data, marks, entries, raw_marks, drop_marks, take_marks) -
             i = by_key[key]
             cats[i].update(entry)
             for field_name in entry:
-                drop_marks(("categories", i, field_name))
-                take_marks(("categories", j, field_name), ("categories", i, field_name))
+                plan.replace(("categories", j, field_name), ("categories", i, field_name))
         else:
             cats.append(entry)
-            take_marks(("categories", j), ("categories", len(cats) - 1))
+            plan.add(("categories", j), ("categories", len(cats) - 1))
             if key is not None:
                 by_key[key] = len(cats) - 1
     data["categories"] = cats
@@ -436,7 +561,7 @@ def _refuse_typo(key: str, j: int, inherited: list[str], raw_marks: dict[Path_, 
             "changes only the fields it gives; a new box needs at least `pattern` and `score`.)")
 
 
-def _remove_categories(data, marks, removals, raw_marks, origin, drop_marks) -> None:
+def _remove_categories(data, marks, removals, raw_marks, origin) -> None:
     if not isinstance(removals, list) or not all(isinstance(k, str) for k in removals):
         raise RulesError(f"{_at(raw_marks, ('remove_categories',), origin)}: remove_categories: "
                          "give a list of category keys.")
@@ -454,12 +579,15 @@ def _remove_categories(data, marks, removals, raw_marks, origin, drop_marks) -> 
                              f"remove_categories[{j}]: '{key}' is not a category of the rule set "
                              f"being extended ({', '.join(k for k in keys if k)}).{tip}")
     kept = [i for i, k in enumerate(keys) if k not in removals]
-    old_marks = dict(marks)
-    drop_marks(("categories",))
-    for new_i, old_i in enumerate(kept):
-        for p, m in old_marks.items():
-            if p[:2] == ("categories", old_i):
-                marks[("categories", new_i, *p[2:])] = m
+    renumbered = {old_i: new_i for new_i, old_i in enumerate(kept)}
+    moved = {}
+    for p, m in marks.items():
+        if p[:1] != ("categories",) or len(p) < 2:
+            moved[p] = m
+        elif p[1] in renumbered:  # a removed box's marks go with it
+            moved[("categories", renumbered[p[1]], *p[2:])] = m
+    marks.clear()
+    marks.update(moved)
     data["categories"] = [cats[i] for i in kept]
 
 
@@ -481,8 +609,20 @@ def _at(marks: dict[Path_, Mark], path: Path_, origin: str) -> str:
     return f"{m[0]}:{m[1]}:{m[2]}" if m else origin
 
 
+# A rule file's problems are listed up to this many, then counted: the first ones are what to
+# fix, and a file with thousands (a pasted list of unknown keys) is answered at once.
+MAX_LISTED_PROBLEMS = 20
+
+
+# No list of a valid rule file is longer (`any_of` takes up to 64 sets) and no mapping has more
+# fields; anything bigger is refused before validation, which would look at every item.
+MAX_LIST_ITEMS = 64
+MAX_MAPPING_FIELDS = 32
+
+
 def _validate(data: dict, marks: dict[Path_, Mark], origin: str) -> RuleSet:
     """The rule set, or one RulesError listing every field and cross-field problem."""
+    _refuse_oversized(data, marks, origin)
     try:
         return RuleSet.model_validate(data)
     except ValidationError as exc:
@@ -493,13 +633,43 @@ def _validate(data: dict, marks: dict[Path_, Mark], origin: str) -> RuleSet:
     for err in field_errors:
         path = _data_path(data, err["loc"])
         broken.add(path[:2] if path[:1] == ("categories",) else path[:1])
-        lines.append(f"{_at(marks, path, origin)}: {_dotted(path)}: {_explain(err, path, data)}")
+        if len(lines) < MAX_LISTED_PROBLEMS:  # explaining is the costly part: only those shown
+            lines.append(f"{_at(marks, path, origin)}: {_dotted(path)}: "
+                         f"{_explain(err, path, data)}")
     if field_errors:
         problems = _problems_despite(data, broken)
-    for path, msg, causes in problems:
+    for path, msg, causes in problems[:max(0, MAX_LISTED_PROBLEMS - len(lines))]:
         lines.append(_located(marks, path, msg, causes, origin))
-    count = f"{len(lines)} problems" if len(lines) > 1 else "1 problem"
+    total = len(field_errors) + len(problems)
+    if total > len(lines):
+        lines.append(f"... and {total - len(lines):,} more (fix these first)")
+    count = f"{total:,} problems" if total > 1 else "1 problem"
     raise RulesError(f"{origin}: {count} in the rule set:\n  " + "\n  ".join(lines)) from None
+
+
+def _refuse_oversized(data: dict, marks: dict[Path_, Mark], origin: str) -> None:
+    """RulesError at the first list or mapping bigger than any a rule set has."""
+
+    def check(value: Any, path: Path_) -> None:
+        if isinstance(value, dict):
+            if len(value) > MAX_MAPPING_FIELDS:
+                known = _allowed_fields(data, (*path, ""))
+                unknown = [k for k in value if k not in known][:3]
+                raise RulesError(
+                    f"{_at(marks, path, origin)}: {_dotted(path)}: {len(value):,} fields, far "
+                    f"more than a rule set has (allowed here: {', '.join(known)}); unknown ones "
+                    f"include {', '.join(repr(k)[:40] for k in unknown)}.")
+            for key, item in value.items():
+                check(item, (*path, key))
+        elif isinstance(value, list):
+            if len(value) > MAX_LIST_ITEMS:
+                raise RulesError(f"{_at(marks, path, origin)}: {_dotted(path)}: a list of "
+                                 f"{len(value):,} items; no list in a rule set has more than "
+                                 f"{MAX_LIST_ITEMS}.")
+            for i, item in enumerate(value):
+                check(item, (*path, i))
+
+    check(data, ())
 
 
 def _rule_problems(err: dict) -> list:
@@ -535,7 +705,7 @@ def _problems_despite(data: dict, broken: set[Path_]) -> list:
     except ValidationError as exc:
         return [(path, msg, causes) for err in exc.errors()
                 for path, msg, causes in _rule_problems(err)
-                if not any(p[:len(b)] == b for p in (path, *causes) for b in broken)]
+                if not any(p[:n] in broken for p in (path, *causes) for n in range(1, 3))]
     return []
 
 

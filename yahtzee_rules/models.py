@@ -216,8 +216,8 @@ class Category(_Strict):
 
     `first_roll_bonus`: extra points when the box is filled with a score above zero from the
     dice of the turn's first roll ("served", as in Generala: the player may stop after the
-    first roll to claim it); they count as part of the box's score. With `rolls: 1` every roll
-    is a first roll.
+    first roll to claim it); they are part of the box's score, so they count toward the upper
+    total when the box does. With `rolls: 1` every roll is a first roll.
 
     `only_after`: the key of another box that must already hold a non-zero score for this box
     to score (Generala's Double Generala: `only_after: generala`); until then this box scores
@@ -233,7 +233,8 @@ class Category(_Strict):
         strict=True, ge=0, le=10_000,
         description="Extra points when the box is filled with a score above zero from the dice "
                     "of the turn's first roll (Generala's 'served' hands); part of the box's "
-                    "score.")] = 0
+                    "score (and of the upper total when the box counts toward it). With "
+                    "`rolls: 1` every roll is a first roll.")] = 0
     only_after: Annotated[str | None, Field(
         description="The key of another box that must already hold a non-zero score for this "
                     "box to score; until then this box scores 0 (it may still be scratched). "
@@ -262,7 +263,8 @@ class UpperBonus(_Strict):
 
     threshold: Annotated[int, Field(strict=True, ge=1, le=MAX_THRESHOLD)]
     amount: Annotated[int, Field(strict=True, ge=0, le=10_000)]
-    categories: tuple[str, ...] | None = None  # default: every upper-section box
+    categories: Annotated[tuple[str, ...], Field(max_length=MAX_CATEGORIES)] | None = None
+    # default: every upper-section box
 
 
 class YahtzeeBonus(_Strict):
@@ -282,10 +284,14 @@ class Joker(_Strict):
       when the upper box of face v is filled too.
     - `forced`: the upper box of face v must be used if open; else any open lower box, with the
       `full_value` boxes scoring as if matched; only when no lower box is open, any open upper box.
+
+    With `order: in_order`, "open" means "the box this turn may fill" (the first open one), so
+    the forced Joker never leaves a turn without a box; full values need the upper box of v
+    filled (or absent) in both modes.
     """
 
     mode: Literal["none", "free", "forced"] = "none"
-    full_value: tuple[str, ...] = ()
+    full_value: Annotated[tuple[str, ...], Field(max_length=MAX_CATEGORIES)] = ()
 
 
 def _joker_shorthand(value: Any) -> Any:

@@ -33,7 +33,7 @@ from typing import Any
 
 from . import models
 from .errors import RulesError
-from .loader import _mark_of, _resolve, _validate, _walk, parse_yaml, read_input_text
+from .loader import _mark_of, _resolve, _validate, parse_yaml, read_input_text
 from .models import RuleSet
 
 WHATS = ("mean", "figures", "distribution")
@@ -94,13 +94,11 @@ def load_sweep(path: str | Path) -> Sweep:
     """
     origin = str(path)
     text = read_input_text(origin, "sweep file", SweepError)
-    node, data = parse_yaml(text, origin, "sweep file", SweepError)
+    data, marks = parse_yaml(text, origin, "sweep file", SweepError)
     if not isinstance(data, dict):
         kind = "empty" if data is None else f"a {type(data).__name__}"
         raise SweepError(f"{origin}: a sweep file is a mapping with `base` and `axes` (or "
                          f"`points`), not {kind}.")
-    marks: dict = {}
-    _walk(node, (), origin, marks)
 
     def at(*p) -> str:
         m = _mark_of(marks, p)
