@@ -170,7 +170,22 @@ def naive_box_parts(rules, dice, category_key: str, filled: frozenset[str],
     return box, bonus
 
 
+def _may_fill_this_turn(rules, key: str, filled) -> bool:
+    """A turn may fill an open box; on a card filled in order, only the first open one."""
+    if key in filled:
+        return False
+    if rules.order == "in_order":
+        return key == next(c.key for c in rules.categories if c.key not in filled)
+    return True
+
+
 def _box_parts(rules, dice, category_key, filled, yahtzee_full):
+    """The Joker as the rule reference words it: a Yahtzee of face v rolled when the Yahtzee
+    box is filled. `free`: any box; the full-value boxes score in full when the upper box of v
+    is filled (or does not exist). `forced`: the upper box of v if this turn may fill it; else
+    a lower box this turn may fill (full value as for `free`); only when there is none, any
+    box this turn may fill, scored normally. "May fill": open, and on a card filled in order
+    the first open box, so the forced Joker never leaves a turn without a box."""
     cat = _category(rules, category_key)
     dice = tuple(dice)
     yahtzee_roll = all(d == dice[0] for d in dice)
@@ -185,20 +200,18 @@ def _box_parts(rules, dice, category_key, filled, yahtzee_full):
     if not joker:
         return normal, bonus
     upper = _upper_box(rules, dice[0])
-    in_full = category_key in rules.joker.full_value
+    upper_filled = upper is None or upper in filled
+    in_full = category_key in rules.joker.full_value and upper_filled
+    scored = naive_full_value(cat, dice) if in_full else normal
     if mode == "free":
-        if in_full and (upper is None or upper in filled):
-            return naive_full_value(cat, dice), bonus
-        return normal, bonus
-    # forced
-    if upper is not None and upper not in filled:
+        return scored, bonus
+    if not upper_filled and _may_fill_this_turn(rules, upper, filled):
         return (normal, bonus) if category_key == upper else None
-    lower_open = [c.key for c in rules.categories if c.section == "lower" and c.key not in filled]
-    if lower_open:
-        if cat.section != "lower":
-            return None
-        return (naive_full_value(cat, dice) if in_full else normal), bonus
-    return normal, bonus  # only upper boxes are open: any of them, scored normally
+    lower = [c.key for c in rules.categories
+             if c.section == "lower" and _may_fill_this_turn(rules, c.key, filled)]
+    if lower:
+        return (scored, bonus) if cat.section == "lower" else None
+    return normal, bonus  # no lower box to fill: any box this turn may fill, scored normally
 
 
 def naive_box_points(rules, dice, category_key: str, filled: frozenset[str],
@@ -227,8 +240,9 @@ class NaiveGame:
     Turn-start states are (filled boxes, upper total capped at the threshold, whether the
     flag box holds a non-zero score). Within a turn the dice are an ordered tuple; after each
     roll but the last, any subset of dice positions is kept and the others are re-thrown (each
-    of the F**m outcomes of the m thrown dice has probability 1/F**m). After the first roll the
-    player may also stop and fill a box with it (worth its first-roll bonus).
+    of the F**m outcomes of the m thrown dice has probability 1/F**m). The turn's first roll
+    earns first-roll bonuses: after it, with re-rolls left, the player may stop and fill a box
+    with it; with `rolls: 1` it is also the final roll.
     """
 
     def __init__(self, rules):
@@ -241,6 +255,10 @@ class NaiveGame:
         self.flag_key = naive_flag_key(rules)
         self._values: dict = {}
         self._after_box: dict = {}
+
+    def is_first(self, left: int) -> bool:
+        """Whether a roll with `left` re-rolls left is the turn's first roll."""
+        return left == self.rules.rolls - 1
 
     def value(self, filled: frozenset[str], upper: int, yfull: bool) -> float:
         """Expected points still to come from the start of a turn in this state."""
@@ -277,9 +295,11 @@ class NaiveGame:
         assert out, "no legal box: the rules left a roll nowhere to go"
         return out
 
-    def _move_value(self, filled, upper, yfull, key, box, ybonus) -> float:
-        """Points of putting `box` points (and `ybonus`) in box `key`, the upper bonus
-        included, plus the value of the state it leads to: the game's one transition."""
+    def move(self, state, key: str, box: int, ybonus: int):
+        """The game's one transition: (points gained, next state) of putting `box` points
+        (and `ybonus`) in box `key` from state (filled, upper, flag), the upper bonus
+        included."""
+        filled, upper, yfull = state
         points = box + ybonus
         new_upper = upper
         if key in self.counted:
@@ -287,9 +307,14 @@ class NaiveGame:
             if upper < self.threshold <= upper + box:
                 points += self.amount
         new_yfull = yfull or (key == self.flag_key and box > 0)
-        memo_key = (filled, key, new_upper, new_yfull)  # cheaper to hash than a new frozenset
+        return points, (filled | {key}, new_upper, new_yfull)
+
+    def _move_value(self, filled, upper, yfull, key, box, ybonus) -> float:
+        """Points of a move plus the value of the state it leads to."""
+        points, after = self.move((filled, upper, yfull), key, box, ybonus)
+        memo_key = (filled, key, after[1], after[2])  # cheaper to hash than a new frozenset
         if memo_key not in self._after_box:
-            self._after_box[memo_key] = self.value(filled | {key}, new_upper, new_yfull)
+            self._after_box[memo_key] = self.value(*after)
         return points + self._after_box[memo_key]
 
     def keep_values(self, filled, upper, yfull, dice, left,
@@ -315,7 +340,8 @@ class NaiveGame:
         key = (dice, left)
         if key not in memo:
             if left == 0:
-                memo[key] = max(self.box_values(filled, upper, yfull, dice).values())
+                memo[key] = max(self.box_values(filled, upper, yfull, dice,
+                                                first=self.is_first(0)).values())
             else:
                 memo[key] = max(self.keep_values(filled, upper, yfull, dice, left, memo).values())
         return memo[key]
@@ -324,6 +350,9 @@ class NaiveGame:
 def naive_solve(rules) -> float:
     """Optimal expected final score of a whole game (see NaiveGame)."""
     return NaiveGame(rules).value(frozenset(), 0, False)
+
+
+START = (frozenset(), 0, False)  # the empty card: no box filled, upper total 0, flag down
 
 
 # ---------------------------------------------------------------- the whole game, dice as multisets
@@ -357,10 +386,9 @@ class NaiveMultisetGame(NaiveGame):
     The order of the dice never matters to a score, so a roll is a sorted tuple drawn with its
     multinomial chance, a keep is a sub-multiset of the roll and the thrown dice are a multiset
     with its own multinomial chance. States and every scoring rule are NaiveGame's (through
-    ``naive_box_parts``). Within a turn, the value of a keep depends only on (keep, re-rolls
-    left), not on the roll it came from, so a turn is worked out backwards one re-roll at a
-    time over every roll and every keep: a state costs about (number of keeps x number of throw
-    outcomes) instead of NaiveGame's ordered products.
+    ``naive_box_parts`` and ``move``). Within a turn, the value of a keep depends only on
+    (keep, re-rolls left), not on the roll it came from, so a turn is worked out backwards one
+    re-roll at a time over every roll and every keep.
     """
 
     def __init__(self, rules):
@@ -376,36 +404,54 @@ class NaiveMultisetGame(NaiveGame):
                    for thrown in naive_multisets(faces, n - size)]
             for size in range(n + 1) for kept in naive_multisets(faces, size)}
         self._parts: dict = {}
+        self._stages: dict = {}
 
     def _turn_value(self, filled, upper, yfull) -> float:
         """Expected points of this turn and the rest, over every first roll (a multiset)."""
         first = self.first_roll_values(filled, upper, yfull)
         return sum(p * first[d] for d, p in self.rolls)
 
+    def stages(self, filled, upper, yfull) -> list[dict[tuple[int, ...], float]]:
+        """stages[left][dice]: the value of holding a roll with `left` re-rolls left, by
+        backward induction over the re-rolls: with none left a roll is scored in its best box;
+        with one more left it takes its best keep, a keep being worth the chance-weighted value
+        of the rolls it can become. The first roll may also stop at once (with re-rolls left)
+        and be scored with its first-roll bonus."""
+        key = (filled, upper, yfull)
+        if key not in self._stages:
+            hold = {d: max(self.box_values(filled, upper, yfull, d,
+                                           first=self.is_first(0)).values())
+                    for d, _ in self.rolls}
+            out = [hold]
+            for _ in range(self.rules.rolls - 1):
+                kept = {k: sum(p * hold[d] for d, p in after) for k, after in self.after.items()}
+                hold = {d: max(kept[k] for k in self.keeps[d]) for d, _ in self.rolls}
+                out.append(hold)
+            if self.rules.rolls > 1:
+                out[-1] = {d: max(v, *self.box_values(filled, upper, yfull, d,
+                                                      first=True).values())
+                           for d, v in out[-1].items()}
+            self._stages[key] = out
+        return self._stages[key]
+
     def first_roll_values(self, filled, upper, yfull) -> dict[tuple[int, ...], float]:
-        """Value of each first roll of a turn in this state (sorted dice), by backward
-        induction over the re-rolls: with none left a roll is scored in its best box; with one
-        more left it takes its best keep, a keep being worth the chance-weighted value of the
-        rolls it can become. The first roll may also stop at once (with re-rolls left, as in
-        NaiveGame) and be scored with its first-roll bonus."""
-        hold = {d: max(self.box_values(filled, upper, yfull, d).values()) for d, _ in self.rolls}
-        for _ in range(self.rules.rolls - 1):
-            kept = {k: sum(p * hold[d] for d, p in after) for k, after in self.after.items()}
-            hold = {d: max(kept[k] for k in self.keeps[d]) for d, _ in self.rolls}
-        if self.rules.rolls > 1:
-            hold = {d: max(v, *self.box_values(filled, upper, yfull, d, first=True).values())
-                    for d, v in hold.items()}
-        return hold
+        """Value of each first roll of a turn in this state (sorted dice)."""
+        return self.stages(filled, upper, yfull)[-1]
+
+    def roll_value(self, state, dice, left: int) -> float:
+        """Best expected points still to come holding `dice` (any order) with `left` re-rolls
+        left in a turn that started in `state`: what the best move is worth."""
+        return self.stages(*state)[left][tuple(sorted(dice))]
 
     def box_values(self, filled, upper, yfull, dice, first: bool = False) -> dict[str, float]:
         """NaiveGame.box_values, with the legal boxes of each roll worked out once per
         (filled, flag, first)."""
         out = {key: self._move_value(filled, upper, yfull, key, box, ybonus)
-               for key, box, ybonus in self._box_parts(filled, yfull, first)[dice]}
+               for key, box, ybonus in self.legal_boxes(filled, yfull, first)[dice]}
         assert out, "no legal box: the rules left a roll nowhere to go"
         return out
 
-    def _box_parts(self, filled, yfull, first) -> dict[tuple[int, ...], list]:
+    def legal_boxes(self, filled, yfull, first) -> dict[tuple[int, ...], list]:
         """(box, box score, extra Yahtzee bonus) of every legal box for every roll, from
         naive_box_parts; worked out once per (filled, flag, first), as it does not depend on
         the upper total."""
@@ -418,11 +464,97 @@ class NaiveMultisetGame(NaiveGame):
                 for d, _ in self.rolls}
         return self._parts[key]
 
+    def turn_outcomes(self, state, choose) -> dict[tuple[int, tuple], float]:
+        """Where one turn from `state` leads when every decision is `choose(state, sorted dice,
+        re-rolls left)`: the dice to keep (a sorted tuple) with re-rolls left, else a box key
+        (a box key after the first roll: stop and score it with its first-roll bonus).
+        Returns {(points gained, next state): probability}."""
+        out: dict = {}
+
+        def score(dice, key, left, p):
+            parts = naive_box_parts(self.rules, dice, key, state[0], state[2], self.is_first(left))
+            assert parts is not None, f"{key} may not take {dice}"
+            move = self.move(state, key, *parts)
+            out[move] = out.get(move, 0.0) + p
+
+        mass = dict(self.rolls)
+        for left in range(self.rules.rolls - 1, 0, -1):
+            thrown: dict = {}
+            for dice, p in mass.items():
+                pick = choose(state, dice, left)
+                if isinstance(pick, str):
+                    assert self.is_first(left), "only the first roll may stop early"
+                    score(dice, pick, left, p)
+                    continue
+                assert pick in self.keeps[dice], f"{pick} is no keep of {dice}"
+                for new, q in self.after[tuple(pick)]:
+                    thrown[new] = thrown.get(new, 0.0) + p * q
+            mass = thrown
+        for dice, p in mass.items():
+            score(dice, choose(state, dice, 0), 0, p)
+        return out
+
 
 def naive_solve_multiset(rules) -> float:
     """Optimal expected final score of a whole game (see NaiveMultisetGame); equal to
     naive_solve, but feasible for 6 dice on a few faces."""
     return NaiveMultisetGame(rules).value(frozenset(), 0, False)
+
+
+def naive_distribution_multiset(rules, choose, game: NaiveMultisetGame | None = None
+                                ) -> dict[int, float]:
+    """The final score's distribution when every decision is `choose(state, sorted dice,
+    re-rolls left)` (see NaiveMultisetGame.turn_outcomes), by chaining the turns' outcome
+    distributions from the empty card; exact probabilities."""
+    game = game or NaiveMultisetGame(rules)
+    memo: dict = {}
+
+    def rest(state) -> dict[int, float]:
+        if state not in memo:
+            if len(state[0]) == len(game.keys):
+                memo[state] = {0: 1.0}
+            else:
+                out: dict[int, float] = {}
+                for (points, nxt), p in game.turn_outcomes(state, choose).items():
+                    for score, q in rest(nxt).items():
+                        out[score + points] = out.get(score + points, 0.0) + p * q
+                memo[state] = out
+        return memo[state]
+
+    return rest(START)
+
+
+class NaiveMultisetTarget:
+    """The best chance of scoring at least `need` more points from a turn-start state
+    (expectimax over chances, dice as multisets; only for tiny games)."""
+
+    def __init__(self, rules, game: NaiveMultisetGame | None = None):
+        self.game = game or NaiveMultisetGame(rules)
+        self.memo: dict = {}
+
+    def chance(self, state, need: int) -> float:
+        if need <= 0:
+            return 1.0
+        g = self.game
+        if len(state[0]) == len(g.keys):
+            return 0.0
+        key = (state, need)
+        if key not in self.memo:
+            filled, _upper, yfull = state
+
+            def best_box(dice, first):
+                return max(self.chance(nxt, need - points) for key_, box, ybonus
+                           in g.legal_boxes(filled, yfull, first)[dice]
+                           for points, nxt in [g.move(state, key_, box, ybonus)])
+
+            hold = {d: best_box(d, g.is_first(0)) for d, _ in g.rolls}
+            for _ in range(g.rules.rolls - 1):
+                kept = {k: sum(p * hold[d] for d, p in after) for k, after in g.after.items()}
+                hold = {d: max(kept[k] for k in g.keeps[d]) for d, _ in g.rolls}
+            if g.rules.rolls > 1:
+                hold = {d: max(v, best_box(d, True)) for d, v in hold.items()}
+            self.memo[key] = sum(p * hold[d] for d, p in g.rolls)
+        return self.memo[key]
 
 
 # ---------------------------------------------------------------- score cards
@@ -448,7 +580,7 @@ def naive_play(rules, turns) -> int:
     boxes: dict[str, int] = {}
     bonuses = 0
     for dice, key in turns:
-        parts = naive_box_parts(rules, dice, key, filled, yfull)
+        parts = naive_box_parts(rules, dice, key, filled, yfull, first=rules.rolls == 1)
         if parts is None:
             raise ValueError(f"{dice} may not go in {key!r} with {sorted(filled)} filled")
         box, ybonus = parts
@@ -467,29 +599,17 @@ class _Moves:
 
     def __init__(self, rules):
         self.rules = rules
-        self.keys = tuple(c.key for c in rules.categories)
-        self.threshold = rules.upper_bonus.threshold if rules.upper_bonus is not None else 0
-        self.amount = rules.upper_bonus.amount if rules.upper_bonus is not None else 0
-        self.counted = naive_bonus_keys(rules)
-        self.outcomes = list(product(range(1, rules.faces + 1), repeat=rules.dice))
+        self.game = NaiveGame(rules)
+        self.keys = self.game.keys
+        self.outcomes = self.game.outcomes
 
     def score(self, state, dice, key, first: bool = False):
-        """(points gained, next state) of a roll in a box (with `first`, the turn's first roll
-        kept whole), None if not allowed. States are (filled, upper total capped at the
-        threshold, flag box non-zero)."""
-        filled, upper, yfull = state
+        """(points gained, next state) of a roll in a box (with `first`, the turn's first roll),
+        None if not allowed. States are (filled, upper total capped at the threshold, flag box
+        non-zero)."""
+        filled, _upper, yfull = state
         parts = naive_box_parts(self.rules, dice, key, filled, yfull, first)
-        if parts is None:
-            return None
-        box, ybonus = parts
-        points = box + ybonus
-        new_upper = upper
-        if key in self.counted:
-            new_upper = min(self.threshold, upper + box)
-            if upper < self.threshold <= upper + box:
-                points += self.amount
-        new_yfull = yfull or (key == naive_flag_key(self.rules) and box > 0)
-        return points, (filled | {key}, new_upper, new_yfull)
+        return None if parts is None else self.game.move(state, key, *parts)
 
     def rethrows(self, dice, kept):
         """Every ordered outcome of keeping the dice `kept` (a sorted tuple) and re-throwing the
@@ -521,7 +641,7 @@ def naive_distribution(rules, choose) -> dict[int, float]:
             dice = tuple(sorted(dice))
             pick = choose(state, dice, left)
             if left == 0 or isinstance(pick, str):
-                points, nxt = moves.score(state, dice, pick, first=left > 0)
+                points, nxt = moves.score(state, dice, pick, first=left == rules.rolls - 1)
                 for score, q in game(nxt).items():
                     out[score + points] = out.get(score + points, 0.0) + p * q
                 return
@@ -566,7 +686,7 @@ class NaiveTarget:
         best = 0.0
         if left == 0:
             for box in self.moves.keys:
-                move = self.moves.score(state, dice, box)
+                move = self.moves.score(state, dice, box, first=self.rules.rolls == 1)
                 if move is not None:
                     best = max(best, self.chance(move[1], n - move[0]))
         else:
