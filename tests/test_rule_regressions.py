@@ -133,3 +133,12 @@ def test_thousands_of_problems_are_counted_after_the_first_twenty(tmp_path):
     text = str(info.value)
     assert "problems in the rule set" in text
     assert text.count("\n  ") == 21 and "... and " in text and "more (fix these first)" in text
+
+
+@pytest.mark.parametrize("char", ["\x00", "\x01", "\x1b", "\ufffe"])
+def test_a_control_character_is_one_line_naming_where_it_is(char):
+    with pytest.raises(RulesError) as info:
+        rules_from_text(f"name: x\ndescription: a{char}b\n", "pasted.yaml")
+    text = str(info.value)
+    assert text.startswith(f"pasted.yaml:2:15: the character U+{ord(char):04X}")
+    assert "\n" not in text

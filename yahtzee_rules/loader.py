@@ -271,6 +271,13 @@ def parse_yaml(text: str, origin: str, what: str, error: type[YzError],
             "string, number, list or mapping.") from None
     except _Refused as exc:
         raise error(f"{_mark_at(origin, exc.problem_mark)}: {exc.problem}.") from None
+    except yaml.reader.ReaderError as exc:
+        char = exc.character if isinstance(exc.character, int) else ord(exc.character)
+        line = text.count("\n", 0, exc.position) + 1
+        column = exc.position - (text.rfind("\n", 0, exc.position) + 1) + 1
+        raise error(f"{origin}:{line}:{column}: the character U+{char:04X} (a control "
+                    f"character) may not appear in YAML; a {what} is plain text: remove it, or "
+                    "write it as an escape inside double quotes.") from None
     except yaml.YAMLError as exc:
         problem = getattr(exc, "problem", None) or str(exc)
         if "maximum nesting depth" in problem:  # libyaml's own bound (1000), met scanning ahead
