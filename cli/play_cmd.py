@@ -1,60 +1,59 @@
 """`yz play` (a whole game in the terminal, the coach watching) and `yz serve` (the same in a
 browser). The game itself is `yz.solver.coach.Game`; this module reads lines and prints."""
 
+from __future__ import annotations
 
 import sys
 from typing import Annotated
 
 import typer
 
+from .app import QuietOpt, VariantOpt, app, handles_errors, model_for
+
 HELP_LINE = ("Type the dice to keep (66, 6 6, all, none) or a box to score (its key, name or "
              "the start of it); also: hint, card, undo, quit.")
 
 
-def register(app: typer.Typer) -> None:
-    """Add `play` and `serve` to the `yz` command."""
-    from .main import VariantOpt, handles_errors
+@app.command("play")
+@handles_errors
+def play_cmd(
+    variant: VariantOpt = "official-free-joker",
+    seed: Annotated[int | None, typer.Option(
+        "--seed", metavar="N", help="Seed of the dice: the same seed, the same dice "
+        "[default: a random one, printed].")] = None,
+    coach_threshold: Annotated[float | None, typer.Option(
+        "--coach-threshold", metavar="P", min=0.0, help="Warn before a move that costs "
+        "more than P points of expected final score, and let you change it.")] = None,
+    own_dice: Annotated[bool, typer.Option(
+        "--own-dice", help="Roll real dice and type them in, instead of the program "
+        "rolling.")] = False,
+    quiet: QuietOpt = False,
+) -> None:
+    """Play a whole game with the optimal strategy watching.
 
-    @app.command("play")
-    @handles_errors
-    def play_cmd(
-        variant: VariantOpt = "official-free-joker",
-        seed: Annotated[int | None, typer.Option(
-            "--seed", metavar="N", help="Seed of the dice: the same seed, the same dice "
-            "[default: a random one, printed].")] = None,
-        coach_threshold: Annotated[float | None, typer.Option(
-            "--coach-threshold", metavar="P", min=0.0, help="Warn before a move that costs "
-            "more than P points of expected final score, and let you change it.")] = None,
-        own_dice: Annotated[bool, typer.Option(
-            "--own-dice", help="Roll real dice and type them in, instead of the program "
-            "rolling.")] = False,
-        quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
-    ) -> None:
-        """Play a whole game with the optimal strategy watching.
+    After each decision (dice to keep, box to score) you learn whether it was the best one
+    and, if not, what the best was and what yours cost in expected final score. At the end:
+    the score card, the points lost, your worst decisions and how your score ranks in the
+    exact distribution of final scores. Reads one answer per line from standard input.
+    """
+    play_game(variant, seed, coach_threshold, own_dice, quiet)
 
-        After each decision (dice to keep, box to score) you learn whether it was the best one
-        and, if not, what the best was and what yours cost in expected final score. At the end:
-        the score card, the points lost, your worst decisions and how your score ranks in the
-        exact distribution of final scores. Reads one answer per line from standard input.
-        """
-        play_game(variant, seed, coach_threshold, own_dice, quiet)
+@app.command("serve")
+@handles_errors
+def serve_cmd(
+    port: Annotated[int, typer.Option("--port", metavar="N", min=0, max=65535,
+                                      help="Port to listen on.")] = 8765,
+    host: Annotated[str, typer.Option(
+        "--host", metavar="HOST", help="Address to bind (127.0.0.1: this machine only; "
+        "0.0.0.0 opens the page to the network).")] = "127.0.0.1",
+) -> None:
+    """Play along in a browser: a local web page and its JSON API.
 
-    @app.command("serve")
-    @handles_errors
-    def serve_cmd(
-        port: Annotated[int, typer.Option("--port", metavar="N", min=0, max=65535,
-                                          help="Port to listen on.")] = 8765,
-        host: Annotated[str, typer.Option(
-            "--host", metavar="HOST", help="Address to bind (127.0.0.1: this machine only; "
-            "0.0.0.0 opens the page to the network).")] = "127.0.0.1",
-    ) -> None:
-        """Play along in a browser: a local web page and its JSON API.
-
-        Choose a built-in rule set or paste your own, play with dice you click, ask for hints,
-        let the coach stop costly moves, and read the review. Needs the web extra:
-        pip install 'yz[web]'. The API is documented at /docs.
-        """
-        serve(host, port)
+    Choose a built-in rule set or paste your own, play with dice you click, ask for hints,
+    let the coach stop costly moves, and read the review. Needs the web extra:
+    pip install 'yz[web]'. The API is documented at /docs.
+    """
+    serve(host, port)
 
 
 # ---------------------------------------------------------------- yz play
@@ -78,16 +77,15 @@ def play_game(variant: str, seed: int | None, threshold: float | None, own_dice:
               quiet: bool) -> None:
     import secrets
 
-    from yz.rules import YzError, load_rules
-    from yz.solver.coach import Game, check_seed
-
-    from .main import solved
+    from yz.rules import YzError
+    from yz.solver.coach import check_seed
 
     if seed is None:
         seed = secrets.randbelow(1_000_000)
     check_seed(seed)
-    solution = solved(load_rules(variant), quiet=quiet)
-    game = Game(solution, seed, own_dice)
+    model = model_for(variant, quiet)
+    game = model.coach(seed, own_dice)
+    solution = game.solution
     t = solution.tables
     how = "your own dice" if own_dice else f"seed {seed}"
     typer.echo(f"yz play: {t.rules.name}, {t.n_categories} turns, {how}; optimal play "
@@ -119,7 +117,7 @@ def play_game(variant: str, seed: int | None, threshold: float | None, own_dice:
             typer.echo(review_text(game, None))
         return
     typer.echo("\n" + card_text(game))
-    typer.echo(review_text(game, _distribution(solution, quiet)))
+    typer.echo(review_text(game, model.distribution()))
 
 
 class _Quit(Exception):
@@ -272,19 +270,6 @@ def review_text(game, dist) -> str:
         lines.append(f"your score in the exact distribution of optimal play: P(score <= "
                      f"{r['total']}) = {100 * r['p_at_most']:.1f}% (median {r['median']})")
     return "\n".join(lines)
-
-
-def _distribution(solution, quiet: bool):
-    from yz.solver import distribution
-
-    from . import render
-    from .main import _has_pmf, compile_kernels
-
-    if not _has_pmf(solution, "optimal"):
-        compile_kernels("distribution", quiet=quiet)
-    with render.progress(f"distribution of {solution.rules.name}", enabled=not quiet,
-                         unit="boxes") as step:
-        return distribution(solution, progress=step)
 
 
 # ---------------------------------------------------------------- yz serve

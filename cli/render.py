@@ -108,7 +108,7 @@ def rules_text(rules: RuleSet) -> str:
 def score_table_csv(t: RuleTables) -> str:
     buf = io.StringIO()
     buf.write("dice," + ",".join(t.rules.keys) + "\n")
-    for r in range(t.n_rolls):
+    for r in range(t.n_distinct_rolls):
         dice = "".join(map(str, t.ROLL_DICE[r])) if t.n_faces <= 9 else \
             " ".join(map(str, t.ROLL_DICE[r]))
         buf.write(dice + "," + ",".join(map(str, t.SCORE[r])) + "\n")
@@ -116,7 +116,8 @@ def score_table_csv(t: RuleTables) -> str:
 
 
 def score_table_text(t: RuleTables) -> str:
-    rows = [[" ".join(map(str, t.ROLL_DICE[r])), *map(str, t.SCORE[r])] for r in range(t.n_rolls)]
+    rows = [[" ".join(map(str, t.ROLL_DICE[r])), *map(str, t.SCORE[r])]
+            for r in range(t.n_distinct_rolls)]
     return _table(["dice", *t.rules.keys], rows, right=set(range(1, t.n_categories + 1)))
 
 

@@ -11,9 +11,8 @@ import typer
 from yz.rules import YzError
 
 from . import render
-
-QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")]
-JsonOpt = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON.")]
+from .app import JsonOpt, QuietOpt, app, emit_json, handles_errors
+from .report import TerminalReporter
 
 # The library names its parameters; these are the options that set them here.
 SWEEP_FLAGS = {"workers": "--workers", "scheduler": "--scheduler", "out": "--out",
@@ -28,13 +27,8 @@ def _flag_error(exc: YzError) -> YzError:
     return exc
 
 
-def register(app: typer.Typer) -> None:
-    """Add `sweep` to the `yz` command."""
-    from .main import handles_errors
-
-    app.command("sweep")(handles_errors(sweep_cmd))
-
-
+@app.command("sweep")
+@handles_errors
 def sweep_cmd(
     file: Annotated[str, typer.Argument(metavar="FILE", help="The sweep file (YAML): base, "
                                         "axes or points, what.")],
@@ -72,8 +66,6 @@ def sweep_cmd(
     from yz.rules.sweep_file import WHATS, load_sweep
     from yz.solver import study
 
-    from .main import compile_kernels, emit_json
-
     try:
         if out is not None:
             study.check_out_path(out)
@@ -95,7 +87,7 @@ def sweep_cmd(
         n = workers if workers is not None else max(1, min(os.cpu_count() or 1, todo))
         if scheduler is None and todo:
             # Compiled here once (and cached on disk), the kernels load in every local worker.
-            compile_kernels(*study.WARMUP[sweep.what], quiet=not show)
+            study.warm_up(sweep.what, TerminalReporter(bars=show, notes=show))
         label = f"sweep {sweep.name or os.path.basename(file)}"
         with render.progress(label, enabled=show, unit="points") as step:
             frame = study.run_sweep(sweep, checkpoint=checkpoint, workers=n,

@@ -5,10 +5,9 @@ that `yz advise` answers from the cache without loading numba. The test suite ch
 against the kernel (the best action's value equals the position's value) and against a
 brute-force search on small games.
 
-Tie-break, shared with the simulator: among equally good keeps the one with more dice wins,
-then the lower keep index (sorted dice, lexicographically); among equally good boxes the first
-in card order; after the first roll, stopping to claim a first-roll bonus beats an equally
-good keep.
+Ties are broken as everywhere in yz (`solver.kernels.ties`): every action has a rank, and of
+equally good actions the lower rank comes first (stopping for a first-roll bonus, then keeps
+with more dice, then card order).
 """
 
 from __future__ import annotations
@@ -21,6 +20,7 @@ from yz.rules import InputError, RuleTables
 from yz.rules.position import BoxChoice, Position, box_choices
 
 from .dp import Solution
+from .kernels.ties import box_rank, keep_rank, stop_rank
 
 
 @dataclass(frozen=True)
@@ -102,16 +102,16 @@ def turn_tables(solution: Solution, pos: Position, final_value=None) -> TurnTabl
     """
     t = solution.tables
     final_value = final_value or (lambda p, r, first=False: box_values(solution, p, r, first))
-    final = np.array([max(v for _, v in final_value(pos, r)) for r in range(t.n_rolls)])
+    final = np.array([max(v for _, v in final_value(pos, r)) for r in range(t.n_distinct_rolls)])
     rolls = [final]
     keeps: list[np.ndarray | None] = [None]
-    for _ in range(1, t.n_rolls_per_turn):
+    for _ in range(1, t.rolls):
         ek = keep_average(t, rolls[-1])
         keeps.append(ek)
-        rolls.append(best_subkeep(t, ek)[: t.n_rolls])
+        rolls.append(best_subkeep(t, ek)[: t.n_distinct_rolls])
     if t.has_first_roll_bonus:  # the first roll may also stop to claim a first-roll bonus
         first = rolls[-1].copy()
-        for r in range(t.n_rolls):
+        for r in range(t.n_distinct_rolls):
             for _c, v in first_roll_stops(t, final_value, pos, r):
                 first[r] = max(first[r], v)
         rolls[-1] = first
@@ -134,7 +134,7 @@ def _size_ranges(t: RuleTables) -> list[tuple[int, int, int]]:
 def keep_average(t: RuleTables, roll_values: np.ndarray) -> np.ndarray:
     """Value of each keep when its free dice are thrown once (add one die at a time)."""
     ek = np.empty(t.n_keeps)
-    ek[: t.n_rolls] = roll_values
+    ek[: t.n_distinct_rolls] = roll_values
     f = t.n_faces
     for size, lo, hi in _size_ranges(t):
         if size < t.n_dice:
@@ -181,7 +181,7 @@ def sub_keeps(t: RuleTables, dice: tuple[int, ...]) -> list[tuple[int, tuple[int
 
 def check_rolls_left(t: RuleTables, dice: tuple[int, ...] | None, rolls_left: int | None) -> None:
     """InputError unless the re-rolls left fit the rule set (and come with dice)."""
-    max_left = t.n_rolls_per_turn - 1
+    max_left = t.rolls - 1
     if dice is None:
         if rolls_left is not None:
             raise InputError("rolls left: give the dice showing now too, or leave out the "
@@ -191,7 +191,7 @@ def check_rolls_left(t: RuleTables, dice: tuple[int, ...] | None, rolls_left: in
     if isinstance(rolls_left, bool) or not isinstance(rolls_left, int) or \
             not 0 <= rolls_left <= max_left:
         raise InputError(f"rolls left: give how many re-rolls remain this turn, 0 to {max_left} "
-                         f"({t.rules.name} has {t.n_rolls_per_turn} rolls per turn).",
+                         f"({t.rules.name} has {t.rolls} rolls per turn).",
                          param="rolls_left")
 
 
@@ -234,22 +234,20 @@ def _ranked(solution: Solution, pos: Position, dice, rolls_left, banked, target,
     if dice is None:
         return Advice(tables.start_value, [], banked, target)
     roll = t.roll_index(dice)
+    ranked: list[tuple[Action, int]] = []
     if rolls_left == 0:
-        actions = [Action("score", value, box=choice)
-                   for choice, value in final_value(pos, roll)]
-        order = {key: i for i, key in enumerate(t.rules.keys)}
-        actions.sort(key=lambda a: (-a.value, order[a.box.key]))
+        ranked = [(Action("score", value, box=choice), box_rank(choice.box))
+                  for choice, value in final_value(pos, roll)]
     else:
         ek = tables.keep_values[rolls_left]
-        actions = []
         for k, kept in sub_keeps(t, dice):
             rest = list(dice)
             for d in kept:
                 rest.remove(d)
-            actions.append(Action("keep", float(ek[k]), keep=kept, reroll=tuple(rest)))
-        if rolls_left == t.n_rolls_per_turn - 1:
-            actions[:0] = [Action("score", value, box=choice)
-                           for choice, value in first_roll_stops(t, final_value, pos, roll)]
-        # Stable: first-roll stops (card order), then keeps with more dice, lower index.
-        actions.sort(key=lambda a: -a.value)
-    return Advice(tables.start_value, actions, banked, target)
+            ranked.append((Action("keep", float(ek[k]), keep=kept, reroll=tuple(rest)),
+                           keep_rank(k, t.n_categories)))
+        if rolls_left == t.rolls - 1:
+            ranked += [(Action("score", value, box=choice), stop_rank(choice.box))
+                       for choice, value in first_roll_stops(t, final_value, pos, roll)]
+    ranked.sort(key=lambda item: (-item[0].value, item[1]))
+    return Advice(tables.start_value, [action for action, _ in ranked], banked, target)

@@ -281,6 +281,16 @@ def load_array(t: RuleTables, what: str) -> CheckedArray | None:
     return checked
 
 
+def cached_target_maxima(t: RuleTables) -> list[int]:
+    """The maximum targets of the target tables cached for these rules, smallest first."""
+    stem = cache_stem(t)
+    found = []
+    for path in stem.parent.glob(f"{stem.name}.targets-*.json"):
+        with contextlib.suppress(ValueError):
+            found.append(int(path.name[len(stem.name) + len(".targets-"): -len(".json")]))
+    return sorted(found)
+
+
 # ---------------------------------------------------------------- listing and clearing
 
 

@@ -20,41 +20,18 @@ is the best option's value minus the choice's; `expected_final` adds the points 
 from __future__ import annotations
 
 import re
-import threading
-from collections import OrderedDict
 from dataclasses import dataclass, field
 
 import numpy as np
 from yz.rules import InputError
 from yz.rules.position import Position, box_choices, check_open_box, parse_dice
 
-from .advice import Action, TurnTables, box_values, sub_keeps, turn_tables
+from .advice import Action, box_values, sub_keeps
 from .dp import Solution
+from .kernels.ties import box_rank, keep_rank, stop_rank
+from .limits import MAX_MOVES
 
 TIE = 1e-9  # values this close are the same move in worth (float sums of the same terms)
-MAX_MOVES = 400  # a game has at most boxes x (rolls + 1) moves; more is not a game
-_TURN_MEMO: OrderedDict = OrderedDict()
-_TURN_MEMO_SIZE = 4096
-_TURN_MEMO_LOCK = threading.Lock()
-
-
-def cached_turn_tables(solution: Solution, pos: Position) -> TurnTables:
-    """The turn recursion of a position, memoised per rule set and solver state (a replayed
-    game and the next request of a page reuse it)."""
-    t = solution.tables
-    upper = min(pos.upper_total, t.upper_threshold) if t.upper_threshold else 0
-    key = (t.digest, id(solution.values), pos.mask, upper, pos.yahtzee_full)
-    with _TURN_MEMO_LOCK:  # a web server asks from several threads
-        hit = _TURN_MEMO.get(key)
-        if hit is not None:
-            _TURN_MEMO.move_to_end(key)
-            return hit
-    tables = turn_tables(solution, pos)
-    with _TURN_MEMO_LOCK:
-        _TURN_MEMO[key] = tables
-        while len(_TURN_MEMO) > _TURN_MEMO_SIZE:
-            _TURN_MEMO.popitem(last=False)
-    return tables
 
 
 @dataclass(frozen=True)
@@ -205,7 +182,7 @@ class Game:
     def first_roll(self) -> bool:
         """The dice showing are the turn's first roll, with re-rolls still to come (scoring
         them now earns a first-roll bonus)."""
-        rolls = self.tables.n_rolls_per_turn
+        rolls = self.tables.rolls
         return rolls > 1 and self.rolls_left == rolls - 1
 
     def options(self) -> list[Option]:
@@ -216,25 +193,23 @@ class Game:
         t = self.tables
         pos = self.position
         roll = t.roll_index(self.dice)
-        boxes = [Option("score", v, box=c)
+        boxes = [(Option("score", v, box=c), box_rank(c.box))
                  for c, v in box_values(self.solution, pos, roll, self.first_roll)]
-        order = {key: i for i, key in enumerate(t.rules.keys)}
-        boxes.sort(key=lambda o: (-o.value, order[o.box.key]))
         if self.rolls_left == 0:
-            return boxes
-        ek = cached_turn_tables(self.solution, pos).keep_values[self.rolls_left]
+            return _in_order(boxes)
+        ek = self.solution.model.turn_tables(pos).keep_values[self.rolls_left]
         keeps = []
         for k, kept in sub_keeps(t, self.dice):
             rest = list(self.dice)
             for d in kept:
                 rest.remove(d)
-            keeps.append(Option("keep", float(ek[k]), keep=kept, reroll=tuple(rest)))
-        keeps.sort(key=lambda o: -o.value)  # stable: the advisor's order among equals
-        # Scoring now equals keeping all and never rolling again, so it never beats a keep;
-        # but a first-roll bonus can, and claiming it wins a tie (as in the advisor).
-        stops = [o for o in boxes if o.box.first_roll_bonus]
-        rest = [o for o in boxes if not o.box.first_roll_bonus]
-        return sorted(stops + keeps, key=lambda o: -o.value) + rest
+            keeps.append((Option("keep", float(ek[k]), keep=kept, reroll=tuple(rest)),
+                          keep_rank(k, t.n_categories)))
+        # Scoring now equals keeping all and never rolling again, so it never beats a keep and
+        # is listed after them; but claiming a first-roll bonus can, and ranks first on a tie.
+        claims = [(o, stop_rank(o.box.box)) for o, _ in boxes if o.box.first_roll_bonus]
+        plain = [item for item in boxes if not item[0].box.first_roll_bonus]
+        return _in_order(claims + keeps) + _in_order(plain)
 
     def judge(self, move: dict) -> tuple[Option, Option]:
         """(the option a move takes, the best option), without playing it."""
@@ -337,14 +312,14 @@ class Game:
         self.__dict__.update(replay.__dict__)
 
     def _start_turn(self) -> None:
-        self.rolls_left = self.tables.n_rolls_per_turn - 1
+        self.rolls_left = self.tables.rolls - 1
         self.dice, self.kept = None, ()
         if not self.own_dice:
             self._roll(())
 
     def _roll(self, kept: tuple[int, ...]) -> None:
         t = self.tables
-        j = t.n_rolls_per_turn - 1 - self.rolls_left  # 0: the first roll of the turn
+        j = t.rolls - 1 - self.rolls_left  # 0: the first roll of the turn
         draws = np.random.default_rng([self.seed, self.turn, j]).integers(
             1, t.n_faces + 1, size=t.n_dice)
         free = t.n_dice - len(kept)
@@ -373,7 +348,7 @@ class Game:
         opts = self.options()
         if opts:
             return self.banked + opts[0].value
-        return self.banked + cached_turn_tables(self.solution, self.position).start_value
+        return self.banked + self.solution.model.turn_tables(self.position).start_value
 
     def card(self) -> list[dict]:
         """The score card: every box (score or None), then the bonuses and the total."""
@@ -431,6 +406,11 @@ class Game:
         if distribution is not None:
             out.update(score_rank(distribution, self.banked))
         return out
+
+
+def _in_order(ranked: list[tuple[Option, int]]) -> list[Option]:
+    """Options best first; equal ones by their rank (`solver.kernels.ties`)."""
+    return [o for o, _ in sorted(ranked, key=lambda item: (-item[0].value, item[1]))]
 
 
 def score_rank(dist, score: float) -> dict:

@@ -1,30 +1,19 @@
-"""The exact distribution of the final score under a strategy, by a forward pass.
+"""The exact distribution of the final score under a strategy, and what it tells.
 
-Each turn-start state s carries the distribution of the points banked so far (every bonus
-included) over a window of scores [lo(s), lo(s) + width(s)), nothing outside it. One turn
-from s leads to a few distinct (next state, points gained) pairs, found by the DP's own sweep
-(`solver.kernels.turn.turn_outcomes`: the same keep and box choices, and tie rule, as
-`yz advise` and `yz simulate`). The next layer's distributions are the probability-weighted
-sums of the shifted windows that lead to each state: a convolution done per target state, in
-parallel, reading the sources (so no two threads write one number). After the last box the
-full-card states' distributions add up to the final score's.
-
-Glenn (2006) computed this for the official rules "in about 24 hours"; windows keep it to
-seconds: a state's window spans only the banked totals it can be reached with.
+It comes from the forward pass (`solver.forward`: the same choices and tie rule as
+`yz advise` and `yz simulate`); `Distribution` holds it with its figures (mean, SD, mode,
+percentiles, P(score >= x)), and `duel` compares two players exactly.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 
-from .dp import Solution, kernel_threads
-from .exact import rows_of_states
-from .kernels.bundle import Outcomes, States, payload
-from .layout import batch_width, batches, state_block
+from .dp import Solution
+from .report import Step
 from .strategies import check_strategy, strategy_values
 
 PERCENTILES = (1, 5, 10, 25, 50, 75, 90, 95, 99)
@@ -40,6 +29,7 @@ class Distribution:
     scores: np.ndarray  # int64: lowest .. highest score with nonzero probability
     probabilities: np.ndarray  # float64, same length
     seconds: float = 0.0
+    cached: bool = False  # read from the cache, not computed now
 
     @property
     def expected_score(self) -> float:
@@ -109,81 +99,16 @@ def check_distribution_memory(t, layout=None, max_memory: int | None = None) -> 
 
 
 def score_distribution(solution: Solution, strategy: str = "optimal",
-                       progress: Callable[[int, int], None] | None = None,
-                       threads: int | None = None) -> Distribution:
+                       step: Step | None = None) -> Distribution:
     """The exact final-score distribution of `strategy` (see the module docstring)."""
+    from .forward import walk
+
     check_strategy(strategy)
     check_distribution_memory(solution.tables, solution.layout)
     begin = time.perf_counter()
-    t = solution.tables
-    layout = solution.layout
-    V = strategy_values(solution, strategy)
-    # The current layer: its live states (store indices, sorted) and their windows.
-    index = np.array([layout.index(0, 0, 0)], dtype=np.int64)
-    lo = np.zeros(1, dtype=np.int64)
-    width = np.ones(1, dtype=np.int64)
-    offset = np.zeros(1, dtype=np.int64)
-    pmf = np.ones(1)
-    with kernel_threads(threads) as n_threads:
-        for k in range(t.n_categories):
-            src, target, gain, prob = _layer_outcomes(solution, V, index, n_threads)
-            index, lo, width, offset, pmf = _convolve(src, target, gain, prob, lo, width,
-                                                      offset, pmf)
-            if progress is not None:
-                progress(k + 1, t.n_categories)
-    total = np.zeros(int((lo + width).max() - lo.min()))
-    base = int(lo.min())
-    for s in range(len(index)):
-        total[lo[s] - base: lo[s] - base + width[s]] += pmf[offset[s]: offset[s] + width[s]]
-    nonzero = np.flatnonzero(total > 0)
-    first, last = int(nonzero[0]), int(nonzero[-1])
-    return Distribution(t.rules.name, strategy,
-                        np.arange(base + first, base + last + 1, dtype=np.int64),
-                        total[first: last + 1], time.perf_counter() - begin)
-
-
-def _layer_outcomes(solution: Solution, V: np.ndarray, index: np.ndarray, n_threads: int):
-    """Every (source position, next state, gain, probability) of one turn from the states at
-    store indices `index` (sorted), in source order."""
-    from .kernels.sweep import sweep
-
-    t = solution.tables
-    layout = solution.layout
-    game = solution.kernel_tables()
-    L = layout.kernel_layout()
-    mask, flag, u = layout.states_at(index)
-    block = state_block(t)
-    most = 2 * t.n_rolls if t.has_first_roll_bonus else t.n_rolls  # a final or a first roll
-    parts = []
-    for b0 in range(0, len(index), block):
-        part = slice(b0, b0 + block)
-        rows = rows_of_states(States(mask[part], flag[part], u[part]))
-        n = len(mask[part])
-        out = Outcomes(np.empty((n, most), dtype=np.int64), np.empty((n, most), dtype=np.int32),
-                       np.empty((n, most)), np.zeros(n, dtype=np.int32))
-        cols = batch_width(t, int(rows.NU.max(initial=1)))
-        sweep(game, L, rows, batches(rows.NU, cols), V, payload(out=out), cols, n_threads)
-        keep = np.arange(most)[None, :] < out.COUNT[:, None]
-        src = np.repeat(np.arange(b0, b0 + n, dtype=np.int64), out.COUNT)
-        parts.append((src, out.TARGET[keep], out.GAIN[keep].astype(np.int64), out.PROB[keep]))
-    return tuple(np.concatenate(p) for p in zip(*parts, strict=True))
-
-
-def _convolve(src, target, gain, prob, lo, width, offset, pmf):
-    """The next layer: its states, windows and distributions."""
-    from .kernels.play import convolve_windows, group_by, window_bounds
-
-    index, slot = np.unique(target, return_inverse=True)
-    slot = slot.astype(np.int64)
-    ptr, order = group_by(slot, len(index))
-    first = lo[src] + gain
-    new_lo, new_hi = window_bounds(slot, first, first + width[src], len(index))
-    new_width = new_hi - new_lo
-    new_offset = np.concatenate([[0], np.cumsum(new_width)[:-1]]).astype(np.int64)
-    new_pmf = np.zeros(int(new_width.sum()))
-    convolve_windows(ptr, order, (src, gain, prob), (lo, width, offset, pmf),
-                     (new_lo, new_offset, new_pmf))
-    return index, new_lo, new_width, new_offset, new_pmf
+    found = walk(solution, strategy_values(solution, strategy), pmf=True, step=step)
+    return Distribution(solution.rules.name, strategy, found.scores, found.probabilities,
+                        time.perf_counter() - begin)
 
 
 def duel(a: Distribution, b: Distribution) -> tuple[float, float, float]:

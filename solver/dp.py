@@ -35,130 +35,103 @@ Strategy for Yahtzee" (2006).
 
 from __future__ import annotations
 
-import contextlib
-import time
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
-from yz.rules import InputError, RuleTables, SolverError
+from yz.rules import RuleTables, SolverError
 
-from .layout import StateLayout, batch_width, batches, build_layout, kernel_tables
+from .layout import StateLayout, batch_width, batches
+from .report import Step
 
-SOLVER_VERSION = 2
+if TYPE_CHECKING:
+    from .model import Model
 
-Progress = Callable[[int, int], None]
+# Part of every cache key: a change to what the solver computes for some rule set (not only to
+# how fast) must bump it, so no older table is ever read back as this version's.
+SOLVER_VERSION = 3
 PROGRESS_STATES = 1_000_000  # states between progress reports within a big layer
-
-
-def check_threads(threads: int | None) -> int:
-    """The number of threads kernels use: `threads`, or every core numba may use."""
-    import numba
-
-    most = numba.config.NUMBA_NUM_THREADS
-    if threads is None:
-        return numba.get_num_threads()
-    if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
-        raise InputError(f"threads: {threads!r} is not a positive whole number; give 1 to "
-                         f"{most} (the cores numba may use here), or leave it out for all.",
-                         param="threads")
-    return min(threads, most)
-
-
-@contextlib.contextmanager
-def kernel_threads(threads: int | None) -> Iterator[int]:
-    """Run parallel kernels on at most `threads` threads (numba's setting is per calling
-    thread, so concurrent callers do not disturb each other); yields the count."""
-    import numba
-
-    n = check_threads(threads)
-    saved = numba.get_num_threads()
-    numba.set_num_threads(n)
-    try:
-        yield n
-    finally:
-        numba.set_num_threads(saved)
 
 
 @dataclass(frozen=True)
 class Solution:
-    """A solved rule set: the value of every turn-start state and how it was obtained."""
+    """A solved rule set: the value of every turn-start state, and how it was obtained."""
 
-    tables: RuleTables
-    layout: StateLayout
+    model: Model
     values: np.ndarray  # the flat value store (see solver.layout), float64
     seconds: float
     states: int
     cached: bool = False
     cache_note: str | None = None
     sd: float | None = None  # SD of the final score under optimal play, when computed
-    _memo: dict = field(default_factory=dict, repr=False, compare=False)
+
+    @property
+    def tables(self) -> RuleTables:
+        return self.model.tables
+
+    @property
+    def layout(self) -> StateLayout:
+        return self.model.layout
+
+    @property
+    def rules(self):
+        return self.model.rules
 
     @property
     def expected_score(self) -> float:
         return float(self.values[self.layout.index(0, 0, 0)])
 
-    @property
-    def rules(self):
-        return self.tables.rules
-
     def value(self, mask: int, upper_total: int = 0, yahtzee_full: bool = False) -> float:
         """Expected score still to come from a turn start (upper total is capped for you)."""
         return float(self.values[self.layout.index(mask, int(yahtzee_full), upper_total)])
 
-    def kernel_tables(self):
-        """The bundle of rule tables the kernels take (built once per solution)."""
-        if "game" not in self._memo:
-            self._memo["game"] = kernel_tables(self.tables)
-        return self._memo["game"]
 
-
-def backward(t: RuleTables, layout: StateLayout, game, VAL: np.ndarray,
-             store: np.ndarray | None = None, m1: np.ndarray | None = None,
-             m2: np.ndarray | None = None, progress: Progress | None = None,
-             threads: int | None = None) -> None:
+def backward(model: Model, VAL: np.ndarray, store: np.ndarray | None = None,
+             m1: np.ndarray | None = None, m2: np.ndarray | None = None,
+             step: Step | None = None) -> None:
     """Sweep every layer from the full card back to the empty one, deciding by VAL.
 
     `store` (VAL itself for the DP) receives the values, `m1`/`m2` the moments of the points
-    to come under VAL's play; see `solver.kernels.sweep`.
+    to come under VAL's play (the decision kernel; see `solver.kernels.layer`).
     """
-    from .kernels.bundle import payload
-    from .kernels.sweep import sweep
+    from .kernels import layer
+    from .kernels.bundle import Next
 
-    L = layout.kernel_layout()
+    t, layout = model.tables, model.layout
+    K, L = model.kernel_tables, layout.kernel_layout()
     cols = batch_width(t, int(layout.U1.max() - layout.U0.min() + 1))
-    total = layout.LAYER_PTR[-2]  # every state but the full card
-    with kernel_threads(threads) as n_threads:
-        for k in range(t.n_categories - 1, -1, -1):
-            R = layout.rows(k)
-            ptr = batches(R.NU, cols)
-            done = int(total - layout.LAYER_PTR[k + 1])
-            # Big layers (Maxi Yatzy's take half a minute) go in parts, so progress moves.
-            step = max(1, (len(ptr) - 1) // max(1, int(R.NU.sum()) // PROGRESS_STATES))
-            for b in range(0, len(ptr) - 1, step):
-                part = ptr[b:min(b + step, len(ptr) - 1) + 1]
-                sweep(game, L, R, part, VAL, payload(store, m1, m2), cols, n_threads)
-                if progress is not None:
-                    progress(done + int(R.NU[: part[-1]].sum()), int(total))
+    total = int(layout.LAYER_PTR[-2])  # every state but the full card
+    decisions = m1 is not None or m2 is not None
+    for k in range(t.n_categories - 1, -1, -1):
+        R = layout.rows(k)
+        ptr = batches(R.NU, cols)
+        done = total - int(layout.LAYER_PTR[k + 1])
+        # Big layers (Maxi Yatzy's take half a minute) go in parts, so progress moves.
+        stride = max(1, (len(ptr) - 1) // max(1, int(R.NU.sum()) // PROGRESS_STATES))
+        for b in range(0, len(ptr) - 1, stride):
+            part = ptr[b:min(b + stride, len(ptr) - 1) + 1]
+            if decisions:
+                layer.decide(K, L, R, part, cols, model.threads, Next(VAL, m1, m2), store)
+            else:
+                layer.values(K, L, R, part, cols, model.threads, VAL, store)
+            if step is not None:
+                step(done + int(R.NU[: part[-1]].sum()), total)
 
 
-def solve_values(t: RuleTables, progress: Progress | None = None, with_sd: bool = False,
-                 threads: int | None = None, layout: StateLayout | None = None,
-                 ) -> tuple[np.ndarray, StateLayout, float | None]:
-    """Run the DP: the value store, its layout, and with `with_sd` the standard deviation of
-    the final score under the optimal play it finds (else None). `layout`, when the caller
-    already built it for `t`, saves building it again (a second at 20 boxes)."""
-    layout = build_layout(t) if layout is None else layout
+def solve_values(model: Model, with_sd: bool = False, step: Step | None = None,
+                 ) -> tuple[np.ndarray, float | None]:
+    """Run the DP: the value store, and with `with_sd` the standard deviation of the final
+    score under the optimal play it finds (else None)."""
+    layout = model.layout
     V = np.zeros(layout.size)
     M2 = np.zeros(layout.size) if with_sd else None
-    backward(t, layout, kernel_tables(t), V, store=V, m2=M2, progress=progress,
-             threads=threads)
-    check_values(t, layout, V, "expected points to come", 0.0)
+    backward(model, V, store=V, m2=M2, step=step)
+    check_values(model.tables, layout, V, "expected points to come", 0.0)
     sd = None
     if M2 is not None:
         start = layout.index(0, 0, 0)
         sd = float(np.sqrt(max(0.0, M2[start] - V[start] ** 2)))
-    return V, layout, sd
+    return V, sd
 
 
 def check_values(t: RuleTables, layout: StateLayout, values: np.ndarray, what: str,
@@ -178,11 +151,3 @@ def check_values(t: RuleTables, layout: StateLayout, values: np.ndarray, what: s
         f"with {', '.join(boxes) or 'no box'} filled, upper total {u} and flag {flag}, outside "
         f"[{low}, {high}]. This is a bug in yz, not in the rule file; please report it with the "
         "rule file.")
-
-
-def solve_tables(t: RuleTables, progress: Progress | None = None, with_sd: bool = False,
-                 threads: int | None = None, layout: StateLayout | None = None) -> Solution:
-    """Solve compiled tables from scratch (no cache); `with_sd` adds the exact SD."""
-    start = time.perf_counter()
-    V, layout, sd = solve_values(t, progress, with_sd, threads, layout)
-    return Solution(t, layout, V, time.perf_counter() - start, layout.reachable, sd=sd)

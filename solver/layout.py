@@ -23,7 +23,7 @@ import numpy as np
 from yz.rules import RuleTables
 
 from . import config
-from .kernels.bundle import Game, Layout, Rows
+from .kernels.bundle import GameTables, Layout, Rows, build
 
 
 def popcounts(n_boxes: int) -> np.ndarray:
@@ -40,8 +40,8 @@ class StateLayout:
     n_flags: int  # 2 when the state remembers whether the flag box holds a non-zero score
     threshold: int  # upper bonus threshold, 0 without an upper bonus
     flag_box: int  # the box whose non-zero score raises the flag, -1 without a flag
-    U0: np.ndarray  # int32 [mask]
-    U1: np.ndarray  # int32 [mask]
+    U0: np.ndarray  # int64 [mask]
+    U1: np.ndarray  # int64 [mask]
     OFFSET: np.ndarray  # int64 [mask, flag]; -1 where (mask, flag) is no state
     layer_masks: tuple[np.ndarray, ...]  # int64 masks with k boxes filled, k = 0 .. n_boxes
     LAYER_PTR: np.ndarray  # int64 [n_boxes + 2]: store slice of layer k
@@ -85,7 +85,7 @@ class StateLayout:
             m, f, out = m[order], f[order], out[order]
             u0 = self.U0[m].astype(np.int64)
             nu = (self.U1[m] - self.U0[m] + 1).astype(np.int64)
-            self._rows[k] = Rows(m, f, u0, nu, out)
+            self._rows[k] = build(Rows, MASK=m, FLAG=f, U0=u0, NU=nu, OUT=out)
         return self._rows[k]
 
     def state_arrays(self, k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -106,7 +106,7 @@ class StateLayout:
         return mask[row], flag[row], u0[row] + index - out[row]
 
     def kernel_layout(self) -> Layout:
-        return Layout(self.U0, self.U1, self.OFFSET)
+        return build(Layout, U0=self.U0, U1=self.U1, OFFSET=self.OFFSET)
 
 
 def build_layout(t: RuleTables) -> StateLayout:
@@ -127,8 +127,8 @@ def build_layout(t: RuleTables) -> StateLayout:
     subset = np.zeros(n_masks, dtype=np.int64)
     for i, c in enumerate(counted):
         subset |= ((masks >> c) & 1) << i
-    U0 = sub_start[subset].astype(np.int32)
-    U1 = sub_hi[subset].astype(np.int32)
+    U0 = sub_start[subset].astype(np.int64)
+    U1 = sub_hi[subset].astype(np.int64)
     width = (U1 - U0 + 1).astype(np.int64)
 
     n_flags = t.n_flags
@@ -214,26 +214,46 @@ def batch_width(t: RuleTables, widest: int) -> int:
 
 
 def state_block(t: RuleTables) -> int:
-    """States whose keep choices are held at once (CHOICE: rolls - 1 x rolls int32 each)."""
-    per_state = max(1, t.n_rolls_per_turn - 1) * t.n_rolls * 4
+    """States whose choices are held at once (CHOICE: rolls x distinct rolls int64 each)."""
+    per_state = t.rolls * t.n_distinct_rolls * 8
     return max(1, min(config.SIM_STATE_BLOCK, config.CHOICE_BYTES // per_state))
 
 
-def kernel_tables(t: RuleTables) -> Game:
-    """The rule tables as the kernels take them (see `solver.kernels.bundle.Game`)."""
+def most_outcomes(t: RuleTables) -> int:
+    """The most distinct moves a turn can end with: a box for every final roll, and for every
+    first roll kept whole to claim a first-roll bonus."""
+    return t.n_distinct_rolls * (2 if t.has_first_roll_bonus else 1)
+
+
+def outcome_block(t: RuleTables) -> int:
+    """States whose turn outcomes are held at once (six numbers per outcome)."""
+    per_state = most_outcomes(t) * 6 * 8
+    return max(1, min(config.SIM_STATE_BLOCK, config.CHOICE_BYTES // per_state))
+
+
+def kernel_tables(t: RuleTables) -> GameTables:
+    """The rule tables as the kernels take them (see `solver.kernels.bundle.GameTables`)."""
     rolls_by_box = [np.flatnonzero(t.SCORE[:, c] > 0) for c in range(t.n_categories)]
     pos_indptr = np.zeros(t.n_categories + 1, dtype=np.int64)
     pos_indptr[1:] = np.cumsum([len(r) for r in rolls_by_box])
     radix = (t.n_dice + 1) ** np.arange(t.n_faces - 1, -1, -1, dtype=np.int64)
     keys = t.KEEP_COUNTS.astype(np.int64) @ radix
     key_order = np.argsort(keys)
-    return Game(
-        t.SCORE, t.JOKER_SCORE, t.YAHTZEE_FACE, t.UPPER_BOX_OF_FACE, t.COUNTS_UPPER, t.IS_LOWER,
-        pos_indptr, np.concatenate(rolls_by_box).astype(np.int32), t.KEEP_CHILD, t.SUB_INDPTR,
-        t.SUB_INDICES, t.ROLL_PROB, t.KEEP_OUT_INDPTR, t.KEEP_OUT_ROLL, t.KEEP_OUT_PROB,
-        t.KEEP_COUNTS, keys[key_order], key_order.astype(np.int64),
-        t.n_dice, t.n_faces, t.n_rolls_per_turn, t.upper_threshold, t.upper_bonus,
-        t.yahtzee_bonus, t.yahtzee_cat, t.joker_mode, t.n_flags,
-        int(t.BOX_MAX.max()),
-        t.FIRST_BONUS, t.ONLY_AFTER, t.flag_box, int(t.in_order), int(t.has_first_roll_bonus))
-
+    # Number every (box, normal score) pair: rolls with the same pair end a turn alike.
+    pairs = np.arange(t.n_categories)[None, :] * (int(t.SCORE.max()) + 1) + t.SCORE
+    distinct, score_key = np.unique(pairs, return_inverse=True)
+    key_roll = np.zeros(len(distinct), dtype=np.int64)
+    key_roll[score_key.reshape(pairs.shape)] = np.arange(t.n_distinct_rolls)[:, None]
+    return build(
+        GameTables, SCORE=t.SCORE, JOKER_SCORE=t.JOKER_SCORE, YAHTZEE_FACE=t.YAHTZEE_FACE,
+        UPPER_BOX_OF_FACE=t.UPPER_BOX_OF_FACE, COUNTS_UPPER=t.COUNTS_UPPER, IS_LOWER=t.IS_LOWER,
+        FIRST_BONUS=t.FIRST_BONUS, ONLY_AFTER=t.ONLY_AFTER, POS_INDPTR=pos_indptr,
+        POS_ROLL=np.concatenate(rolls_by_box), SCORE_KEY=score_key.reshape(pairs.shape),
+        KEY_ROLL=key_roll, KEEP_CHILD=t.KEEP_CHILD, SUB_INDPTR=t.SUB_INDPTR,
+        SUB_INDICES=t.SUB_INDICES, ROLL_PROB=t.ROLL_PROB, KEEP_OUT_INDPTR=t.KEEP_OUT_INDPTR,
+        KEEP_OUT_ROLL=t.KEEP_OUT_ROLL, KEEP_OUT_PROB=t.KEEP_OUT_PROB, KEEP_COUNTS=t.KEEP_COUNTS,
+        KEY_SORTED=keys[key_order], KEY_INDEX=key_order, n_dice=t.n_dice, n_faces=t.n_faces,
+        rolls=t.rolls, threshold=t.upper_threshold, upper_bonus=t.upper_bonus,
+        yahtzee_bonus=t.yahtzee_bonus, yahtzee_box=t.yahtzee_box, joker_mode=t.joker_mode,
+        n_flags=t.n_flags, flag_box=t.flag_box, in_order=int(t.in_order),
+        first_roll_bonus=int(t.has_first_roll_bonus))

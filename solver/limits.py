@@ -1,9 +1,11 @@
-"""What this machine allows: memory for tables and the estimate behind a refusal."""
+"""What this machine allows: memory for tables and the estimate behind a refusal; and the
+bounds on what a request may ask for."""
 
 from __future__ import annotations
 
 import os
-import sys
+
+MAX_MOVES = 400  # a game has at most boxes x (rolls + 1) moves; more is not a game
 
 
 def machine_memory() -> int:
@@ -23,20 +25,32 @@ def solve_bytes(t, layout, with_sd: bool = False, threads: int | None = None) ->
     store = layout.size * 8 * (2 if with_sd else 1)
     per_set = n_sets * (8 * layout.n_flags + 8 + 5 * 8 * layout.n_flags)  # OFFSET, U0/U1, rows
     cols = batch_width(t, int(layout.U1.max() - layout.U0.min() + 1))
-    scratch = _thread_count(threads) * t.n_keeps * cols * 8 * (3 if with_sd else 1)
+    scratch = thread_count(threads) * t.n_keeps * cols * 8 * (3 if with_sd else 1)
     return store + per_set + scratch
 
 
-def _thread_count(threads: int | None) -> int:
-    """The threads a solve will use, without importing numba (a solve served from the cache
-    never needs it): `threads` when valid (it is checked where the kernels run), else numba's
-    own count when it is loaded, else its default (NUMBA_NUM_THREADS or every core)."""
-    if isinstance(threads, int) and not isinstance(threads, bool) and threads > 0:
-        return threads
-    if "numba" in sys.modules:
-        return sys.modules["numba"].get_num_threads()
+def cores() -> int:
+    """The cores this process may run on (`NUMBA_NUM_THREADS` caps them, as it capped numba's
+    own threads before the kernels ran on Python threads)."""
+    try:
+        n = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        n = os.cpu_count() or 1
     env = os.environ.get("NUMBA_NUM_THREADS", "")
-    return int(env) if env.isdigit() and int(env) > 0 else (os.cpu_count() or 1)
+    return min(n, int(env)) if env.isdigit() and int(env) > 0 else n
+
+
+def thread_count(threads: int | None = None) -> int:
+    """The threads the kernels use: `threads` (at most the cores), or every core."""
+    from yz.rules import InputError
+
+    most = cores()
+    if threads is None:
+        return most
+    if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
+        raise InputError(f"threads: {threads!r} is not a positive whole number; give 1 to "
+                         f"{most} (the cores here), or leave it out for all.", param="threads")
+    return min(threads, most)
 
 
 def check_solve_memory(t, layout, with_sd: bool = False, max_memory: int | None = None,

@@ -1,8 +1,9 @@
 """Play many games with a strategy and summarise them: the Monte Carlo side of `yz simulate`.
 
 Games are played in chunks of `config.SIM_CHUNK_GAMES`, in lockstep a turn at a time: games in
-the same state share one set of keep tables, computed side by side in parallel, then every
-game plays its turn in parallel. Only running totals (a histogram of final scores, per-box sums
+the same state share one set of choices (recorded by the decision kernel, with the tie rule
+of `solver.kernels.ties`), computed side by side, then every game plays its turn (both on
+every core). Only running totals (a histogram of final scores, per-box sums
 and zero counts, bonus counts) outlive a chunk, so memory stays flat however many games are
 asked for; `keep_scores` also keeps every final score (for tests and small runs).
 
@@ -13,17 +14,17 @@ games at any thread count.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 from yz.rules import InputError, RuleTables
 
 from . import config
-from .dp import Solution, kernel_threads
-from .exact import keep_choices
-from .kernels.bundle import States, Tally
-from .layout import state_block
+from .distribution import PERCENTILES
+from .dp import Solution
+from .kernels.bundle import Next, States, Tally, build
+from .layout import batch_width, batches, state_block
+from .report import Step
 from .strategies import check_strategy, strategy_values
 
 MAX_GAMES = 10**12  # far beyond any useful run; keeps every count inside int64
@@ -63,69 +64,100 @@ def check_simulation(games: int, seed: int, strategy: str) -> None:
 
 
 def simulate(solution: Solution, games: int, seed: int = 0, strategy: str = "optimal",
-             progress: Callable[[int, int], None] | None = None, keep_scores: bool = False,
-             threads: int | None = None) -> Simulation:
+             step: Step | None = None, keep_scores: bool = False) -> Simulation:
     """Play `games` games; the same seed gives the same games at any thread count."""
+    from .kernels.layer import run_threads, shares
+    from .kernels.play import play_turn
+    from .kernels.turn import EVENT_JOKER, EVENT_UPPER_BONUS, EVENT_YAHTZEE_BONUS
+
     check_simulation(games, seed, strategy)
-    with kernel_threads(threads):
-        return _play(solution, games, seed, strategy, progress, keep_scores)
-
-
-def _play(solution: Solution, games: int, seed: int, strategy: str,
-          progress: Callable[[int, int], None] | None, keep_scores: bool) -> Simulation:
-    from .kernels.play import EVENT_JOKER, EVENT_UPPER_BONUS, EVENT_YAHTZEE_BONUS, play_turn
-
     t = solution.tables
-    game = solution.kernel_tables()
-    L = solution.layout.kernel_layout()
-    V = strategy_values(solution, strategy)
+    threads = solution.model.threads
     start = time.perf_counter()
-    C = t.n_categories
-    score_counts = np.zeros(1, dtype=np.int64)
-    box_sum = np.zeros(C, dtype=np.int64)
-    box_zeros = np.zeros(C, dtype=np.int64)
-    bonus_counts = np.zeros(1, dtype=np.int64)
-    upper_games = joker_games = joker_uses = 0
+    totals = _Totals(t.n_categories)
     scores = np.zeros(games, dtype=np.int64) if keep_scores else None
-    n_flag = solution.layout.n_flags
-    n_upper = t.upper_threshold + 1
-    chunk = config.SIM_CHUNK_GAMES
-    block = state_block(t)
-    for c0 in range(0, games, chunk):
-        g = min(games, c0 + chunk) - c0
-        rng = np.random.default_rng([seed, c0 // chunk])
-        tally = Tally(np.zeros(g, dtype=np.int64), np.zeros(g, dtype=np.int64),
-                      np.zeros(g, dtype=np.int64), np.zeros(g, dtype=np.int64),
-                      np.zeros((g, C), dtype=np.int32), np.zeros((g, 3), dtype=np.int32))
-        for _turn in range(C):
-            draws = rng.integers(0, t.n_faces, size=(g, t.n_rolls_per_turn, t.n_dice),
-                                 dtype=np.int8)
-            capped = np.minimum(tally.UPPER, t.upper_threshold)
-            key = (tally.MASK * n_flag + tally.FLAG) * n_upper + capped
-            uniq, state_of_game = np.unique(key, return_inverse=True)
-            s_upper = uniq % n_upper
-            s_flag = (uniq // n_upper) % n_flag
-            s_mask = uniq // (n_upper * n_flag)
-            # Keep choices for a block of states at a time bound the memory they take.
-            for b0 in range(0, len(uniq), block):
-                b1 = min(len(uniq), b0 + block)
-                states = States(s_mask[b0:b1], s_flag[b0:b1], s_upper[b0:b1])
-                choice = keep_choices(solution, V, states)
-                in_block = np.flatnonzero((state_of_game >= b0) & (state_of_game < b1))
-                play_turn(game, L, V, tally, in_block, state_of_game - b0, states, choice, draws)
-        score_counts = _add_counts(score_counts, np.bincount(tally.SCORE))
-        box_sum += tally.BOX_SCORE.sum(axis=0, dtype=np.int64)
-        box_zeros += (tally.BOX_SCORE == 0).sum(axis=0)
-        bonus_counts = _add_counts(bonus_counts, np.bincount(tally.EVENTS[:, EVENT_YAHTZEE_BONUS]))
-        upper_games += int((tally.EVENTS[:, EVENT_UPPER_BONUS] > 0).sum())
-        joker_games += int((tally.EVENTS[:, EVENT_JOKER] > 0).sum())
-        joker_uses += int(tally.EVENTS[:, EVENT_JOKER].sum())
+    for c0 in range(0, games, config.SIM_CHUNK_GAMES):
+        g = min(games, c0 + config.SIM_CHUNK_GAMES) - c0
+        rng = np.random.default_rng([seed, c0 // config.SIM_CHUNK_GAMES])
+        tally = build(Tally, MASK=np.zeros(g, dtype=np.int64), FLAG=np.zeros(g, dtype=np.int64),
+                      UPPER=np.zeros(g, dtype=np.int64), SCORE=np.zeros(g, dtype=np.int64),
+                      BOX_SCORE=np.zeros((g, t.n_categories), dtype=np.int64),
+                      EVENTS=np.zeros((g, 3), dtype=np.int64))
+        for _turn in range(t.n_categories):
+            draws = rng.integers(0, t.n_faces, size=(g, t.rolls, t.n_dice), dtype=np.int8)
+            for states, in_block, state_of_game in _state_blocks(solution, tally):
+                choice = strategy_choices(solution, strategy, states)
+                run_threads(play_turn, [(solution.model.kernel_tables, tally,
+                                         (in_block, first, stride), state_of_game, choice,
+                                         draws) for first, stride in shares(threads, g)])
+        totals.add(tally, EVENT_UPPER_BONUS, EVENT_YAHTZEE_BONUS, EVENT_JOKER)
         if scores is not None:
             scores[c0:c0 + g] = tally.SCORE
-        if progress is not None:
-            progress(c0 + g, games)
-    return Simulation(t, strategy, seed, games, score_counts, box_sum, box_zeros, upper_games,
-                      bonus_counts, joker_games, joker_uses, time.perf_counter() - start, scores)
+        if step is not None:
+            step(c0 + g, games)
+    return Simulation(t, strategy, seed, games, totals.score_counts, totals.box_sum,
+                      totals.box_zeros, totals.upper_games, totals.bonus_counts,
+                      totals.joker_games, totals.joker_uses, time.perf_counter() - start,
+                      scores)
+
+
+def _state_blocks(solution: Solution, tally: Tally):
+    """The distinct turn-start states of the games, a block at a time (their choices must fit
+    in memory): (states, the games in the block, each game's row in the block)."""
+    t = solution.tables
+    n_flag = solution.layout.n_flags
+    n_upper = t.upper_threshold + 1
+    capped = np.minimum(tally.UPPER, t.upper_threshold)
+    key = (tally.MASK * n_flag + tally.FLAG) * n_upper + capped
+    uniq, state_of_game = np.unique(key, return_inverse=True)
+    block = state_block(t)
+    for b0 in range(0, len(uniq), block):
+        b1 = min(len(uniq), b0 + block)
+        part = uniq[b0:b1]
+        states = States(part // (n_upper * n_flag), (part // n_upper) % n_flag, part % n_upper)
+        in_block = np.flatnonzero((state_of_game >= b0) & (state_of_game < b1))
+        yield states, in_block, (state_of_game - b0).astype(np.int64)
+
+
+def strategy_choices(solution: Solution, strategy: str, states: States) -> np.ndarray:
+    """CHOICE[i, L, r]: the strategy's choice for roll r with L re-rolls left in state i (L = 0:
+    the box; see `solver.kernels.layer`). States sorted by (mask, flag, upper total)."""
+    from .forward import rows_of_states
+    from .kernels import layer
+    from .kernels.bundle import Outcomes
+
+    t = solution.tables
+    rows = rows_of_states(states)
+    cols = batch_width(t, int(rows.NU.max(initial=1)))
+    choice = np.empty((len(states.MASK), t.rolls, t.n_distinct_rolls), dtype=np.int64)
+    none = np.zeros((0, 0), dtype=np.int64)
+    no_outcomes = Outcomes(none, none, none, none, none, np.zeros((0, 0)),
+                           np.zeros(0, dtype=np.int64))
+    layer.decide(solution.model.kernel_tables, solution.layout.kernel_layout(), rows,
+                 batches(rows.NU, cols), cols, solution.model.threads,
+                 Next(strategy_values(solution, strategy), None, None), choice=choice,
+                 out=no_outcomes)
+    return choice
+
+
+class _Totals:
+    """What outlives a chunk of games: histograms and sums."""
+
+    def __init__(self, n_boxes: int):
+        self.score_counts = np.zeros(1, dtype=np.int64)
+        self.box_sum = np.zeros(n_boxes, dtype=np.int64)
+        self.box_zeros = np.zeros(n_boxes, dtype=np.int64)
+        self.bonus_counts = np.zeros(1, dtype=np.int64)
+        self.upper_games = self.joker_games = self.joker_uses = 0
+
+    def add(self, tally: Tally, upper: int, yahtzee: int, joker: int) -> None:
+        self.score_counts = _add_counts(self.score_counts, np.bincount(tally.SCORE))
+        self.box_sum += tally.BOX_SCORE.sum(axis=0, dtype=np.int64)
+        self.box_zeros += (tally.BOX_SCORE == 0).sum(axis=0)
+        self.bonus_counts = _add_counts(self.bonus_counts, np.bincount(tally.EVENTS[:, yahtzee]))
+        self.upper_games += int((tally.EVENTS[:, upper] > 0).sum())
+        self.joker_games += int((tally.EVENTS[:, joker] > 0).sum())
+        self.joker_uses += int(tally.EVENTS[:, joker].sum())
 
 
 def _add_counts(total: np.ndarray, more: np.ndarray) -> np.ndarray:
@@ -134,8 +166,6 @@ def _add_counts(total: np.ndarray, more: np.ndarray) -> np.ndarray:
     total[: len(more)] += more
     return total
 
-
-PERCENTILES = (1, 5, 10, 25, 50, 75, 90, 95, 99)
 
 
 def percentiles_of_counts(counts: np.ndarray, qs=PERCENTILES) -> dict[str, int]:

@@ -18,9 +18,9 @@ share one entry, see `solver.layout`.)
 from __future__ import annotations
 
 import numpy as np
-from yz.rules import InputError, RuleSet, RuleTables, compile_rules
+from yz.rules import InputError, RuleSet, RuleTables
 
-from .dp import Solution, solve_tables
+from .dp import Solution
 
 STRATEGIES = ("optimal", "greedy", "heuristic")
 
@@ -33,26 +33,25 @@ def check_strategy(name: str) -> None:
 
 
 def strategy_values(solution: Solution, name: str) -> np.ndarray:
-    """The value table that plays like strategy `name` (built once per solution)."""
+    """The value table that plays like strategy `name` (built once per model)."""
     check_strategy(name)
     if name == "optimal":
         return solution.values
-    key = f"strategy:{name}"
-    if key not in solution._memo:
-        # (Writable like the solved values: numba compiles read-only arrays separately.)
-        solution._memo[key] = (np.zeros_like(solution.values) if name == "greedy"
-                               else _heuristic_values(solution))
-    return solution._memo[key]
+    # (Writable like the solved values: numba compiles read-only arrays separately.)
+    return solution.model.remember(f"strategy:{name}", lambda: np.zeros_like(solution.values)
+                                   if name == "greedy" else _heuristic_values(solution))
 
 
 def box_alone_values(t: RuleTables) -> np.ndarray:
     """Expected score of each box played alone for one turn (the heuristic's box weights)."""
+    from .model import Model
+
     out = np.zeros(t.n_categories)
     rules = t.rules
     for c, cat in enumerate(rules.categories):
         single = RuleSet(name="single-box", dice=rules.dice, faces=rules.faces,
                          rolls=rules.rolls, categories=(cat,))
-        out[c] = solve_tables(compile_rules(single), threads=1).expected_score
+        out[c] = Model(single, use_cache=False, threads=1).solve().expected_score
     return out
 
 

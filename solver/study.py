@@ -47,6 +47,7 @@ from yz.rules import InputError, RuleSet, YzError
 from yz.rules.sweep_file import Sweep, point_data
 
 from .dp import SOLVER_VERSION
+from .report import SILENT, Reporter
 
 FIGURES = {
     "mean": ("expected_score", "states", "seconds"),
@@ -55,8 +56,9 @@ FIGURES = {
     "distribution": ("expected_score", "sd", "p_upper_bonus", "yahtzee_bonus_mean", "median",
                      "p5", "p95", "states", "seconds"),
 }
-WARMUP = {"mean": ("dp",), "figures": ("dp", "play"), "distribution": ("dp", "play",
-                                                                       "distribution")}
+# The kernels each kind of sweep compiles (`solver.warmup`).
+WARMUP = {"mean": ("values",), "figures": ("values", "decisions", "follow"),
+          "distribution": ("values", "decisions", "follow", "forward")}
 SUPERSETS = {"mean": ("mean", "figures", "distribution"), "figures": ("figures", "distribution"),
              "distribution": ("distribution",)}
 RETRIES = 3  # a Dask point whose worker dies is resubmitted up to this many times
@@ -65,40 +67,30 @@ RETRIES = 3  # a Dask point whose worker dies is resubmitted up to this many tim
 def solve_point(rule_data: dict, what: str = "figures", threads: int | None = None) -> dict:
     """Solve one rule set (plain rule data) and return its figures: a pure function of its
     arguments, run in a worker process or in this one."""
-    from . import distribution, exact_figures, solve
+    from .model import Model
 
-    _warm(what)
-    rules = RuleSet.model_validate(rule_data)
+    warm_up(what)
     start = time.perf_counter()
-    solution = solve(rules, use_cache=False, threads=threads)
+    model = Model(RuleSet.model_validate(rule_data), use_cache=False, threads=threads)
+    solution = model.solve()
     row: dict[str, Any] = {"expected_score": solution.expected_score}
     if what in ("figures", "distribution"):
-        fig = exact_figures(solution, use_cache=False, threads=threads)
+        fig = model.figures()
         row.update(sd=fig.sd, p_upper_bonus=fig.p_upper_bonus,
                    yahtzee_bonus_mean=fig.yahtzee_bonus_mean)
     if what == "distribution":
-        dist = distribution(solution, use_cache=False, threads=threads)
+        dist = model.distribution()
         row.update(median=dist.median, p5=dist.percentile(5), p95=dist.percentile(95))
     row.update(states=solution.states, seconds=time.perf_counter() - start)
     return row
 
 
-_WARM: set[str] = set()
+def warm_up(what: str, report: Reporter = SILENT) -> None:
+    """Compile (or load from numba's disk cache) the kernels a sweep of `what` needs, on a
+    tiny game: the first point's `seconds` then counts its own work only."""
+    from .warmup import ensure_loaded
 
-
-def _warm(what: str) -> None:
-    """Compile (or load from numba's disk cache) the kernels `what` needs, once per process,
-    on a tiny game: the first point's `seconds` then counts its own work only."""
-    from . import warmup
-
-    missing = [m for m in WARMUP[what] if m not in _WARM]
-    if not missing:
-        return
-    warmup.ensure_compiled(tuple(missing))
-    tiny = warmup._tiny()
-    for mode in missing:
-        warmup._run(mode, tiny)
-        _WARM.add(mode)
+    ensure_loaded(WARMUP[what], report)
 
 
 def point_id(rule_data: dict, what: str) -> str:

@@ -3,7 +3,7 @@
 W[s, n] is the best chance, from turn-start state s, of scoring at least n more points
 (n = 0 .. N; W[s, 0] = 1). It obeys the DP's recursion with "max expected value" replaced by
 "max probability" and the value of a final move being W[next state, n - points gained]: the
-same sweep (`solver.kernels.sweep`, with a `Needs` bundle) computes it, its columns the needs
+same value kernel (`solver.kernels.layer`, with a `Needs` bundle) computes it, its columns the needs
 of one state instead of the upper totals of several. With b points banked, the chance of
 reaching T under target play is W[s, T - b], and the best move is the one that keeps the
 highest such chance (`advise` with a target).
@@ -16,15 +16,15 @@ computation), so the official rules up to N = 500 need about 0.8 GB.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 from yz.rules import InputError, RuleTables
 
-from .dp import Solution, check_values, kernel_threads
-from .kernels.bundle import Needs, Rows, payload
+from .dp import Solution, check_values
+from .kernels.bundle import Needs, Rows, build
 from .layout import StateLayout, batches, build_layout
+from .report import Step
 
 MAX_TARGET = 5000
 NEED_RUN = 256  # needs of one state solved side by side (a row of the sweep)
@@ -103,21 +103,19 @@ def target_rows(layout, k: int, n_need: int) -> tuple[Rows, np.ndarray]:
     need0 = np.tile(starts, len(mask))
     nu = np.tile(lengths, len(mask))
     out = np.repeat(first, len(starts)) * n_need + need0
-    return Rows(m, f, uu, nu, out), need0
+    return build(Rows, MASK=m, FLAG=f, U0=uu, NU=nu, OUT=out), need0
 
 
-def solve_targets(solution: Solution, max_target: int,
-                  progress: Callable[[int, int], None] | None = None,
-                  threads: int | None = None) -> TargetTable:
+def solve_targets(solution: Solution, max_target: int, step: Step | None = None
+                  ) -> TargetTable:
     """W for every state and every need up to `max_target` (see the module docstring)."""
-    from .kernels.sweep import sweep
+    from .kernels import layer
 
     check_max_target(max_target)
     begin = time.perf_counter()
     t = solution.tables
     layout = solution.layout
-    game = solution.kernel_tables()
-    L = layout.kernel_layout()
+    K, L = solution.model.kernel_tables, layout.kernel_layout()
     n_need = max_target + 1
     W = np.zeros((layout.size, n_need), dtype=np.float32)
     W[:, 0] = 1.0
@@ -125,20 +123,19 @@ def solve_targets(solution: Solution, max_target: int,
     below = np.zeros((last.stop - last.start, n_need))
     below[:, 0] = 1.0  # the full card: nothing more to score
     done, total = 0, int(layout.LAYER_PTR[-2]) * max_target
-    with kernel_threads(threads) as n_threads:
-        for k in range(t.n_categories - 1, -1, -1):
-            here = layout.layer_slice(k)
-            current = np.zeros((here.stop - here.start, n_need))
-            current[:, 0] = 1.0
-            rows, need0 = target_rows(layout, k, n_need)
-            needs = Needs(need0, n_need, int(layout.LAYER_PTR[k + 1]))
-            sweep(game, L, rows, batches(rows.NU, NEED_RUN), below.reshape(-1),
-                  payload(store=current.reshape(-1), needs=needs), NEED_RUN, n_threads)
-            check_values(t, layout, current, "chances of reaching the targets", 0.0, 1.0 + 1e-9,
-                         here.start)
-            W[here] = current
-            below = current
-            done += (here.stop - here.start) * max_target
-            if progress is not None:
-                progress(done, total)
+    for k in range(t.n_categories - 1, -1, -1):
+        here = layout.layer_slice(k)
+        current = np.zeros((here.stop - here.start, n_need))
+        current[:, 0] = 1.0
+        rows, need0 = target_rows(layout, k, n_need)
+        needs = build(Needs, NEED0=need0, n_need=n_need, next_base=int(layout.LAYER_PTR[k + 1]))
+        layer.values(K, L, rows, batches(rows.NU, NEED_RUN), NEED_RUN, solution.model.threads,
+                     below.reshape(-1), store=current.reshape(-1), needs=needs)
+        check_values(t, layout, current, "chances of reaching the targets", 0.0, 1.0 + 1e-9,
+                     here.start)
+        W[here] = current
+        below = current
+        done += (here.stop - here.start) * max_target
+        if step is not None:
+            step(done, total)
     return TargetTable(solution, max_target, W, time.perf_counter() - begin)

@@ -22,6 +22,11 @@ from yz.solver.simulate import simulate
 
 SNAPSHOT = json.loads((Path(__file__).parent / "data" / "core_snapshot.json").read_text())
 TOL = 1e-12
+# Per-box figures add up probabilities over every state reached (hundreds of thousands of
+# terms), so their last digits depend on the order of the sums: the code that wrote the
+# snapshot, run on 1 thread instead of 2, differs from it by up to 1.1e-10 (Yatzy, greedy, two
+# pairs). The forward pass now sums by move rather than by roll: compared at 1e-9.
+FIGURES_TOL = 1e-9
 
 # The old figure names, as the snapshot has them, and the new ones.
 RENAMED = {"mean": "expected_score", "upper_bonus_rate": "p_upper_bonus"}
@@ -57,11 +62,12 @@ def test_exact_figures(case):
             got = new[RENAMED.get(key, key)]
             if isinstance(value, dict):
                 for box, v in value.items():
-                    assert got[box] == pytest.approx(v, abs=TOL, rel=0), (strategy, key, box)
+                    assert got[box] == pytest.approx(v, abs=FIGURES_TOL, rel=0), (strategy, key,
+                                                                                  box)
             elif got is None:
                 assert value == 0.0, (strategy, key)  # no upper bonus: the old code said 0
             else:
-                assert got == pytest.approx(value, abs=TOL, rel=0), (strategy, key)
+                assert got == pytest.approx(value, abs=FIGURES_TOL, rel=0), (strategy, key)
 
 
 def test_advice(case):

@@ -17,7 +17,7 @@ from test_solver import small_rule_sets
 from yz.rules import InputError, compile_rules, load_rules
 from yz.rules.models import RuleSet
 from yz.rules.position import Position
-from yz.solver import exact_moments, solve, solve_tables
+from yz.solver import Model, solve
 from yz.solver.advice import advise
 from yz.solver.distribution import score_distribution
 from yz.solver.exact import exact_figures
@@ -74,7 +74,7 @@ def _same_pmf(a: dict, b: dict, tol=1e-12):
 
 
 def test_distribution_matches_brute_force_with_every_rule():
-    solution = solve_tables(compile_rules(RuleSet.model_validate(JOKER_GAME)))
+    solution = Model(RuleSet.model_validate(JOKER_GAME), use_cache=False).solve()
     _same_pmf(_as_dict(score_distribution(solution)),
               naive_distribution(solution.rules, _advised(solution)))
 
@@ -84,14 +84,14 @@ def test_first_roll_bonus_games_match_brute_force_everywhere(game):
     """Value, exact pmf, SD, target play and simulation of games with first-roll bonuses,
     a box waiting for another's score and (second) boxes filled in order, against the twin."""
     rules = RuleSet.model_validate(game)
-    solution = solve_tables(compile_rules(rules), with_sd=True)
+    solution = Model(rules, use_cache=False).solve(with_sd=True)
     assert solution.expected_score == pytest.approx(naive_solve(rules), abs=1e-9)
     dist = score_distribution(solution)
     _same_pmf(_as_dict(dist), naive_distribution(rules, _advised(solution)))
     assert dist.expected_score == pytest.approx(solution.expected_score, abs=1e-9)
     assert dist.sd == pytest.approx(solution.sd, abs=1e-9)
     for strategy in ("optimal", "greedy"):  # the moments' sweep and the forward pass
-        moments = exact_moments(solution, strategy, use_cache=False)
+        moments = solution.model.moments(strategy)
         figures = exact_figures(solution, strategy)
         assert sum(figures.box_mean.values()) == pytest.approx(moments.expected_score, abs=1e-9)
     assert moments.expected_score == pytest.approx(
@@ -112,7 +112,7 @@ def test_first_roll_bonus_games_match_brute_force_everywhere(game):
 @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(small_rule_sets())
 def test_distribution_matches_brute_force_on_small_games(rules):
-    solution = solve_tables(compile_rules(rules))
+    solution = Model(rules, use_cache=False).solve()
     _same_pmf(_as_dict(score_distribution(solution)),
               naive_distribution_multiset(rules, advisor_choices(solution)))
 
@@ -136,7 +136,7 @@ def test_distribution_agrees_with_the_dp_and_the_moments(name):
 def test_other_strategies_distributions(strategy):
     solution = solve(load_rules("no-bonus"), use_cache=False)
     dist = score_distribution(solution, strategy)
-    moments = exact_moments(solution, strategy, use_cache=False)
+    moments = solution.model.moments(strategy)
     assert dist.expected_score == pytest.approx(moments.expected_score, abs=1e-9)
     assert dist.sd == pytest.approx(moments.sd, abs=1e-9)
 
@@ -159,7 +159,7 @@ def test_simulated_histogram_agrees_with_the_exact_pmf():
 
 def test_target_play_matches_brute_force():
     rules = RuleSet.model_validate(JOKER_GAME)
-    solution = solve_tables(compile_rules(rules))
+    solution = Model(rules, use_cache=False).solve()
     table = solve_targets(solution, 60)
     naive = NaiveTarget(rules)
     for target in range(0, 61, 3):
@@ -170,7 +170,7 @@ def test_target_play_matches_brute_force():
 @settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(small_rule_sets())
 def test_target_play_beats_mean_play_and_matches_brute_force(rules):
-    solution = solve_tables(compile_rules(rules))
+    solution = Model(rules, use_cache=False).solve()
     dist = score_distribution(solution)
     top = int(dist.scores[-1])
     table = solve_targets(solution, top + 1)

@@ -12,7 +12,7 @@ import numba
 import numpy as np
 import pytest
 from yz.solver.kernels.bundle import Next, Work
-from yz.solver.kernels.optional import copy_row, earlier, fill_row, put_if, read
+from yz.solver.kernels.optional import copy_row, fill_row, prefers, put_if, read
 
 
 def _offer_all(W, V, n):
@@ -24,7 +24,7 @@ def _offer_all(W, V, n):
             v = V.VAL[c]
             val = c + v
             cur = W.KV[0, col]
-            take = (val > cur) | ((val == cur) & earlier(W.BOX, 0, col, c))
+            take = prefers(W.BOX, 0, col, val, cur, c)
             W.KV[0, col] = val if take else cur
             put_if(W.BOX, 0, col, take, c)
             put_if(W.A1, 0, col, take, c + read(V.M1, c, v))

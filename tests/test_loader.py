@@ -39,7 +39,7 @@ def test_builtin_loads_compiles_and_round_trips(name):
     assert again == rules
     t = compile_rules(rules)
     rolls = math.comb(rules.dice + rules.faces - 1, rules.dice)  # 252 for 5 dice, 462 for 6
-    assert t.n_rolls == rolls and t.SCORE.shape == (rolls, len(rules.categories))
+    assert t.n_distinct_rolls == rolls and t.SCORE.shape == (rolls, len(rules.categories))
     assert compile_rules(again).digest == t.digest
 
 
@@ -196,7 +196,7 @@ def test_rules_from_text():
     rules = rules_from_text("name: tiny\ndice: 2\nfaces: 3\ncategories:\n"
                             "  - {key: chance, name: Chance, section: lower, pattern: any, "
                             "score: sum_all}\n")
-    assert rules.dice == 2 and compile_rules(rules).n_rolls == 6
+    assert rules.dice == 2 and compile_rules(rules).n_distinct_rolls == 6
 
 
 @pytest.mark.parametrize("text, pattern", [

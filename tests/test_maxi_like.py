@@ -11,9 +11,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from naive import naive_solve, naive_solve_multiset
 from test_solver import CATEGORY_POOL, small_rule_sets
-from yz.rules import compile_rules
 from yz.rules.models import RuleSet
-from yz.solver.dp import solve_tables
+from yz.solver import Model
 
 # ---------------------------------------------------------------- the multiset twin itself
 
@@ -108,5 +107,5 @@ MAXI_LIKE_IN_ORDER = {
 @pytest.mark.parametrize("data", [MAXI_LIKE, MAXI_LIKE_IN_ORDER], ids=lambda d: d["name"])
 def test_dp_agrees_with_brute_force_on_a_maxi_like_game(data):
     rules = RuleSet.model_validate(data)
-    fast = solve_tables(compile_rules(rules)).expected_score
+    fast = Model(rules, use_cache=False).solve().expected_score
     assert fast == pytest.approx(naive_solve_multiset(rules), abs=1e-9)

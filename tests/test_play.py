@@ -8,7 +8,7 @@ import pytest
 from typer.testing import CliRunner
 from yz.cli.main import app
 from yz.rules import InputError, load_rules
-from yz.solver import distribution, solve
+from yz.solver import solve
 from yz.solver.advice import advise
 from yz.solver.coach import Game, find_box, parse_keep
 
@@ -97,7 +97,7 @@ def test_a_whole_game_agrees_with_the_advisor(no_bonus):
     assert len(worst) == 3 and worst[0].loss >= worst[1].loss >= worst[2].loss
     replay = Game.from_state(no_bonus, game.state())
     assert replay.banked == game.banked and replay.lost() == pytest.approx(game.lost())
-    review = game.review(distribution(no_bonus))
+    review = game.review(no_bonus.model.distribution())
     assert 0 < review["p_at_most"] <= 1 and review["total"] == game.banked
 
 

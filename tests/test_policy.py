@@ -16,10 +16,10 @@ from naive import NaiveGame
 from test_solver import small_rule_sets
 from typer.testing import CliRunner
 from yz.cli.main import app
-from yz.rules import compile_rules, load_rules
+from yz.rules import load_rules
 from yz.rules.models import RuleSet
 from yz.rules.position import parse_filled
-from yz.solver import exact_figures, exact_moments, solve, solve_tables
+from yz.solver import Model, exact_figures, solve
 from yz.solver.advice import advise
 from yz.solver.simulate import simulate, summarise
 
@@ -51,7 +51,7 @@ def _random_position(t, rng, n_filled):
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(small_rule_sets(), st.integers(0, 2**31 - 1))
 def test_advice_agrees_with_brute_force(rules, seed):
-    solution = solve_tables(compile_rules(rules))
+    solution = Model(rules, use_cache=False).solve()
     t = solution.tables
     rng = np.random.default_rng(seed)
     pos = _random_position(t, rng, int(rng.integers(0, len(rules.categories))))
@@ -95,8 +95,8 @@ def test_best_action_value_is_the_position_value(official):
         advice = advise(official, pos)
         assert advice.position_value == pytest.approx(value, abs=1e-9)
         first_roll = sum(t.ROLL_PROB[r] * advise(official, pos, tuple(t.ROLL_DICE[r]),
-                                                 t.n_rolls_per_turn - 1).best.value
-                         for r in range(t.n_rolls))
+                                                 t.rolls - 1).best.value
+                         for r in range(t.n_distinct_rolls))
         assert first_roll == pytest.approx(value, abs=1e-9)
 
 
@@ -122,7 +122,7 @@ def test_simulated_mean_within_four_standard_errors(name):
 
 @pytest.mark.parametrize("strategy", ["greedy", "heuristic"])
 def test_other_strategies_match_their_exact_means(official, strategy):
-    exact_mean = exact_moments(official, strategy, use_cache=False).expected_score
+    exact_mean = official.model.moments(strategy).expected_score
     summary = summarise(simulate(official, 4000, seed=7, strategy=strategy))
     assert abs(summary["mean"] - exact_mean) < 4 * summary["sem"]
     assert exact_mean < official.expected_score - 5  # what optimal play is worth
@@ -197,8 +197,8 @@ def test_exact_sd_matches_a_large_simulation_on_a_small_game():
              "score": {"kind": "fixed", "points": 20}}],
         "upper_bonus": {"threshold": 9, "amount": 15}, "yahtzee_bonus": {"amount": 30},
         "joker": {"mode": "free"}})
-    solution = solve_tables(compile_rules(rules))
-    moments = exact_moments(solution, use_cache=False)
+    solution = Model(rules, use_cache=False).solve()
+    moments = solution.model.moments()
     mean, sd = moments.expected_score, moments.sd
     assert mean == pytest.approx(solution.expected_score, abs=1e-12)
     games = simulate(solution, 200_000, seed=5)
@@ -211,9 +211,9 @@ def test_exact_sd_matches_a_large_simulation_on_a_small_game():
 
 
 def test_exact_figures_are_cached(official, isolated_cache):
-    first = exact_figures(official)
+    first = Model(official.tables).figures()  # a model with the (empty) cache of this test
     assert list(isolated_cache.glob("*.optimal.json"))
-    again = exact_figures(official)
+    again = Model(official.tables).figures()  # a new model reads them back
     assert again.as_dict() == first.as_dict()
 
 
@@ -314,17 +314,17 @@ def test_plot_needs_matplotlib_or_writes_png(tmp_path):
 
 def test_sd_from_the_dp_sweeps_matches_the_policy_pass(official):
     """Two computations of the SD: fused into the DP, and a separate pass along the policy."""
-    fused = solve_tables(official.tables, with_sd=True)
+    fused = Model(official.tables, use_cache=False).solve(with_sd=True)
     assert np.array_equal(fused.values, official.values)  # the moments change no value
-    assert fused.sd == pytest.approx(exact_moments(official, use_cache=False).sd, abs=1e-9)
+    assert fused.sd == pytest.approx(official.model.moments().sd, abs=1e-9)
 
 
 @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(small_rule_sets())
 def test_sd_paths_agree_on_small_games(rules):
-    fused = solve_tables(compile_rules(rules), with_sd=True)
-    plain = solve_tables(fused.tables)
-    moments = exact_moments(plain, use_cache=False)  # no SD stored: the separate pass
+    fused = Model(rules, use_cache=False).solve(with_sd=True)
+    plain = Model(fused.tables, use_cache=False).solve()
+    moments = plain.model.moments()  # no SD stored: the separate pass
     assert moments.expected_score == pytest.approx(fused.expected_score, abs=1e-9)
     assert fused.sd == pytest.approx(moments.sd, abs=1e-9)
 

@@ -25,9 +25,9 @@ from hypothesis import HealthCheck, given, note, settings
 from hypothesis import strategies as st
 from naive import START, NaiveMultisetGame, NaiveMultisetTarget, naive_distribution_multiset
 from random_rules import QUICK, SLOW, as_yaml, rule_documents
-from yz.rules import RulesError, compile_rules, rules_from_text
+from yz.rules import RulesError, rules_from_text
 from yz.rules.position import Position
-from yz.solver import solve_tables
+from yz.solver import Model
 from yz.solver.advice import advise
 from yz.solver.distribution import score_distribution
 from yz.solver.simulate import simulate
@@ -89,7 +89,7 @@ def advisor_choices(solution):
 def check_rule_set(doc: dict, seed: int) -> None:
     """Every figure of one rule set against the twin (see the module docstring)."""
     rules = loaded(doc)
-    solution = solve_tables(compile_rules(rules), with_sd=True)
+    solution = Model(rules, use_cache=False).solve(with_sd=True)
     twin = NaiveMultisetGame(rules)
     expected = twin.value(*START)
     assert solution.expected_score == pytest.approx(expected, abs=1e-9, rel=1e-12)
@@ -124,7 +124,7 @@ def check_rule_set(doc: dict, seed: int) -> None:
 
     # Simulated games average the exact value (a second, bigger run settles a 4-SE outlier).
     for games, sim_seed in ((SIM_GAMES, seed), (8 * SIM_GAMES, seed + 1)):
-        sim = simulate(solution, games, seed=sim_seed, threads=1)
+        sim = simulate(solution, games, seed=sim_seed)
         se = max(solution.sd, 1e-9) / math.sqrt(games)
         if abs(sim.mean - solution.expected_score) <= 4 * se:
             break

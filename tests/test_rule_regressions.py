@@ -14,7 +14,7 @@ import pytest
 from naive import naive_solve
 from yz.rules import RulesError, SolverError, compile_rules, load_rules, rules_from_text
 from yz.rules.position import Position, box_choices
-from yz.solver import solve_tables
+from yz.solver import Model
 from yz.solver.dp import check_values
 from yz.solver.target import solve_targets
 
@@ -66,7 +66,7 @@ yahtzee_bonus: {amount: 5}
 ])
 def test_found_once_now_matches_brute_force(text, value):
     rules = rules_from_text(text)
-    solution = solve_tables(compile_rules(rules), with_sd=True)
+    solution = Model(rules, use_cache=False).solve(with_sd=True)
     assert solution.expected_score == pytest.approx(value, abs=1e-9)
     assert solution.expected_score == pytest.approx(naive_solve(rules), abs=1e-9)
     table = solve_targets(solution, 20)
@@ -99,7 +99,7 @@ def test_the_forced_joker_in_order_scores_the_next_box():
 
 
 def test_a_value_below_any_score_is_an_error_naming_the_state():
-    solution = solve_tables(compile_rules(load_rules("no-bonus")))
+    solution = Model(load_rules("no-bonus"), use_cache=False).solve()
     values = solution.values.copy()
     index = solution.layout.index(0b101, 0, 0)
     values[index] = -1.0e300

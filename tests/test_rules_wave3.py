@@ -92,7 +92,7 @@ def test_maxi_yatzy_fits_the_keep_limits():
     rules = rules_of("maxi-yatzy")
     assert rules.dice == 6 and rules.faces == 6 and rules.upper_bonus.threshold == 84
     assert rules.state_count == (1 << 20) * 85
-    assert compile_rules(rules).n_rolls == 462
+    assert compile_rules(rules).n_distinct_rolls == 462
 
 
 # ---------------------------------------------------------------- order
@@ -423,7 +423,7 @@ def test_scorer_equals_naive_on_random_rolls(name, data):
 def test_compiled_table_equals_naive_on_every_roll(name):
     rules = rules_of(name)
     t = compile_rules(rules)
-    for r in range(t.n_rolls):
+    for r in range(t.n_distinct_rolls):
         dice = tuple(int(d) for d in t.ROLL_DICE[r])
         for c, cat in enumerate(rules.categories):
             assert int(t.SCORE[r, c]) == naive_score(cat, dice), (cat.key, dice)

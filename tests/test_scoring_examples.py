@@ -241,7 +241,7 @@ def test_joker_tables(name):
     """The tables carry what the Joker needs: faces of Yahtzee rolls, upper boxes, full values."""
     t, rules = tables_of(name), rules_of(name)
     assert t.yahtzee_bonus == 100
-    assert t.yahtzee_cat == rules.index_of("yahtzee")
+    assert t.yahtzee_box == rules.index_of("yahtzee")
     assert t.joker_mode == {"official-free-joker": 1, "official-forced-joker": 2}[name]
     assert set(rules.joker.full_value) == {"full_house", "small_straight", "large_straight"}
     for v, key in enumerate(("ones", "twos", "threes", "fours", "fives", "sixes"), start=1):

@@ -13,7 +13,7 @@ from numba import njit
 from yz.rules import compile_rules, load_rules
 from yz.rules.models import RuleSet
 from yz.rules.position import Position, box_choices
-from yz.solver import cache, solve, solve_tables
+from yz.solver import Model, cache, solve
 from yz.solver.kernels.turn import box_verdict, end_turn, may_fill
 
 # Published optimal expected scores (see issue 3 and the seeds), to the precision published.
@@ -134,7 +134,7 @@ def small_rule_sets(draw):
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(small_rule_sets())
 def test_dp_agrees_with_brute_force(rules):
-    fast = solve_tables(compile_rules(rules)).expected_score
+    fast = Model(rules, use_cache=False).solve().expected_score
     assert fast == pytest.approx(naive_solve(rules), abs=1e-9)
 
 
@@ -149,7 +149,7 @@ def test_dp_agrees_with_brute_force_on_joker_games(mode):
         "yahtzee_bonus": {"amount": 100},
         "joker": {"mode": mode, "full_value": ["run"] if mode != "none" else []},
     })
-    assert solve_tables(compile_rules(rules)).expected_score == pytest.approx(
+    assert Model(rules, use_cache=False).solve().expected_score == pytest.approx(
         naive_solve(rules), abs=1e-9)
 
 
@@ -190,8 +190,8 @@ def test_kernel_transition_matches_the_numpy_twin(name):
     every = list(range(full))
     sampled = [int(m) for m in rng.integers(0, full, size=40)]
     yahtzee_rolls = [int(r) for r in np.flatnonzero(t.YAHTZEE_FACE >= 0)]
-    out = np.zeros((t.n_rolls, t.n_categories, 9), dtype=np.int64)
-    for masks, rolls in ((every, yahtzee_rolls), (sampled, range(t.n_rolls))):
+    out = np.zeros((t.n_distinct_rolls, t.n_categories, 9), dtype=np.int64)
+    for masks, rolls in ((every, yahtzee_rolls), (sampled, range(t.n_distinct_rolls))):
         roll_array = np.array(rolls, dtype=np.int64)
         for mask in masks:
             flags = [0, 1] if t.flag_box >= 0 and mask >> t.flag_box & 1 else [0]

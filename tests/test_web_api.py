@@ -300,30 +300,32 @@ def test_yz_serve_starts_the_page_on_the_given_port(tmp_path):
 
 
 def test_solves_run_one_at_a_time(monkeypatch):
-    # numba's default threading layer must never run two parallel regions at once: every
-    # solve and distribution of the server goes through its one worker thread.
+    # Every solve and distribution of the server goes through its one worker thread, so two
+    # pasted rule sets share the cores one after the other, never at once.
     import threading
 
-    import yz.solver as solver_api
+    from yz.solver import Model
 
-    active, peak = [0], [0]
+    active: dict[int, int] = {}  # thread -> calls under way (a distribution solves first)
+    peak = [0]
     lock = threading.Lock()
 
     def counted(real):
         def run(*args, **kwargs):
+            me = threading.get_ident()
             with lock:
-                active[0] += 1
-                peak[0] = max(peak[0], active[0])
+                active[me] = active.get(me, 0) + 1
+                peak[0] = max(peak[0], sum(1 for n in active.values() if n))
             try:
                 time.sleep(0.1)
                 return real(*args, **kwargs)
             finally:
                 with lock:
-                    active[0] -= 1
+                    active[me] -= 1
         return run
 
-    monkeypatch.setattr(solver_api, "solve", counted(solver_api.solve))
-    monkeypatch.setattr(solver_api, "distribution", counted(solver_api.distribution))
+    monkeypatch.setattr(Model, "solve", counted(Model.solve))
+    monkeypatch.setattr(Model, "distribution", counted(Model.distribution))
     with TestClient(create_app()) as c:
         names = ("no-bonus", "gist", "no-upper-bonus")
         threads = [threading.Thread(target=ready, args=(c, {"variant": v})) for v in names]

@@ -17,6 +17,7 @@ JSON answer `{"error": "..."}` naming the problem.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import math
 import threading
@@ -187,23 +188,13 @@ class Solver:
             return self._ready[t.digest]
 
     def _prepare(self, t: RuleTables, progress: dict) -> None:
-        from yz.solver import cache, distribution, solve
-        from yz.solver.warmup import ensure_compiled
+        from yz.solver import Model
 
-        def step(stage: str):
-            def report(done: int, total: int | None = None) -> None:
-                progress.update(stage=stage, done=int(done), total=total)
-            return report
-
-        modes = [] if cache.meta_path(t).exists() else ["dp"]
-        if cache.load_figures(t, "pmf-optimal") is None:
-            modes.append("distribution")
-        progress.update(stage="compiling")
-        ensure_compiled(tuple(modes))
+        model = Model(t, report=_StatusReporter(progress))
         progress.update(stage="solving", done=0, total=None)
-        solution = solve(t, progress=step("solving"))
+        solution = model.solve()
         progress.update(stage="distribution", done=0, total=None)
-        dist = distribution(solution, progress=step("distribution"))
+        dist = model.distribution()
         with self._lock:
             self._ready[t.digest] = (solution, dist)
             while len(self._ready) > KEPT_SOLUTIONS:
@@ -214,9 +205,31 @@ class Solver:
 
 
 def _cached_on_disk(t: RuleTables) -> bool:
-    from yz.solver import cache
+    from yz.solver import Model
 
-    return cache.meta_path(t).exists() and cache.load_figures(t, "pmf-optimal") is not None
+    model = Model(t)
+    return model.is_solved() and model.has_distribution()
+
+
+class _StatusReporter:
+    """The library's notes and stages, into a solve's status (what /api/prepare answers)."""
+
+    def __init__(self, progress: dict):
+        self.progress = progress
+
+    def note(self, message: str) -> None:
+        if message.startswith("compiling"):
+            self.progress.update(stage="compiling", done=0, total=None)
+
+    @contextlib.contextmanager
+    def stage(self, label: str, unit: str):
+        stage = "distribution" if label.startswith("distribution") else "solving"
+        self.progress.update(stage=stage, done=0, total=None)
+
+        def step(done: int, total: int) -> None:
+            self.progress.update(stage=stage, done=int(done), total=int(total))
+
+        yield step
 
 
 def build_tables(ref: RulesRef) -> RuleTables:

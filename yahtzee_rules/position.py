@@ -283,7 +283,7 @@ def box_choices(t: RuleTables, roll: int, pos: Position, first: bool = False) ->
     rules = t.rules
     mask = pos.mask
     yf = int(t.YAHTZEE_FACE[roll])
-    extra = yf >= 0 and t.yahtzee_cat >= 0 and bool(mask >> t.yahtzee_cat & 1)
+    extra = yf >= 0 and t.yahtzee_box >= 0 and bool(mask >> t.yahtzee_box & 1)
     in_turn = next_box(t, pos)
 
     def may_fill(c: int) -> bool:  # the forced Joker chooses among the boxes a turn may fill

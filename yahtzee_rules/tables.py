@@ -55,7 +55,7 @@ class RuleTables:
     rules: RuleSet
     n_dice: int
     n_faces: int
-    n_rolls_per_turn: int
+    rolls: int
     ROLL_DICE: np.ndarray
     ROLL_COUNTS: np.ndarray
     ROLL_PROB: np.ndarray
@@ -81,7 +81,7 @@ class RuleTables:
     upper_threshold: int
     upper_bonus: int
     yahtzee_bonus: int
-    yahtzee_cat: int
+    yahtzee_box: int
     joker_mode: int
     flag_box: int  # the box whose non-zero score the state remembers (-1: none)
     in_order: bool  # boxes are filled in card order, one per turn
@@ -105,7 +105,8 @@ class RuleTables:
         return bool(self.FIRST_BONUS.any())
 
     @property
-    def n_rolls(self) -> int:
+    def n_distinct_rolls(self) -> int:
+        """Distinct rolls: the multisets of all the dice (R in the layout above)."""
         return self.SCORE.shape[0]
 
     @property
@@ -231,7 +232,7 @@ def compile_rules(rules: RuleSet) -> RuleTables:
     flag_key = rules.flag_box_key
 
     tables = RuleTables(
-        rules=rules, n_dice=n, n_faces=f, n_rolls_per_turn=rules.rolls,
+        rules=rules, n_dice=n, n_faces=f, rolls=rules.rolls,
         ROLL_DICE=roll_dice, ROLL_COUNTS=roll_counts.copy(), ROLL_PROB=roll_prob_by_index,
         SCORE=score, JOKER_SCORE=joker_score, YAHTZEE_FACE=yahtzee_face,
         UPPER_BOX_OF_FACE=upper_box, COUNTS_UPPER=counts_upper, IS_LOWER=is_lower,
@@ -243,7 +244,7 @@ def compile_rules(rules: RuleSet) -> RuleTables:
         upper_threshold=rules.upper_bonus.threshold if rules.upper_bonus else 0,
         upper_bonus=rules.upper_bonus.amount if rules.upper_bonus else 0,
         yahtzee_bonus=rules.yahtzee_bonus.amount if rules.yahtzee_bonus else 0,
-        yahtzee_cat=rules.index_of(rules.yahtzee_category) if rules.uses_yahtzee_box else -1,
+        yahtzee_box=rules.index_of(rules.yahtzee_category) if rules.uses_yahtzee_box else -1,
         joker_mode=JOKER_MODES[rules.joker.mode],
         flag_box=rules.index_of(flag_key) if flag_key is not None else -1,
         in_order=rules.order == "in_order",
@@ -284,7 +285,7 @@ def _digest(t: RuleTables) -> str:
                  "FIRST_BONUS", "ONLY_AFTER"):
         arr = np.ascontiguousarray(getattr(t, name))
         h.update(name.encode() + str(arr.shape).encode() + arr.tobytes())
-    h.update(repr((t.n_dice, t.n_faces, t.n_rolls_per_turn, t.upper_threshold, t.upper_bonus,
-                   t.yahtzee_bonus, t.yahtzee_cat, t.joker_mode, t.flag_box,
+    h.update(repr((t.n_dice, t.n_faces, t.rolls, t.upper_threshold, t.upper_bonus,
+                   t.yahtzee_bonus, t.yahtzee_box, t.joker_mode, t.flag_box,
                    t.in_order)).encode())
     return h.hexdigest()

@@ -18,6 +18,7 @@ import numba.core.config
 import numpy as np
 
 from ..kernel_cache import DEBUG_KERNELS, KERNEL_CACHE_DIR
+from . import ties
 
 
 def kernel(fn=None, **options):
@@ -54,3 +55,7 @@ def unsigned(i):
     (Mixed with a signed integer in arithmetic an unsigned one becomes a float: convert last.)
     """
     return np.uint64(i)
+
+
+# The tie rule (`solver.kernels.ties`, plain Python for the NumPy advisor), compiled.
+better = kernel(inline="always")(ties.better)

@@ -20,7 +20,7 @@ from numba import types
 from numba.extending import overload
 
 from ..kernel_cache import DEBUG_KERNELS
-from .jit import unsigned
+from .jit import better, unsigned
 
 # As the kernels that call them: no reference counting, and bounds checks in debug mode.
 INNER = {"_nrt": False, **({"boundscheck": True} if DEBUG_KERNELS else {})}
@@ -50,6 +50,20 @@ def _scratch_any(tables, n, dtype):
     if all(_absent(table) for table in tables):
         return lambda tables, n, dtype: None
     return lambda tables, n, dtype: np.empty(n, dtype=dtype)
+
+
+def present(table):
+    """Whether a table that may be absent is there and not empty (an `Outcomes` bundle: its
+    COUNT): an argument of zero length means "not wanted this time" without a new compile."""
+
+
+@overload(present)
+def _present(table):
+    if _absent(table):
+        return lambda table: False
+    if isinstance(table, types.Array):
+        return lambda table: table.shape[0] > 0
+    return lambda table: table.COUNT.shape[0] > 0
 
 
 def carried(table):
@@ -97,15 +111,18 @@ def _read(table, index, fallback):
     return lambda table, index, fallback: table[index]
 
 
-def earlier(box, r, col, c):
-    """Whether box c comes before the box recorded at box[r, col] (False if not recorded)."""
+def prefers(box, r, col, value, current, c):
+    """Whether a move into box c worth `value` replaces the choice recorded at (r, col), worth
+    `current`: it is better, or (when choices are recorded in `box`) as good and of a lower
+    rank (`ties.better`; a box's rank is its place on the card). Without `box` only a better
+    value counts, which gives the same values."""
 
 
-@overload(earlier, jit_options=INNER)
-def _earlier(box, r, col, c):
+@overload(prefers, jit_options=INNER)
+def _prefers(box, r, col, value, current, c):
     if _absent(box):
-        return lambda box, r, col, c: False
-    return lambda box, r, col, c: c < box[r, col]
+        return lambda box, r, col, value, current, c: value > current
+    return lambda box, r, col, value, current, c: better(value, c, current, box[r, col])
 
 
 def put_if(table, r, col, take, value):

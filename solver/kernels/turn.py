@@ -26,11 +26,18 @@ raise: the Python wrappers in `solver` pass only tables compiled from a validate
 
 from __future__ import annotations
 
-from .jit import kernel, unsigned
-from .optional import copy_row, earlier, fill_row, put_if, read
+import numpy as np
+
+from .jit import better, kernel, unsigned
+from .optional import copy_row, fill_row, prefers, put_if, read
 
 NEG = -1.0e300  # below any value: "no move found yet"
 JOKER_NONE, JOKER_FREE, JOKER_FORCED = 0, 1, 2  # yz.rules.tables.JOKER_MODES
+# Bits of an outcome's FLAGS and columns of a game's EVENTS: what a move won.
+EVENT_UPPER_BONUS, EVENT_YAHTZEE_BONUS, EVENT_JOKER = 0, 1, 2
+N_EVENTS = 3
+ZERO = np.int64(0)  # a zero of the type every score has (a literal 0 would make numba
+# compile a second version of each function it is passed to)
 
 
 # ---------------------------------------------------------------- the transition
@@ -56,7 +63,7 @@ def box_verdict(K, mask, r):
     of the face filled (or absent) in both modes.
     """
     yf = K.YAHTZEE_FACE[r]
-    extra = yf >= 0 and K.ybox >= 0 and ((mask >> K.ybox) & 1) == 1
+    extra = yf >= 0 and K.yahtzee_box >= 0 and ((mask >> K.yahtzee_box) & 1) == 1
     only_box = -1
     lower_only = False
     use_joker = False
@@ -140,10 +147,11 @@ def store_index(L, mask, flag, u):
 @kernel(inline="always")
 def _take(W, r, col, c, g, v, m1, m2):
     """Move (box c, points g, next value v) becomes the choice at (r, col) if it is better, or
-    as good and earlier on the card; its moments come along (W: a `Work` bundle)."""
+    (with W.BOX, which records choices) as good and of a lower rank (`ties`: earlier on the
+    card); its moments come along (W: a `Work` bundle)."""
     val = g + v
     cur = W.KV[r, col]
-    take = (val > cur) | ((val == cur) & earlier(W.BOX, r, col, c))
+    take = prefers(W.BOX, r, col, val, cur, c)
     W.KV[r, col] = val if take else cur
     put_if(W.BOX, r, col, take, c)
     put_if(W.A1, r, col, take, g + m1)
@@ -230,14 +238,14 @@ def final_rolls(K, L, V, W, run):
     T = K.threshold
     ub = K.upper_bonus
     z = n_roll
-    ybox_filled = K.ybox >= 0 and ((mask >> K.ybox) & 1) == 1
+    ybox_filled = K.yahtzee_box >= 0 and ((mask >> K.yahtzee_box) & 1) == 1
     fill_row(W.KV, z, off, nu, NEG)
     fill_row(W.BOX, z, off, nu, n_cat)
     for c in range(n_cat):
         if not is_open(K, mask, c):
             continue
         nm = mask | (1 << c)
-        relax(W, V, z, run, c, (0, 0, False), (L.OFFSET[nm, flag], L.U0[nm]), T, ub)
+        relax(W, V, z, run, c, (ZERO, ZERO, False), (L.OFFSET[nm, flag], L.U0[nm]), T, ub)
     for r in range(n_roll):
         if ybox_filled and K.YAHTZEE_FACE[r] >= 0:
             continue
@@ -337,14 +345,14 @@ def final_rolls_target(K, L, N, VAL, run, n0, KV):
     mask, flag, u, nn, off = run
     n_roll, n_cat = K.SCORE.shape
     z = n_roll
-    ybox_filled = K.ybox >= 0 and ((mask >> K.ybox) & 1) == 1
+    ybox_filled = K.yahtzee_box >= 0 and ((mask >> K.yahtzee_box) & 1) == 1
     for j in range(nn):
         KV[z, off + j] = 0.0
     for c in range(n_cat):
         if not is_open(K, mask, c):
             continue
         nm = mask | (1 << c)
-        relax_need(KV, z, off, n0, nn, 0,
+        relax_need(KV, z, off, n0, nn, ZERO,
                    VAL, (store_index(L, nm, flag, u) - N.next_base) * N.n_need)
     for r in range(n_roll):
         if ybox_filled and K.YAHTZEE_FACE[r] >= 0:
@@ -477,7 +485,7 @@ def best_subkeep_arg(KV, ARG, nu, SUB_INDPTR, SUB_INDICES):
                 b = KV[k, j]
                 ia = ARG[sub, j]
                 ib = ARG[k, j]
-                take = (a > b) | ((a == b) & (ia < ib))
+                take = better(a, ia, b, ib)  # ranks: the keeps' indices (see ties)
                 KV[k, j] = a if take else b
                 ARG[k, j] = ia if take else ib
 
@@ -497,38 +505,24 @@ def follow_choice(A, ARG, n_roll, nu):
 
 
 @kernel(_nrt=False)
-def turn_outcomes(K, L, R, rows, CH, BOX, P, OUT, S):
-    """For every column of a batch: the distinct (next state, points gained) a turn leads to
-    under the choices made (CH[L - 1, r, col]: the keep from roll r with L re-rolls left;
-    BOX[r, col]: the box for final roll r), with their probabilities, into OUT.
+def follow_dice(K, CH, P, cols):
+    """P[r, j]: the chance that a turn from column j's state, choosing CH[L - 1, r, j] with L
+    re-rolls left, ends on final roll r; P[n_keep + r, j] that it stops at first roll r to
+    claim a first-roll bonus (CH >= n_keep: n_keep + the box). P has n_keep + n_roll rows.
 
     The dice are followed forward: the first throw's odds, then at each re-roll the mass of a
-    roll moves to the keep chosen from it, and the free dice are thrown one at a time (a keep's
-    mass goes to each of its children, one more die, in equal parts) back up to whole rolls.
-    Moves are then grouped by (box, points, Yahtzee bonus won), which fixes the next state and
-    the gain. A first roll kept to claim a first-roll bonus (CH >= n_keep: n_keep + box) stops
-    there: its mass waits in P[n_keep + r]. The batch is `rows` = (b0, b1): rows b0 .. b1 - 1
-    of R; P (n_keep +
-    n_roll rows) and S (an `OutcomeScratch`) are scratch.
+    roll moves to the keep chosen from it, and each keep's mass to the rolls its free dice can
+    make, with their (correctly rounded) multinomial odds.
     """
-    b0, b1 = rows
-    acc, touched, target_of, gain_of = S
     n_roll = K.SCORE.shape[0]
     n_keep = K.KEEP_CHILD.shape[0]
-    cols = 0
-    for i in range(b0, b1):
-        cols += R.NU[i]
-    inv = 1.0 / K.n_faces
-    for r in range(n_roll):
-        p = K.ROLL_PROB[r]
-        for j in range(cols):
-            P[r, j] = p
+    for j in range(cols):
+        for r in range(n_roll):
+            P[r, j] = K.ROLL_PROB[r]
             P[n_keep + r, j] = 0.0
-    for left in range(K.rolls - 1, 0, -1):
-        for k in range(n_roll, n_keep):
-            for j in range(cols):
+        for left in range(K.rolls - 1, 0, -1):
+            for k in range(n_roll, n_keep):
                 P[k, j] = 0.0
-        for j in range(cols):
             for r in range(n_roll):
                 k = CH[left - 1, r, j]
                 if k >= n_keep:
@@ -537,18 +531,41 @@ def turn_outcomes(K, L, R, rows, CH, BOX, P, OUT, S):
                 elif k != r:
                     P[k, j] += P[r, j]
                     P[r, j] = 0.0
-        for k in range(n_keep - 1, n_roll - 1, -1):
-            for v in range(K.n_faces):
-                child = K.KEEP_CHILD[k, v]
-                for j in range(cols):
-                    P[child, j] += P[k, j] * inv
-    width = K.max_points + 1
-    off = 0
+            for k in range(n_roll, n_keep):
+                q = P[k, j]
+                if q > 0.0:
+                    for e in range(K.KEEP_OUT_INDPTR[k], K.KEEP_OUT_INDPTR[k + 1]):
+                        P[K.KEEP_OUT_ROLL[e], j] += q * K.KEEP_OUT_PROB[e]
+
+
+@kernel(_nrt=False)
+def turn_outcomes(K, L, R, rows, CH, BOX, P, OUT, S):
+    """For every column of a batch: the distinct moves a turn ends with under the choices made
+    (CH[L - 1, r, col]: the keep from roll r with L re-rolls left; BOX[r, col]: the box for
+    final roll r), with where they lead, what they win and their probabilities, into OUT (an
+    `Outcomes` bundle). The batch is `rows` = (b0, b1): rows b0 .. b1 - 1 of R; P (n_keep +
+    n_roll rows, see `follow_dice`) and S = (acc, touched, rep_roll, rep_box) are scratch.
+
+    A move is known by its box and the box's normal score (K.SCORE_KEY) and whether it was a
+    first roll kept whole: every roll with the same key scores the same and leads to the same
+    state, so `end_turn` runs once per key, not once per roll. Only a Yahtzee rolled with the
+    Yahtzee box filled (the Joker and the bonus look at it) is a key of its own.
+    """
+    b0, b1 = rows
+    acc, touched, rep_roll, rep_box = S
+    n_roll, n_cat = K.SCORE.shape
+    n_keep = K.KEEP_CHILD.shape[0]
+    n_keys = K.KEY_ROLL.shape[0]
+    cols = ZERO
+    for i in range(b0, b1):
+        cols += R.NU[i]
+    follow_dice(K, CH, P, cols)
+    off = ZERO
     for i in range(b0, b1):
         mask, flag = R.MASK[i], R.FLAG[i]
+        ybox_filled = K.yahtzee_box >= 0 and ((mask >> K.yahtzee_box) & 1) == 1
         for j in range(R.NU[i]):
             col = off + j
-            u = R.U0[i] + j
             count = 0
             for e in range(2 * n_roll):
                 first = e >= n_roll
@@ -557,21 +574,32 @@ def turn_outcomes(K, L, R, rows, CH, BOX, P, OUT, S):
                 if p == 0.0:
                     continue
                 c = CH[K.rolls - 2, r, col] - n_keep if first else BOX[r, col]
-                _o, _l, use_joker, extra = box_verdict(K, mask, r)
-                pts, gained, nm, nf, nu_, _m, won, _j = end_turn(K, mask, flag, u, r, c,
-                                                                 use_joker, extra, first)
-                key = (c * 2 + (1 if won else 0)) * width + pts
+                if ybox_filled and K.YAHTZEE_FACE[r] >= 0:
+                    key = 2 * n_keys + ((K.YAHTZEE_FACE[r] * n_cat + c) * 2 + (1 if first else 0))
+                else:
+                    key = K.SCORE_KEY[r, c] + (n_keys if first else 0)
                 if acc[key] == 0.0:
                     touched[count] = key
                     count += 1
-                    target_of[key] = store_index(L, nm, nf, nu_)
-                    gain_of[key] = gained
+                    rep_roll[key] = r
+                    rep_box[key] = c
                 acc[key] += p
             row = R.OUT[i] + j
+            u = R.U0[i] + j
             for e in range(count):
                 key = touched[e]
-                OUT.TARGET[row, e] = target_of[key]
-                OUT.GAIN[row, e] = gain_of[key]
+                r, c = rep_roll[key], rep_box[key]
+                first = n_keys <= key < 2 * n_keys or (key >= 2 * n_keys and key % 2 == 1)
+                _o, _l, use_joker, extra = box_verdict(K, mask, r)
+                pts, gained, nm, nf, nu_, made, won, joker = end_turn(K, mask, flag, u, r, c,
+                                                                      use_joker, extra, first)
+                OUT.TARGET[row, e] = store_index(L, nm, nf, nu_)
+                OUT.GAIN[row, e] = gained
+                OUT.BOX[row, e] = c
+                OUT.POINTS[row, e] = pts
+                OUT.FLAGS[row, e] = (np.int64(made) << EVENT_UPPER_BONUS
+                                     | np.int64(won) << EVENT_YAHTZEE_BONUS
+                                     | np.int64(joker) << EVENT_JOKER)
                 OUT.PROB[row, e] = acc[key]
                 acc[key] = 0.0
             OUT.COUNT[row] = count

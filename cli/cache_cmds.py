@@ -1,0 +1,77 @@
+"""`yz cache ...`: yz's files in the cache folder; and `yz warmup`, which compiles the solver's
+kernels once for the whole installation."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+from yz.rules import YzError
+
+from . import render
+from .app import JsonOpt, QuietOpt, app, cache_app, emit_json, handles_errors
+from .report import TerminalReporter
+
+
+@cache_app.command("list")
+@handles_errors
+def cache_list(as_json: JsonOpt = False) -> None:
+    """List the solved strategies in the cache.
+
+    $YZ_CACHE_DIR moves the cache folder.
+    """
+    from yz.solver import cache
+
+    items = cache.entries()
+    if as_json:
+        emit_json(render.cache_json(cache.cache_dir(), items))
+    else:
+        typer.echo(render.cache_text(cache.cache_dir(), items))
+
+
+@cache_app.command("clear")
+@handles_errors
+def cache_clear(
+    variant: Annotated[str | None, typer.Argument(
+        metavar="VARIANT", show_default=False,
+        help="Only this rule set's files (its name, as `yz cache list` shows it).")] = None,
+    stale: Annotated[bool, typer.Option(
+        "--stale", help="Only files of older formats, damaged files and leftovers of "
+        "interrupted solves.")] = False,
+    as_json: JsonOpt = False,
+) -> None:
+    """Delete yz's files from the cache folder.
+
+    Only files whose names yz writes are touched, whatever else the folder holds.
+    """
+    from yz.solver import cache
+
+    if variant is not None and not any(e.variant == variant for e in cache.entries()):
+        present = sorted({e.variant for e in cache.entries() if e.variant != "-"})
+        raise YzError(f"the cache holds no files of '{variant}'"
+                      + (f"; it has files of {', '.join(present)}." if present
+                         else "; it holds no solved rule sets.")
+                      + " `yz cache list` shows them.")
+    removed = cache.clear(variant, stale_only=stale)
+    if as_json:
+        emit_json({"cache_dir": str(cache.cache_dir()), "removed": len(removed),
+                   "files": [p.name for p in removed]})
+    else:
+        typer.echo(f"removed {len(removed)} file(s) from {cache.cache_dir()}")
+
+
+@app.command("warmup")
+@handles_errors
+def warmup_cmd(quiet: QuietOpt = False) -> None:
+    """Compile the solver's kernels now.
+
+    Once for this installation: otherwise each kind of work compiles its kernels the first time
+    it is asked for (seconds to tens of seconds each). A package build or a new user can run
+    this once to have them all ready.
+    """
+    from yz.solver.warmup import FAMILIES, ensure_compiled, missing
+
+    todo = missing(FAMILIES)
+    ensure_compiled(FAMILIES, TerminalReporter(bars=not quiet, notes=not quiet))
+    typer.echo(f"compiled {len(todo)} kind(s) of kernels; all {len(FAMILIES)} are ready"
+               if todo else f"all {len(FAMILIES)} kinds of kernels were compiled already")

@@ -1,0 +1,335 @@
+"""The commands that solve: `yz solve`, `advise`, `compare`, `simulate`, `distribution`,
+`duel` and `target`. Each resolves its inputs, calls the rule set's model and renders."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+from yz.rules import YzError
+
+from . import render
+from .app import (
+    CardOpt,
+    CardVariantOpt,
+    FilledOpt,
+    JsonOpt,
+    NoCacheOpt,
+    QuietOpt,
+    StrategyOpt,
+    UpperTotalOpt,
+    VariantOpt,
+    app,
+    emit_json,
+    handles_errors,
+    model_for,
+    note,
+    parse_size,
+    read_card,
+)
+
+# ---------------------------------------------------------------- advise
+
+
+@app.command("advise")
+@handles_errors
+def advise_cmd(
+    variant: CardVariantOpt = None,
+    dice: Annotated[str | None, typer.Option(
+        "--dice", "-d", metavar="DICE",
+        help="The dice showing now, e.g. 1,3,4,6,6 (none: before the roll).")] = None,
+    rolls_left: Annotated[int | None, typer.Option(
+        "--rolls-left", "-r", metavar="N",
+        help="Re-rolls left this turn [default: all but the first].")] = None,
+    filled: FilledOpt = None,
+    upper_total: UpperTotalOpt = None,
+    bonus_points: Annotated[int | None, typer.Option(
+        "--bonus-points", metavar="N",
+        help="Extra Yahtzee bonus points already won (for the final total).")] = None,
+    card: CardOpt = None,
+    top: Annotated[int, typer.Option("--top", min=0, metavar="N",
+                                     help="How many alternatives to list.")] = 5,
+    target: Annotated[int | None, typer.Option(
+        "--target", metavar="T", help="Rank moves by the chance of finishing with at least T "
+        "points instead of by the mean (needs every filled box's score).")] = None,
+    quiet: QuietOpt = False,
+    as_json: JsonOpt = False,
+) -> None:
+    """Best move in a position: which dice to keep or box to score.
+
+    With what the best move is worth (expected final score) and what every alternative loses;
+    without dice, the position's value before the roll.
+    """
+    from yz.rules.position import parse_dice, parse_filled
+
+    sc = read_card(card)
+    model = model_for(variant or sc.variant or "official-free-joker", quiet, as_json)
+    t = model.tables
+    pos = parse_filled(filled if filled is not None else sc.filled, t,
+                       upper_total if upper_total is not None else sc.upper_total,
+                       origin=sc.origin if filled is None else None)
+    shown = dice if dice is not None else sc.dice
+    rolled = parse_dice(shown, t) if shown is not None else None
+    left = rolls_left if rolls_left is not None else sc.rolls_left
+    advice = model.advise(pos, rolled, left,
+                          bonus_points if bonus_points is not None else sc.bonus_points, target)
+    if rolled is not None and left is None:
+        left = t.rolls - 1
+    if as_json:
+        emit_json(render.advice_json(t, pos, rolled, left, advice, top))
+    else:
+        typer.echo(render.advice_text(t, pos, rolled, left, advice, top))
+
+
+# ---------------------------------------------------------------- solve, compare
+
+
+@app.command("solve")
+@handles_errors
+def solve_cmd(variant: VariantOpt = "official-free-joker", no_cache: NoCacheOpt = False,
+              no_sd: Annotated[bool, typer.Option(
+                  "--no-sd", help="Skip the exact standard deviation (a second pass).")] = False,
+              max_memory: Annotated[str | None, typer.Option(
+                  "--max-memory", metavar="SIZE", show_default=False,
+                  help="Refuse a solve needing more memory than this, e.g. 2G or 512M "
+                  "[default: three quarters of this machine's memory].")] = None,
+              quiet: QuietOpt = False, as_json: JsonOpt = False) -> None:
+    """Solve a rule set exactly: optimal expected score and SD.
+
+    The SD is the exact standard deviation of the final score under optimal play; both are
+    cached with the strategy.
+    """
+    import time
+
+    model = model_for(variant, quiet, as_json, use_cache=not no_cache,
+                      max_memory=parse_size(max_memory))
+    solution = model.solve(with_sd=not no_sd)
+    start = time.perf_counter()
+    moments = None if no_sd else model.moments()
+    sd_seconds = time.perf_counter() - start
+    if as_json:
+        emit_json(render.solution_json(solution, moments))
+    else:
+        typer.echo(render.solution_text(solution, moments, sd_seconds))
+
+
+@app.command("compare")
+@handles_errors
+def compare_cmd(
+    variants: Annotated[list[str] | None, typer.Argument(
+        metavar="VARIANT", show_default=False,
+        help="Variant names or YAML files (default: every built-in but maxi-yatzy, whose "
+        "solve takes minutes).")] = None,
+    no_risk: Annotated[bool, typer.Option(
+        "--no-risk", help="Only the means: skip the SD, median, 5th/95th percentiles and upper "
+        "bonus rate (exact, computed once per rule set and cached).")] = False,
+    no_cache: NoCacheOpt = False, quiet: QuietOpt = False, as_json: JsonOpt = False,
+) -> None:
+    """Compare rule sets: expected score and risk.
+
+    The optimal expected score of each, its difference to the first one (by default every
+    built-in, the official rules first), and its spread: SD, median, 5th and 95th percentiles
+    and the upper bonus rate.
+    """
+    from yz.rules import builtin_names, load_rules
+
+    # The official rules come first, so every difference reads against them.
+    specs = variants or sorted(builtin_names(big=False),
+                               key=lambda name: name != "official-free-joker")
+    all_rules = [load_rules(s) for s in specs]  # every file is checked before any solving
+    models = [model_for(rules, quiet, as_json, use_cache=not no_cache) for rules in all_rules]
+    solutions = [model.solve() for model in models]
+    risks = None if no_risk else [(model.distribution(), model.figures()) for model in models]
+    rows = render.compare_rows(solutions, risks)
+    if as_json:
+        emit_json(rows)
+    else:
+        typer.echo(render.compare_text(rows))
+
+
+# ---------------------------------------------------------------- simulate
+
+
+@app.command("simulate")
+@handles_errors
+def simulate_cmd(
+    variant: VariantOpt = "official-free-joker",
+    games: Annotated[int, typer.Option("--games", "-n", metavar="N",
+                                       help="Games to play.")] = 100_000,
+    seed: Annotated[int, typer.Option("--seed", metavar="N",
+                                      help="Seed: the same seed, the same games.")] = 0,
+    strategy: Annotated[str, typer.Option(
+        "--strategy", "-s", metavar="NAME", help="optimal, greedy (best score each turn) or "
+        "heuristic (per-turn play against a simple estimate of the future).")] = "optimal",
+    plot: Annotated[str | None, typer.Option(
+        "--plot", metavar="FILE.png", help="Also write a histogram of the scores to this PNG "
+        "file (needs matplotlib: pip install matplotlib).")] = None,
+    exact: Annotated[bool | None, typer.Option(
+        "--exact/--no-exact", help="Compute (or skip) the exact figures printed beside the "
+        "sampled ones. Default: computed unless the game is big and they are not cached yet "
+        "(then only the exact mean of optimal play is shown).", show_default=False)] = None,
+    quiet: QuietOpt = False,
+    as_json: JsonOpt = False,
+) -> None:
+    """Play games; sampled figures beside exact ones.
+
+    The mean with its standard error next to the exact value, the SD, percentiles, per-box
+    means and zero rates, bonuses and Joker uses, and a histogram.
+    """
+    from yz.solver.simulate import check_simulation, summarise
+
+    check_simulation(games, seed, strategy)  # before any work
+    if plot is not None:
+        render.check_plot_target(plot)
+    model = model_for(variant, quiet, as_json)
+    wait = model.figures_wait(strategy)
+    if wait is not None and exact is not False and not quiet and not as_json:
+        note(f"the exact SD and per-box figures of {model.name} take about "
+                    f"{wait / 60:.0f} min the first time (then cached); "
+                    + ("--exact computes them" if exact is None else "they follow the games"))
+    played = model.simulate(games, seed, strategy)
+    summary = summarise(played)
+    figures = None if exact is False else model.figures(strategy, when_quick=exact is None)
+    figures = figures.as_dict() if figures is not None else None
+    # The figures are printed whatever happens to the plot: a path that cannot be written
+    # (checked above, but folders change) costs the error message, not the games.
+    plot_error = None
+    if plot is not None:
+        import numpy as np
+
+        try:
+            render.plot_histogram(
+                plot, np.arange(len(played.score_counts)), played.score_counts,
+                f"{model.name}, {strategy} strategy, {games:,} games",
+                figures["expected_score"] if figures else None, summary["mean"])
+        except YzError as exc:
+            plot_error = exc
+    if as_json:
+        emit_json({**summary, "exact": figures, "plot": None if plot_error else plot})
+    else:
+        typer.echo(render.simulation_text(summary, figures, played))
+        if plot is not None and plot_error is None:
+            typer.echo(f"histogram written to {plot}")
+    if plot_error is not None:
+        raise plot_error
+
+
+# ---------------------------------------------------------------- distribution, duel, target
+
+
+@app.command("distribution")
+@handles_errors
+def distribution_cmd(
+    variant: VariantOpt = "official-free-joker",
+    strategy: StrategyOpt = "optimal",
+    csv: Annotated[str | None, typer.Option(
+        "--csv", metavar="FILE", help="Write the whole distribution as CSV (score, "
+        "probability, cumulative) to FILE, or to standard output with -.")] = None,
+    plot: Annotated[str | None, typer.Option(
+        "--plot", metavar="FILE.png", help="Also draw it to this PNG file (needs "
+        "matplotlib).")] = None,
+    no_cache: NoCacheOpt = False, quiet: QuietOpt = False, as_json: JsonOpt = False,
+) -> None:
+    """The exact distribution of the final score.
+
+    Mean, SD, median, mode, percentiles, P(score >= x) and a histogram; --json gives the whole
+    distribution (scores and probabilities). Computed exactly (no sampling) and cached.
+    """
+    from yz.solver.strategies import check_strategy
+
+    check_strategy(strategy)
+    if plot is not None:
+        render.check_plot_target(plot)
+    model = model_for(variant, quiet or csv == "-", as_json, use_cache=not no_cache)
+    dist = model.distribution(strategy)
+    if csv == "-":
+        typer.echo(render.distribution_csv(dist), nl=False)
+    elif csv is not None:
+        from pathlib import Path
+
+        try:
+            Path(csv).write_text(render.distribution_csv(dist), encoding="utf-8")
+        except OSError as exc:
+            raise YzError(f"--csv: could not write '{csv}' ({exc.strerror or exc}).") from None
+    if as_json:
+        emit_json(render.distribution_json(dist, dist.cached))
+    elif csv != "-":
+        typer.echo(render.distribution_text(dist, dist.cached))
+        if csv is not None:
+            typer.echo(f"distribution written to {csv}")
+    if plot is not None:
+        render.plot_histogram(plot, dist.scores, dist.probabilities,
+                              f"{dist.variant}, {strategy} strategy: exact distribution",
+                              dist.expected_score, ylabel="probability")
+
+
+@app.command("duel")
+@handles_errors
+def duel_cmd(
+    a: Annotated[str, typer.Argument(metavar="A", help="Player A's rule set.")],
+    b: Annotated[str, typer.Argument(metavar="B", help="Player B's rule set.")],
+    strategy_a: Annotated[str, typer.Option("--strategy-a", metavar="NAME",
+                                            help="Player A's strategy.")] = "optimal",
+    strategy_b: Annotated[str, typer.Option("--strategy-b", metavar="NAME",
+                                            help="Player B's strategy.")] = "optimal",
+    quiet: QuietOpt = False, as_json: JsonOpt = False,
+) -> None:
+    """The exact chance that player A beats player B.
+
+    Each plays a solitaire game under its own rule set and strategy (e.g. the same rules,
+    optimal against greedy); A wins, draw, B wins, from the exact distributions.
+    """
+    from yz.rules import load_rules
+    from yz.solver.strategies import check_strategy
+
+    check_strategy(strategy_a)
+    check_strategy(strategy_b)
+    first, second = (model_for(load_rules(spec), quiet, as_json) for spec in (a, b))
+    result = first.duel(second, strategy_a, strategy_b)
+    dists = (first.distribution(strategy_a), second.distribution(strategy_b))
+    if as_json:
+        emit_json(render.duel_json(*dists, result))
+    else:
+        typer.echo(render.duel_text(*dists, result))
+
+
+@app.command("target")
+@handles_errors
+def target_cmd(
+    variant: VariantOpt = "official-free-joker",
+    max_target: Annotated[int, typer.Option(
+        "--max-target", metavar="N", help="Solve every target up to N at once.")] = 500,
+    targets_opt: Annotated[str | None, typer.Option(
+        "--targets", metavar="LIST", help="The targets to print, e.g. 200,250,300 [default: "
+        "round scores up to the maximum].")] = None,
+    no_cache: NoCacheOpt = False, quiet: QuietOpt = False, as_json: JsonOpt = False,
+) -> None:
+    """Play for a target: the best chance of reaching T.
+
+    Solves the strategy that maximises P(final score >= T) for every T up to --max-target
+    (cached), and prints it beside P(final score >= T) under the mean-optimal strategy.
+    """
+    from yz.rules import InputError
+    from yz.solver.target import check_max_target, check_target_memory
+
+    check_max_target(max_target)
+    wanted = [t for t in render.ROUND_SCORES if t <= max_target] or [max_target]
+    if targets_opt is not None:
+        try:
+            wanted = [int(x) for x in targets_opt.replace(" ", "").split(",") if x]
+        except ValueError:
+            raise InputError(f"--targets: '{targets_opt}' is not a list of whole numbers, "
+                             "e.g. 200,250,300.") from None
+        bad = [x for x in wanted if not 1 <= x <= max_target]
+        if bad or not wanted:
+            raise InputError(f"--targets: give scores from 1 to the maximum target "
+                             f"{max_target} (got {', '.join(map(str, bad)) or 'none'}).")
+    model = model_for(variant, quiet, as_json, use_cache=not no_cache)
+    check_target_memory(model.tables, max_target)  # before any solving
+    table = model.targets(max_target)
+    dist = model.distribution()
+    rows = [(x, table.p_reach(x), dist.p_at_least(x)) for x in wanted]
+    if as_json:
+        emit_json(render.target_json(table, rows))
+    else:
+        typer.echo(render.target_text(table, rows))

@@ -1,0 +1,164 @@
+"""The forward pass: where a strategy leads from the empty card, one layer of states at a time.
+
+The decision kernel (`solver.kernels.layer`) lists, for every state a turn starts in, the
+distinct moves the turn ends with under the strategy (the same choices and tie rule as
+`yz advise` and `yz simulate`): the next state, the points gained, the box and the points in
+it, what it won, and the probability. One walk over those outcomes, from the empty card to the
+full one, gives
+
+- the chance of reaching each state, and so every box's expected score and zero rate, the
+  chance of the upper bonus and the expected numbers of extra Yahtzee bonuses and of Joker
+  full values (`Walk.box_mean` ...);
+- with `pmf`, the distribution of the points banked on reaching each state: a window of scores
+  [lo(s), lo(s) + width(s)) per state, the next layer's being the probability-weighted sum of
+  the shifted windows that lead to it (a convolution per target state, on several threads,
+  each reading the sources and writing only its own targets). After the last box the full
+  card's distributions add up to the final score's.
+
+Glenn (2006) computed the official rules' distribution "in about 24 hours"; windows keep it to
+seconds: a state's window spans only the banked totals it can be reached with.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .dp import Solution
+from .kernels.bundle import Next, Outcomes, Rows, States, build
+from .layout import batch_width, batches, most_outcomes, outcome_block
+from .report import Step
+
+
+@dataclass(frozen=True)
+class Walk:
+    """What the forward pass found (see the module docstring)."""
+
+    box_mean: np.ndarray  # float64 [box]: expected score in each box
+    box_zero_rate: np.ndarray  # float64 [box]: probability it ends with 0
+    events: np.ndarray  # float64 [event]: expected count of each EVENT_* (kernels.turn)
+    scores: np.ndarray | None  # int64: lowest .. highest final score (with `pmf`)
+    probabilities: np.ndarray | None  # float64
+
+
+def walk(solution: Solution, V: np.ndarray, pmf: bool = False, step: Step | None = None,
+         ) -> Walk:
+    """Follow the play that V's values make (the solved values: optimal play) from the empty
+    card to the full one; with `pmf`, carry the distribution of the points banked too."""
+    from .kernels.turn import N_EVENTS
+
+    model = solution.model
+    t, layout = model.tables, model.layout
+    n_cat = t.n_categories
+    index = np.array([layout.index(0, 0, 0)], dtype=np.int64)
+    reach = np.ones(1)
+    windows = _Windows.start() if pmf else None
+    box_stats = np.zeros((2, n_cat))
+    events = np.zeros(N_EVENTS)
+    for k in range(n_cat):
+        src, out = layer_outcomes(model, V, index)
+        w = reach[src] * out["prob"]
+        box_stats[0] += np.bincount(out["box"], weights=w * out["points"], minlength=n_cat)
+        box_stats[1] += np.bincount(out["box"], weights=w * (out["points"] == 0),
+                                    minlength=n_cat)
+        for e in range(N_EVENTS):
+            events[e] += w[(out["flags"] >> e) & 1 == 1].sum()
+        index, slot = np.unique(out["target"], return_inverse=True)
+        reach = np.bincount(slot, weights=w, minlength=len(index))
+        if windows is not None:
+            windows = windows.convolve(src, slot.astype(np.int64), out["gain"], out["prob"],
+                                       len(index), model.threads)
+        if step is not None:
+            step(k + 1, n_cat)
+    scores, probabilities = windows.final() if windows is not None else (None, None)
+    return Walk(box_stats[0], box_stats[1], events, scores, probabilities)
+
+
+def layer_outcomes(model, V: np.ndarray, index: np.ndarray) -> tuple[np.ndarray, dict]:
+    """Every move a turn ends with from the states at store indices `index` (sorted): the
+    position in `index` of its source, and its target, gain, box, points, flags and prob."""
+    from .kernels import layer
+
+    t, layout = model.tables, model.layout
+    mask, flag, u = layout.states_at(index)
+    most = most_outcomes(t)
+    no_choice = np.zeros((0, t.rolls, t.n_distinct_rolls), dtype=np.int64)
+    parts = []
+    block = outcome_block(t)
+    for b0 in range(0, len(index), block):
+        part = slice(b0, b0 + block)
+        rows = rows_of_states(States(mask[part], flag[part], u[part]))
+        n = len(mask[part])
+        out = build(Outcomes, **{name: np.empty((n, most), dtype=np.int64) for name in
+                                 ("TARGET", "GAIN", "BOX", "POINTS", "FLAGS")},
+                    PROB=np.empty((n, most)), COUNT=np.zeros(n, dtype=np.int64))
+        cols = batch_width(t, int(rows.NU.max(initial=1)))
+        layer.decide(model.kernel_tables, layout.kernel_layout(), rows, batches(rows.NU, cols),
+                     cols, model.threads, Next(V, None, None), choice=no_choice, out=out)
+        keep = np.arange(most)[None, :] < out.COUNT[:, None]
+        parts.append((np.repeat(np.arange(b0, b0 + n, dtype=np.int64), out.COUNT),
+                      out.TARGET[keep], out.GAIN[keep], out.BOX[keep], out.POINTS[keep],
+                      out.FLAGS[keep], out.PROB[keep]))
+    columns = [np.concatenate(c) for c in zip(*parts, strict=True)]
+    names = ("target", "gain", "box", "points", "flags", "prob")
+    return columns[0], dict(zip(names, columns[1:], strict=True))
+
+
+def rows_of_states(states: States) -> Rows:
+    """States sorted by (mask, flag, upper total) as rows: runs of consecutive totals of one
+    box set, each result going to the state's position in the list."""
+    m, f, u = states
+    n = len(m)
+    new_run = np.ones(n, dtype=bool)
+    new_run[1:] = (m[1:] != m[:-1]) | (f[1:] != f[:-1]) | (u[1:] != u[:-1] + 1)
+    first = np.flatnonzero(new_run).astype(np.int64)
+    width = np.diff(np.append(first, n)).astype(np.int64)
+    return build(Rows, MASK=m[first], FLAG=f[first], U0=u[first], NU=width, OUT=first)
+
+
+@dataclass(frozen=True)
+class _Windows:
+    """The distribution of the points banked on reaching each state of a layer: state i's
+    probabilities of banked totals lo[i] .. lo[i] + width[i] - 1 are pmf[offset[i]:][:width]."""
+
+    lo: np.ndarray
+    width: np.ndarray
+    offset: np.ndarray
+    pmf: np.ndarray
+
+    @classmethod
+    def start(cls) -> _Windows:
+        one = np.ones(1, dtype=np.int64)
+        return cls(one - 1, one, one - 1, np.ones(1))
+
+    def convolve(self, src, slot, gain, prob, n_targets: int, threads: int) -> _Windows:
+        """The next layer's windows: target `slot[e]` gets `prob[e]` times source `src[e]`'s
+        window shifted by `gain[e]`."""
+        from .kernels.layer import run_threads, shares
+        from .kernels.play import convolve_windows, group_by, window_bounds
+
+        ptr, order = group_by(slot, n_targets)
+        first = self.lo[src] + gain
+        new_lo, new_hi = window_bounds(slot, first, first + self.width[src], n_targets)
+        new_width = new_hi - new_lo
+        new_offset = np.concatenate([[0], np.cumsum(new_width)[:-1]]).astype(np.int64)
+        new_pmf = np.zeros(int(new_width.sum()))
+        sources = (self.lo, self.width, self.offset, self.pmf)
+        run_threads(convolve_windows, [(ptr, order, (src, gain, prob), sources,
+                                        (new_lo, new_offset, new_pmf), part)
+                                       for part in shares(threads, n_targets)])
+        return _Windows(new_lo, new_width, new_offset, new_pmf)
+
+    def final(self) -> tuple[np.ndarray, np.ndarray]:
+        """The final score's distribution: every full-card window added up, trimmed to the
+        scores with a nonzero probability."""
+        base = int(self.lo.min())
+        total = np.zeros(int((self.lo + self.width).max()) - base)
+        for s in range(len(self.lo)):
+            start = int(self.lo[s]) - base
+            total[start: start + int(self.width[s])] += \
+                self.pmf[self.offset[s]: self.offset[s] + self.width[s]]
+        nonzero = np.flatnonzero(total > 0)
+        first, last = int(nonzero[0]), int(nonzero[-1])
+        return np.arange(base + first, base + last + 1, dtype=np.int64), total[first: last + 1]

@@ -1,0 +1,258 @@
+"""The one driver of the backward induction: rows of turn-start states, batch by batch.
+
+A batch puts the upper-total runs of several states side by side in one scratch table, so the
+re-roll sweeps (the same for every state) run once over up to `cols` columns. The batches of
+a call are shared among threads: `run_rows` (plain Python) starts `threads` Python threads,
+thread t taking batches t, t + threads, ...; the kernels release the GIL, so the threads run
+on separate cores, and each writes only its own batches' results. (Threads started from Python
+rather than numba's `prange`: a parallel kernel takes numba several times longer to compile,
+and compiling is what a new installation waits for.)
+
+Two kernels, by what they must remember of a turn:
+
+    _value_batches      values only: the DP (STORE), or target play (NEEDS: columns are points
+                        still needed, values the best chance of reaching them)
+    _decision_batches   the choices too: the keep chosen from every roll and the box of every
+                        final roll, and with them
+                          V.M1, V.M2  the moments of the points to come under VAL's play
+                          STORE       the values (the DP with the SD; empty: not wanted)
+                          CHOICE      the choices: CHOICE[i, 0, r] the box for final roll r,
+                                      CHOICE[i, L, r] the keep from roll r with L re-rolls
+                                      left (n_keep + a box: stop there for a first-roll bonus)
+                          OUT         where a turn leads (an `Outcomes` bundle)
+                        CHOICE and OUT are None, or arrays (of zero length when not wanted, so
+                        following a strategy compiles once for games and forward passes).
+
+VAL is always read: it is the table whose values make the decisions. See `solver.dp` for the
+recursion and `solver.kernels.turn` for one turn.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .bundle import Next, Work
+from .jit import kernel
+from .optional import present, scratch, view
+from .turn import (
+    ZERO,
+    best_subkeep,
+    best_subkeep_arg,
+    final_rolls,
+    final_rolls_target,
+    first_roll_moves,
+    follow_choice,
+    keep_average,
+    turn_outcomes,
+)
+
+
+def run_threads(kernel_fn, calls: list[tuple]) -> None:
+    """Run `kernel_fn(*args)` for every `args` in `calls`, each on a thread of its own (this
+    one when there is a single call). The kernels release the GIL, so the threads run at once;
+    each call must write only its own share of the results."""
+    if len(calls) == 1:
+        kernel_fn(*calls[0])
+        return
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=len(calls), thread_name_prefix="yz-kernel") as pool:
+        for job in [pool.submit(kernel_fn, *args) for args in calls]:
+            job.result()
+
+
+def shares(threads: int, items: int) -> list[tuple]:
+    """(first, step) for each of min(threads, items) threads: thread t takes items t, t + step,
+    ... (interleaved, so big and small items spread evenly)."""
+    step = max(1, min(threads, items))
+    return [(np.int64(t), np.int64(step)) for t in range(step)]
+
+
+def run_rows(kernel_fn, K, L, R, batch_ptr, cols: int, threads: int, *args) -> None:
+    """Run `kernel_fn(K, L, R, (batch_ptr, cols, first, step), *args)` on threads, each
+    taking its share of the batches."""
+    run_threads(kernel_fn, [(K, L, R, (batch_ptr, np.int64(cols), first, step), *args)
+                            for first, step in shares(threads, len(batch_ptr) - 1)])
+
+
+@kernel
+def _batch_columns(R, b0, b1):
+    cols = ZERO
+    for i in range(b0, b1):
+        cols += R.NU[i]
+    return cols
+
+
+@kernel
+def _expect_and_store(KV, cols, ROLL_PROB, OUT, R, rows, acc):
+    """OUT[R.OUT[i] + j] = sum over rolls of P(r) KV[r, column of (row i, total j)] (none
+    when OUT is None or empty)."""
+    if OUT is None:
+        return
+    if OUT.shape[0] == 0:
+        return
+    for j in range(cols):
+        acc[j] = 0.0
+    for r in range(ROLL_PROB.shape[0]):
+        p = ROLL_PROB[r]
+        for j in range(cols):
+            acc[j] += p * KV[r, j]
+    off = ZERO
+    for i in range(rows[0], rows[1]):
+        out = R.OUT[i]
+        for j in range(R.NU[i]):
+            OUT[out + j] = acc[off + j]
+        off += R.NU[i]
+
+
+@kernel
+def _first_roll(K, L, V, NEEDS, R, rows, W, ARG):
+    """Add stopping at the first roll to claim a first-roll bonus to the first-roll values
+    (batch rows `rows` of R, scratch W with the stopping box in W.BOX, None when only values
+    are wanted and ARG is None too); where that is the choice, ARG holds n_keep + the box."""
+    n_keep = W.KV.shape[0]
+    off = ZERO
+    for i in range(rows[0], rows[1]):
+        n0 = ZERO if NEEDS is None else NEEDS.NEED0[i]
+        first_roll_moves(K, L, NEEDS, V, W, (R.MASK[i], R.FLAG[i], R.U0[i], R.NU[i], off), n0)
+        off += R.NU[i]
+    if ARG is not None:
+        n_cat = K.SCORE.shape[1]
+        for r in range(K.SCORE.shape[0]):
+            for j in range(off):
+                if W.BOX[r, j] < n_cat:
+                    ARG[r, j] = n_keep + W.BOX[r, j]
+
+
+@kernel(nogil=True)
+def _value_batches(K, L, R, B, VAL, STORE, NEEDS):
+    """Values only (see the module docstring); B = (batch_ptr, cols, first batch, step)."""
+    batch_ptr, max_cols, first_batch, step = B
+    n_keep = K.KEEP_CHILD.shape[0]
+    n_roll = K.SCORE.shape[0]
+    s_kv = np.empty(n_keep * max_cols)
+    acc = np.empty(max_cols)
+    V = Next(VAL, None, None)
+    for b in range(first_batch, batch_ptr.shape[0] - 1, step):
+        rows = (batch_ptr[b], batch_ptr[b + 1])
+        cols = _batch_columns(R, rows[0], rows[1])
+        KV = s_kv[: n_keep * cols].reshape((n_keep, cols))
+        W = Work(KV, None, None, None)
+        off = ZERO
+        for i in range(rows[0], rows[1]):
+            run = (R.MASK[i], R.FLAG[i], R.U0[i], R.NU[i], off)
+            if NEEDS is None:
+                final_rolls(K, L, V, W, run)
+            else:
+                final_rolls_target(K, L, NEEDS, VAL, run, NEEDS.NEED0[i], KV)
+            off += R.NU[i]
+        for left in range(1, K.rolls):
+            keep_average(KV, None, None, cols, n_roll, K.n_faces, K.KEEP_CHILD)
+            best_subkeep(KV, cols, K.SUB_INDPTR, K.SUB_INDICES)
+            if K.first_roll_bonus == 1 and left == K.rolls - 1:
+                _first_roll(K, L, V, NEEDS, R, rows, W, None)
+        _expect_and_store(KV, cols, K.ROLL_PROB, STORE, R, rows, acc)
+
+
+@kernel
+def _record(CHOICE, stage, TABLE, R, rows, n_roll):
+    """CHOICE[out + j, stage, r] = TABLE[r, column of (row i, total j)]."""
+    if CHOICE is None:  # (a separate test: numba drops the code below only for this one)
+        return
+    if CHOICE.shape[0] == 0:
+        return
+    off = ZERO
+    for i in range(rows[0], rows[1]):
+        out = R.OUT[i]
+        for j in range(R.NU[i]):
+            for r in range(n_roll):
+                CHOICE[out + j, stage, r] = TABLE[r, off + j]
+        off += R.NU[i]
+
+
+@kernel
+def _keep_stage(CH, ARG, left, n_roll, cols, OUT):
+    """CH[left - 1, r] = the keep chosen from roll r with `left` re-rolls left (what the
+    outcomes follow), when outcomes are wanted."""
+    if OUT is None:
+        return
+    if OUT.COUNT.shape[0] == 0:
+        return
+    for r in range(n_roll):
+        for j in range(cols):
+            CH[left - 1, r, j] = ARG[r, j]
+
+
+@kernel
+def _outcomes(K, L, R, rows, CH, BOX, s_p, OUT, S):
+    if OUT is None:
+        return
+    if OUT.COUNT.shape[0] == 0:
+        return
+    cols = _batch_columns(R, rows[0], rows[1])
+    n_rows = K.KEEP_CHILD.shape[0] + K.SCORE.shape[0]
+    turn_outcomes(K, L, R, rows, CH, BOX, s_p[: n_rows * cols].reshape((n_rows, cols)), OUT, S)
+
+
+@kernel(nogil=True)
+def _decision_batches(K, L, R, B, V, STORE, CHOICE, OUT):
+    """Values with the choices that make them (see the module docstring); B = (batch_ptr,
+    cols, first batch, step)."""
+    batch_ptr, max_cols, first_batch, step = B
+    n_roll, n_cat = K.SCORE.shape
+    n_keep = K.KEEP_CHILD.shape[0]
+    s_kv = np.empty(n_keep * max_cols)
+    s_a1 = scratch(V.M1, n_keep * max_cols, np.float64)
+    s_a2 = scratch(V.M2, n_keep * max_cols, np.float64)
+    s_box = np.empty((n_roll + 1) * max_cols, dtype=np.int32)
+    s_arg = np.empty(n_keep * max_cols, dtype=np.int32)
+    s_stop = np.empty(n_roll * max_cols if K.first_roll_bonus == 1 else 0, dtype=np.int32)
+    acc = np.empty(max_cols)
+    wants_out = present(OUT)
+    stages = max(1, K.rolls - 1) if wants_out else 0
+    s_ch = np.empty(stages * n_roll * max_cols, dtype=np.int64)
+    s_p = np.empty((n_keep + n_roll) * max_cols if wants_out else 0)
+    n_keys = 2 * K.KEY_ROLL.shape[0] + 2 * K.n_faces * n_cat if wants_out else 0
+    o_scratch = (np.zeros(n_keys), np.empty(2 * n_roll, dtype=np.int64),
+                 np.empty(n_keys, dtype=np.int64), np.empty(n_keys, dtype=np.int64))
+    for b in range(first_batch, batch_ptr.shape[0] - 1, step):
+        rows = (batch_ptr[b], batch_ptr[b + 1])
+        cols = _batch_columns(R, rows[0], rows[1])
+        KV = s_kv[: n_keep * cols].reshape((n_keep, cols))
+        A1 = view(s_a1, n_keep, cols)
+        A2 = view(s_a2, n_keep, cols)
+        BOX = s_box[: (n_roll + 1) * cols].reshape((n_roll + 1, cols))
+        CH = s_ch[: stages * n_roll * cols].reshape((stages, n_roll, cols))
+        W = Work(KV, BOX, A1, A2)
+        off = ZERO
+        for i in range(rows[0], rows[1]):
+            final_rolls(K, L, V, W, (R.MASK[i], R.FLAG[i], R.U0[i], R.NU[i], off))
+            off += R.NU[i]
+        _record(CHOICE, ZERO, BOX, R, rows, n_roll)
+        for left in range(1, K.rolls):
+            keep_average(KV, A1, A2, cols, n_roll, K.n_faces, K.KEEP_CHILD)
+            ARG = s_arg[: n_keep * cols].reshape((n_keep, cols))
+            best_subkeep_arg(KV, ARG, cols, K.SUB_INDPTR, K.SUB_INDICES)
+            follow_choice(A1, ARG, n_roll, cols)
+            follow_choice(A2, ARG, n_roll, cols)
+            if K.first_roll_bonus == 1 and left == K.rolls - 1:
+                stops = Work(KV, s_stop[: n_roll * cols].reshape((n_roll, cols)), A1, A2)
+                _first_roll(K, L, V, None, R, rows, stops, ARG)
+            _record(CHOICE, left, ARG, R, rows, n_roll)
+            _keep_stage(CH, ARG, left, n_roll, cols, OUT)
+        _outcomes(K, L, R, rows, CH, BOX, s_p, OUT, o_scratch)
+        _expect_and_store(KV, cols, K.ROLL_PROB, STORE, R, rows, acc)
+        _expect_and_store(A1, cols, K.ROLL_PROB, V.M1, R, rows, acc)
+        _expect_and_store(A2, cols, K.ROLL_PROB, V.M2, R, rows, acc)
+
+
+def decide(K, L, R, batch_ptr, cols: int, threads: int, V, store=None, choice=None,
+           out=None) -> None:
+    """The decision kernel over R's batches (see the module docstring)."""
+    run_rows(_decision_batches, K, L, R, batch_ptr, cols, threads, V, store, choice, out)
+
+
+def values(K, L, R, batch_ptr, cols: int, threads: int, VAL, store=None, needs=None) -> None:
+    """The value kernel over R's batches (see the module docstring)."""
+    run_rows(_value_batches, K, L, R, batch_ptr, cols, threads, VAL, store, needs)
+

@@ -1,0 +1,415 @@
+"""The model of a rule set: everything yz computes about one game, as methods of one object.
+
+    model = Model("official-free-joker")       # a name, a rule file, a RuleSet or RuleTables
+    model.solve().expected_score               # 254.5896... (and the value of every state)
+    model.moments("greedy")                    # the exact mean and SD of a strategy
+    model.figures()                            # + per-box means, zero rates, bonus rates
+    model.distribution()                       # the exact distribution of the final score
+    model.targets(300).p_reach(300)            # play for a target
+    model.advise(position, dice, rolls_left)   # the best move and what the others lose
+    model.simulate(10_000, seed=1)             # sampled games
+    model.duel(Model("yatzy"))                 # P(a player of this beats a player of that)
+    model.coach(seed=1)                        # a game played along with the strategy
+
+A model is built once from rules (the shape of QuantEcon's `DiscreteDP`): the compiled tables,
+the state layout, the kernels' bundle, the per-box bounds, the cache of solved tables, the
+memory estimates and the compile warm-up belong to it. Each method knows which kernels it
+compiles, which cache entries it reads and writes, what it checks before it starts and what it
+reports while it runs (to the model's `Reporter`); the front ends (the CLI, the web page,
+sweeps) build a model and call methods. Results are remembered by the model: a second call
+costs nothing.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+import time
+from collections import OrderedDict
+from dataclasses import replace
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from yz.rules import RuleSet, RuleTables, compile_rules, load_rules
+
+from . import cache, limits
+from .dp import Solution
+from .exact import ExactFigures, Moments
+from .layout import StateLayout, build_layout
+from .limits import figures_seconds, thread_count
+from .report import SILENT, Reporter
+from .strategies import check_strategy
+
+# Tables of a game with more keeps than this take a few seconds to build: say so first.
+SLOW_TABLES_KEEPS = 5_000
+TURN_MEMO_SIZE = 4096  # positions whose turn tables the advisor keeps (a game replays them)
+
+
+class Model:
+    """A rule set ready to solve: see the module docstring."""
+
+    def __init__(self, rules: RuleSet | RuleTables | str | Path, *, use_cache: bool = True,
+                 threads: int | None = None, max_memory: int | None = None,
+                 report: Reporter = SILENT):
+        if isinstance(rules, str | Path):
+            rules = load_rules(rules)
+        self.report = report
+        self.tables = rules if isinstance(rules, RuleTables) else tables_of(rules, report)
+        self.layout: StateLayout = build_layout(self.tables)
+        self.threads = thread_count(threads)
+        self.use_cache = use_cache
+        self.max_memory = max_memory
+        self._lock = threading.RLock()
+        self._memo: dict[str, Any] = {}
+        self._turns: OrderedDict = OrderedDict()
+
+    def __repr__(self) -> str:
+        return f"Model({self.rules.name!r})"
+
+    @property
+    def rules(self) -> RuleSet:
+        return self.tables.rules
+
+    @property
+    def name(self) -> str:
+        return self.tables.rules.name
+
+    @cached_property
+    def kernel_tables(self):
+        """The rule tables as the kernels take them (`solver.kernels.bundle.GameTables`)."""
+        from .layout import kernel_tables
+
+        return kernel_tables(self.tables)
+
+    def remember(self, key: str, make):
+        """`make()`, computed once per model (thread-safe: a web server asks from several)."""
+        with self._lock:
+            if key not in self._memo:
+                self._memo[key] = make()
+            return self._memo[key]
+
+    def _cached(self, key: str):
+        with self._lock:
+            return self._memo.get(key)
+
+    # ------------------------------------------------------------ estimates
+
+    def solve_bytes(self, with_sd: bool = False) -> int:
+        """Memory a solve needs (the value store, the layout, every thread's scratch)."""
+        from .limits import solve_bytes
+
+        return solve_bytes(self.tables, self.layout, with_sd, self.threads)
+
+    def check_memory(self, with_sd: bool = False) -> None:
+        """InputError, with the estimate, when solving needs more than `max_memory` (default:
+        three quarters of this machine's memory). Cheap: nothing is solved."""
+        from .limits import check_solve_memory
+
+        check_solve_memory(self.tables, self.layout, with_sd, self.max_memory, self.threads)
+
+    def has_distribution(self, strategy: str = "optimal") -> bool:
+        """Whether the exact distribution is at hand (in memory or in the cache)."""
+        return self._cached(f"pmf:{strategy}") is not None or \
+            self._load_figures(f"pmf-{strategy}") is not None
+
+    def is_solved(self) -> bool:
+        """Whether the values are at hand (in memory or in the cache) without solving."""
+        return self._cached("solution") is not None or (
+            self.use_cache and cache.meta_path(self.tables).exists())
+
+    # ------------------------------------------------------------ solving
+
+    def solve(self, with_sd: bool = False) -> Solution:
+        """The value of every turn-start state under optimal play, from the cache when it is
+        there (verified; a damaged file is noted, recomputed and replaced); `with_sd` adds the
+        exact SD of the final score (the same sweeps, about twice the work)."""
+        with self._lock:
+            have = self._memo.get("solution")
+            if have is not None and (have.sd is not None or not with_sd):
+                return have
+            self.check_memory(with_sd)
+            solution, damage = self._load()
+            if solution is None:
+                solution = self._compute(with_sd)
+                if damage is not None:
+                    note = f"{damage}; {solution.cache_note}" if solution.cache_note else damage
+                    solution = replace(solution, cache_note=note)
+            self._memo["solution"] = solution
+            return solution
+
+    def _load(self) -> tuple[Solution | None, str | None]:
+        """The cached solution (None when there is none), and a note when a damaged cache
+        file was found (then recomputed and replaced)."""
+        if not self.use_cache:
+            return None, None
+        start = time.perf_counter()
+        try:
+            hit = cache.load(self.tables, self.layout.size)
+        except cache.CorruptCache as exc:
+            return None, self._note_damage(exc)
+        if hit is None:
+            return None, None
+        return Solution(self, hit.values, time.perf_counter() - start, hit.states, cached=True,
+                        sd=hit.sd), None
+
+    def _compute(self, with_sd: bool) -> Solution:
+        from .dp import solve_values
+        from .warmup import ensure_compiled
+
+        ensure_compiled(("decisions",) if with_sd else ("values",), self.report)
+        start = time.perf_counter()
+        with self.report.stage(f"solving {self.name}", "states") as step:
+            values, sd = solve_values(self, with_sd, step)
+        solution = Solution(self, values, time.perf_counter() - start, self.layout.reachable,
+                            sd=sd)
+        if self.use_cache:
+            try:
+                cache.store(self.tables, values, solution.states, solution.expected_score, sd)
+            except OSError as exc:
+                self.report.note(f"could not write the cache: {exc}")
+                solution = replace(solution, cache_note=f"could not write the cache: {exc}")
+        return solution
+
+    def _note_damage(self, exc: Exception) -> str:
+        message = f"ignored a damaged cache file and recomputed: {exc}"
+        self.report.note(message)
+        return message
+
+    # ------------------------------------------------------------ exact figures
+
+    def moments(self, strategy: str = "optimal") -> Moments:
+        """The exact mean and SD of the final score under `strategy` (cached)."""
+        from .exact import exact_moments
+
+        check_strategy(strategy)
+        solution = self.solve()
+        if strategy == "optimal" and solution.sd is not None:
+            return Moments(strategy, solution.expected_score, solution.sd, cached=True)
+        for what in (strategy, f"moments-{strategy}"):
+            found = self._load_figures(what)
+            with contextlib.suppress(KeyError, TypeError, ValueError):
+                if found is not None:
+                    return Moments(strategy, float(found["expected_score"]),
+                                   float(found["sd"]), cached=True)
+
+        def compute() -> Moments:
+            from .warmup import ensure_compiled
+
+            ensure_compiled(("decisions",) if strategy == "optimal" else ("moments",),
+                            self.report)
+            with self.report.stage(f"the SD of {self.name}", "states") as step:
+                moments = exact_moments(solution, strategy, step)
+            self._store_figures(f"moments-{strategy}", {"expected_score":
+                                                        moments.expected_score,
+                                                        "sd": moments.sd})
+            return moments
+
+        return self.remember(f"moments:{strategy}", compute)
+
+    def figures_seconds(self) -> float:
+        """A rough estimate of the seconds `figures` takes when not cached."""
+        return figures_seconds(self.tables, self.layout)
+
+    def figures_wait(self, strategy: str = "optimal") -> float | None:
+        """The seconds `figures(strategy)` would take now when that is long enough to leave
+        them out unasked (`when_quick`); None when they are at hand or quick."""
+        if self._cached(f"figures:{strategy}") is not None or \
+                self._load_figures(strategy) is not None:
+            return None
+        wait = self.figures_seconds()
+        return wait if wait > limits.AUTO_FIGURES_SECONDS else None
+
+    def figures(self, strategy: str = "optimal", when_quick: bool = False,
+                ) -> ExactFigures | None:
+        """Exact mean, SD, per-box means and zero rates, bonus and Joker rates of `strategy`
+        (cached). With `when_quick`, figures estimated to take minutes are left out unless
+        cached: optimal play then gets what needs no further pass (the mean, the SD when
+        known), any other strategy None."""
+        from .exact import exact_figures, known_figures
+
+        check_strategy(strategy)
+        found = self._load_figures(strategy)
+        if found is not None:
+            with contextlib.suppress(TypeError):
+                return ExactFigures(**found)
+        if when_quick and self.figures_seconds() > limits.AUTO_FIGURES_SECONDS:
+            return known_figures(self.solve()) if strategy == "optimal" else None
+
+        def compute() -> ExactFigures:
+            from .warmup import ensure_compiled
+
+            moments = self.moments(strategy)
+            ensure_compiled(("follow",), self.report)
+            with self.report.stage(f"figures of {self.name}", "boxes") as step:
+                figures = exact_figures(self.solve(), strategy, moments, step)
+            self._store_figures(strategy, figures.as_dict())
+            return figures
+
+        return self.remember(f"figures:{strategy}", compute)
+
+    def distribution(self, strategy: str = "optimal"):
+        """The exact distribution of the final score under `strategy` (cached)."""
+        from .distribution import Distribution, check_distribution_memory, score_distribution
+
+        check_strategy(strategy)
+        what = f"pmf-{strategy}"
+        found = self._load_figures(what)
+        with contextlib.suppress(KeyError, TypeError, ValueError):
+            if found is not None:
+                probs = np.asarray(found["probabilities"], dtype=np.float64)
+                first = int(found["first_score"])
+                return Distribution(self.name, strategy, np.arange(first, first + len(probs)),
+                                    probs, float(found["seconds"]), cached=True)
+        check_distribution_memory(self.tables, self.layout)
+
+        def compute():
+            from .warmup import ensure_compiled
+
+            solution = self.solve()
+            ensure_compiled(("forward",), self.report)
+            with self.report.stage(f"distribution of {self.name}", "boxes") as step:
+                dist = score_distribution(solution, strategy, step)
+            self._store_figures(what, {"first_score": int(dist.scores[0]),
+                                       "probabilities": dist.probabilities.tolist(),
+                                       "seconds": dist.seconds})
+            return dist
+
+        return self.remember(f"pmf:{strategy}", compute)
+
+    def duel(self, other: Model, strategy: str = "optimal", other_strategy: str = "optimal"):
+        """The exact chances that a player of this rule set (and strategy) beats, draws with
+        and loses to a player of `other`: (P(win), P(draw), P(loss))."""
+        from .distribution import duel
+
+        return duel(self.distribution(strategy), other.distribution(other_strategy))
+
+    def _load_figures(self, what: str) -> dict | None:
+        return cache.load_figures(self.tables, what) if self.use_cache else None
+
+    def _store_figures(self, what: str, figures: dict) -> None:
+        if self.use_cache:
+            # Figures are cheap to redo: a read-only cache folder is not an error here.
+            with contextlib.suppress(OSError):
+                cache.store_figures(self.tables, what, figures)
+
+    # ------------------------------------------------------------ target play
+
+    def targets(self, max_target: int):
+        """The target-play table up to at least `max_target` (`solver.target`): from the
+        cache when a table of this or a higher maximum is there, else solved and cached."""
+        from .target import check_max_target, check_target_memory, solve_targets
+
+        check_max_target(max_target)
+        have = self._cached("targets")
+        if have is not None and have.max_target >= max_target:
+            return have
+        solution = self.solve()
+        table = self._load_targets(solution, max_target)
+        if table is None:
+            from .warmup import ensure_compiled
+
+            check_target_memory(self.tables, max_target)
+            ensure_compiled(("targets",), self.report)
+            with self.report.stage(f"target play, {self.name}", "columns") as step:
+                table = solve_targets(solution, max_target, step)
+            if self.use_cache:
+                with contextlib.suppress(OSError):
+                    cache.store_array(self.tables, f"targets-{max_target}", table.W)
+        with self._lock:
+            self._memo["targets"] = table
+        return table
+
+    def _load_targets(self, solution: Solution, max_target: int):
+        from .target import TargetTable
+
+        if not self.use_cache:
+            return None
+        start = time.perf_counter()
+        for have in cache.cached_target_maxima(self.tables):
+            if have < max_target:
+                continue
+            try:
+                table = cache.load_array(self.tables, f"targets-{have}")
+            except cache.CorruptCache as exc:
+                self._note_damage(exc)
+                continue
+            if table is not None:
+                return TargetTable(solution, have, table, time.perf_counter() - start, True)
+        return None
+
+    # ------------------------------------------------------------ play
+
+    def simulate(self, games: int, seed: int = 0, strategy: str = "optimal",
+                 keep_scores: bool = False):
+        """Play `games` games with `strategy` (the same seed, the same games, whatever the
+        thread count); `solver.simulate.Simulation`."""
+        from .simulate import check_simulation, simulate
+        from .warmup import ensure_compiled
+
+        check_simulation(games, seed, strategy)
+        solution = self.solve()
+        ensure_compiled(("play",), self.report)
+        with self.report.stage(f"playing {games:,} games", "games") as step:
+            return simulate(solution, games, seed, strategy, step, keep_scores)
+
+    def advise(self, position=None, dice=None, rolls_left: int | None = None,
+               bonus_points: int | None = None, target: int | None = None):
+        """Every move in a position ranked (`solver.advice.Advice`): by the expected final
+        score, or with `target` by the chance of finishing with at least `target` points.
+        Without dice, only the position's value. Everything is checked before any solve."""
+        from yz.rules.position import Position, check_bonus_points
+
+        from .advice import advise, advise_target, check_rolls_left, check_target
+
+        t = self.tables
+        position = position or Position()
+        if dice is not None and rolls_left is None:
+            rolls_left = t.rolls - 1
+        check_rolls_left(t, dice, rolls_left)
+        banked = position.banked(t, check_bonus_points(t, position, bonus_points))
+        if target is None:
+            return advise(self.solve(), position, dice, rolls_left, banked)
+        from .target import check_target_memory
+
+        check_target(t, position, banked, target)
+        check_target_memory(t, max(target, 500), param="target")
+        return advise_target(self.targets(max(target, 500)), position, dice, rolls_left, banked,
+                             target)
+
+    def turn_tables(self, position):
+        """The advisor's turn recursion for a position (memoised: a replayed game and the
+        next request of a web page reuse it)."""
+        from .advice import turn_tables
+
+        t = self.tables
+        upper = min(position.upper_total, t.upper_threshold) if t.upper_threshold else 0
+        key = (position.mask, upper, position.yahtzee_full)
+        with self._lock:
+            hit = self._turns.get(key)
+            if hit is not None:
+                self._turns.move_to_end(key)
+                return hit
+        tables = turn_tables(self.solve(), position)
+        with self._lock:
+            self._turns[key] = tables
+            while len(self._turns) > TURN_MEMO_SIZE:
+                self._turns.popitem(last=False)
+        return tables
+
+    def coach(self, seed: int = 0, own_dice: bool = False):
+        """A game of this rule set played along with the optimal strategy (`coach.Game`)."""
+        from .coach import Game
+
+        return Game(self.solve(), seed, own_dice)
+
+
+def tables_of(rules: RuleSet, report: Reporter = SILENT) -> RuleTables:
+    """The rule set's compiled tables, saying so first when building them takes a while."""
+    from math import comb
+
+    if comb(rules.dice + rules.faces, rules.dice) > SLOW_TABLES_KEEPS:
+        report.note(f"building the tables of {rules.name} ({rules.dice} dice of "
+                    f"{rules.faces} faces): a few seconds")
+    return compile_rules(rules)
