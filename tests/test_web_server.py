@@ -1,0 +1,156 @@
+"""`yz serve` as a real server on loopback: slow and idle connections, a connection flood,
+the port already taken. Raw sockets, so nothing is hidden by an HTTP client."""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+
+import pytest
+
+pytest.importorskip("uvicorn")
+
+from yz.rules import InputError
+from yz.web.server import bind, make_server
+from yz.web.settings import WebSettings
+
+HANG_GUARD = 30  # seconds: a test that waits longer has hung
+
+
+@pytest.fixture
+def running():
+    """Start a server with short deadlines on a free loopback port; yield (address, settings)."""
+    servers = []
+
+    def start(**limits):
+        settings = WebSettings(**{"request_deadline": 1.0, **limits})
+        sock = bind("127.0.0.1", 0)
+        server = make_server(settings)
+        thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+        thread.start()
+        deadline = time.monotonic() + HANG_GUARD
+        while not server.started:
+            assert time.monotonic() < deadline, "the server did not start"
+            time.sleep(0.02)
+        servers.append((server, thread))
+        return sock.getsockname()[:2]
+
+    yield start
+    for server, thread in servers:
+        server.should_exit = True
+        thread.join(timeout=HANG_GUARD)
+
+
+def closed_by_server(conn: socket.socket) -> bool:
+    """Wait (at most the hang guard) for the server to close the connection."""
+    conn.settimeout(HANG_GUARD)
+    try:
+        return conn.recv(1024) == b""
+    except ConnectionResetError:
+        return True
+
+
+def get(address, path: str = "/api/variants", host: str = "127.0.0.1") -> bytes:
+    with socket.create_connection(address, timeout=HANG_GUARD) as conn:
+        conn.sendall(f"GET {path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n"
+                     .encode())
+        chunks = []
+        while chunk := conn.recv(65536):
+            chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def test_a_request_whose_headers_never_end_is_closed(running):
+    address = running()
+    with socket.create_connection(address) as conn:
+        conn.sendall(b"GET /api/variants HTTP/1.1\r\nHost: 127.0.0.1\r\n")  # no blank line
+        began = time.monotonic()
+        for _ in range(3):  # a header line now and then does not keep it open
+            time.sleep(0.3)
+            conn.sendall(b"X-Slow: 1\r\n")
+        assert closed_by_server(conn)
+    assert time.monotonic() - began < HANG_GUARD
+    assert get(address).startswith(b"HTTP/1.1 200")  # the server still serves
+
+
+def test_a_connection_that_sends_nothing_is_closed(running):
+    address = running()
+    with socket.create_connection(address) as conn:
+        assert closed_by_server(conn)
+
+
+def test_a_body_that_never_arrives_is_closed(running):
+    address = running()
+    with socket.create_connection(address) as conn:
+        conn.sendall(b"POST /api/rules HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                     b"Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"ru")
+        assert closed_by_server(conn)
+
+
+def test_a_kept_alive_connection_gets_a_deadline_per_request(running):
+    address = running()
+    with socket.create_connection(address) as conn:
+        conn.sendall(b"GET /api/variants HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        conn.settimeout(HANG_GUARD)
+        answer = b""
+        while b"\r\n\r\n" not in answer:
+            answer += conn.recv(65536)
+        assert answer.startswith(b"HTTP/1.1 200")
+        conn.sendall(b"GET /api/variants HTTP/1.1\r\n")  # the next request, never finished
+        data = b""
+        while True:  # the rest of the first answer, then the close
+            chunk = conn.recv(65536)
+            if not chunk:
+                break
+            data += chunk
+
+
+def test_connections_beyond_the_cap_are_closed_at_once(running):
+    address = running(max_connections=4, request_deadline=5.0)
+    idle = [socket.create_connection(address) for _ in range(4)]
+    try:
+        extra = socket.create_connection(address)
+        assert closed_by_server(extra)
+        extra.close()
+    finally:
+        for conn in idle:
+            conn.close()
+    deadline = time.monotonic() + HANG_GUARD
+    while True:  # once the idle ones are gone, requests are served again
+        answer = get(address)
+        if answer.startswith(b"HTTP/1.1 200"):
+            break
+        assert time.monotonic() < deadline, answer[:200]
+        time.sleep(0.1)
+
+
+def test_a_foreign_host_is_refused_by_the_real_server(running):
+    address = running()
+    answer = get(address, host="evil.example")
+    assert answer.startswith(b"HTTP/1.1 421") and b"not a name of this server" in answer
+
+
+def test_a_port_in_use_is_one_line_naming_it():
+    taken = bind("127.0.0.1", 0)
+    try:
+        port = taken.getsockname()[1]
+        with pytest.raises(InputError, match=rf"^port: {port} on 127.0.0.1 is already in use"):
+            bind("127.0.0.1", port)
+    finally:
+        taken.close()
+
+
+def test_yz_serve_on_a_port_in_use_exits_2_naming_the_option():
+    from typer.testing import CliRunner
+    from yz.cli.main import app
+
+    taken = bind("127.0.0.1", 0)
+    try:
+        port = taken.getsockname()[1]
+        result = CliRunner().invoke(app, ["serve", "--port", str(port)])
+    finally:
+        taken.close()
+    assert result.exit_code == 2
+    assert f"error: --port: {port} on 127.0.0.1 is already in use" in result.output
+    assert "Traceback" not in result.output

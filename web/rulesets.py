@@ -1,0 +1,184 @@
+"""Rule sets as `yz serve` takes them: a built-in by name, or pasted YAML read under tight bounds.
+
+A pasted rule set is read once, by the loader's event parser with this server's bounds on
+values and nesting (a hostile text is refused at the event that crosses one, before the rest
+is read), may only `extends` a built-in or a shipped example (never a path on the server),
+and must be small enough to build its tables in well under a second. A rule set whose solve
+would take longer than the server allows (estimated from its size, `solver.limits`) is
+refused with the estimate, unless yz's cache already holds it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import threading
+from collections import OrderedDict
+
+from yz.rules import InputError, RulesError, RuleTables, YzError
+
+from .settings import MAX_YAML_DEPTH, MAX_YAML_NODES, WebSettings
+from .solving import Busy
+
+PASTED = "<pasted rules>"
+MAX_ROLLS = 2_500  # distinct rolls (multisets of the dice): tables build in under a second
+MAX_DISTRIBUTION_MEMORY = 4 << 30
+KEPT_TABLES = 64
+BUILDS_AT_ONCE = 2  # rule sets built at once (each takes up to a second of CPU)
+BUILD_WAIT = 5.0  # seconds a request waits for its turn to build before a 429
+
+
+class RuleSets:
+    """Compiled tables of rule references, checked against the server's limits; the tables,
+    or the refusal, memoised."""
+
+    def __init__(self, settings: WebSettings) -> None:
+        self.settings = settings
+        self._lock = threading.Lock()
+        self._tables: OrderedDict[tuple, RuleTables | YzError] = OrderedDict()
+        self._builds = threading.BoundedSemaphore(BUILDS_AT_ONCE)
+        self._listing: list[dict] = []
+
+    def tables(self, variant: str | None, yaml: str | None) -> RuleTables:
+        """The tables of a built-in (`variant`) or of pasted YAML text, one of them."""
+        if (variant is None) == (yaml is None):
+            raise InputError("rules: give either variant (a built-in name) or yaml (the text "
+                             "of a rule set), one of them.", param="rules")
+        key = ("variant", variant) if variant is not None else \
+            ("yaml", hashlib.sha256(yaml.encode("utf-8", "surrogatepass")).hexdigest())
+        with self._lock:
+            hit = self._tables.get(key)
+            if hit is not None:
+                self._tables.move_to_end(key)
+        if hit is None:
+            hit = self._build(key, variant, yaml)
+        if isinstance(hit, YzError):  # the same text is refused again without the work
+            raise hit
+        return hit
+
+    def _build(self, key: tuple, variant: str | None, yaml: str | None):
+        """The tables, or the error refusing them, kept for the next request."""
+        if not self._builds.acquire(timeout=BUILD_WAIT):
+            raise Busy("the server is busy reading other rule sets; try again in a moment.",
+                       param="rules")
+        try:
+            hit = build_tables(variant, yaml, self.settings)
+        except YzError as exc:
+            hit = exc.with_traceback(None)
+        finally:
+            self._builds.release()
+        with self._lock:
+            self._tables[key] = hit
+            while len(self._tables) > KEPT_TABLES:
+                self._tables.popitem(last=False)
+        return hit
+
+    def listing(self) -> list[dict]:
+        """The built-ins and shipped examples, each marked playable here or not and why."""
+        if not self._listing:  # shipped files: read once (two first requests both read them)
+            from yz.rules import builtin_names, example_names, load_rules
+
+            rows = []
+            for name in [*builtin_names(), *(f"example:{n}" for n in example_names())]:
+                rules = load_rules(name)
+                row = {"variant": name, "name": rules.name, "boxes": len(rules.categories),
+                       "description": rules.description, "playable": True}
+                try:
+                    self.tables(name, None)
+                except YzError as exc:
+                    row.update(playable=False, why=str(exc))
+                rows.append(row)
+            self._listing[:] = rows
+        return self._listing
+
+
+def build_tables(variant: str | None, yaml: str | None, settings: WebSettings) -> RuleTables:
+    """Load, check and compile a rule reference; refuse what is too big before the work."""
+    from yz.rules import compile_rules, load_rules
+    from yz.solver.layout import build_layout
+
+    rules = load_rules(_builtin(variant)) if variant is not None else pasted_rules(yaml)
+    rolls = math.comb(rules.dice + rules.faces - 1, rules.dice)
+    if rolls > MAX_ROLLS:
+        raise RulesError(f"{rules.name}: {rules.dice} dice of {rules.faces} faces make "
+                         f"{rolls:,} distinct rolls; this server plays games of up to "
+                         f"{MAX_ROLLS:,} (fewer dice or faces); play it with "
+                         f"{_offline(settings, variant)}.", param="rules")
+    t = compile_rules(rules)
+    _check_solvable(t, build_layout(t), settings, variant)
+    return t
+
+
+def _builtin(variant: str) -> str:
+    from yz.rules import builtin_names, example_names
+
+    names = [*builtin_names(), *(f"example:{n}" for n in example_names())]
+    if variant not in names:
+        raise RulesError(f"variant: '{variant}' is not a built-in rule set; the built-ins are "
+                         f"{', '.join(names)} (paste a rule set's text to play your own).",
+                         param="rules")
+    return variant
+
+
+def pasted_rules(text: str):
+    """A pasted rule set, read once under this server's bounds."""
+    from yz.rules import builtin_names, example_names
+    from yz.rules.loader import parse_yaml, rules_from_data
+
+    data, marks = parse_yaml(text, PASTED, "rule set", RulesError, max_nodes=MAX_YAML_NODES,
+                             max_depth=MAX_YAML_DEPTH)
+    if isinstance(data, dict):
+        names = [*builtin_names(), *(f"example:{n}" for n in example_names())]
+        parent = data.get("extends")
+        if parent is not None and parent not in names:
+            raise RulesError(f"{PASTED}: extends: a pasted rule set may only extend a built-in "
+                             f"({', '.join(names)}), not {parent!r}.", param="rules")
+        if "name" not in data:
+            raise RulesError(f"{PASTED}: name: give the rule set a name on a line of its own, "
+                             "e.g. name: my-house.", param="rules")
+    return rules_from_data(data, marks, PASTED)
+
+
+def _check_solvable(t: RuleTables, layout, settings: WebSettings,
+                    variant: str | None) -> None:
+    """Refuse a rule set whose solve would take longer than the server allows, or more
+    memory than it has, unless yz's cache holds it already (solved on the command line)."""
+    from yz.solver import cache
+    from yz.solver.distribution import check_distribution_memory
+    from yz.solver.limits import check_solve_memory, solve_seconds
+
+    if cache.meta_path(t).exists() and cache.load_figures(t, "pmf-optimal") is not None:
+        return
+    estimate = solve_seconds(t, layout)
+    if estimate > settings.max_solve_seconds:
+        raise RulesError(f"{t.rules.name}: solving it exactly would take about "
+                         f"{_duration(estimate)} on this machine (estimated from its "
+                         f"{layout.reachable:,} states), more than this server's limit of "
+                         f"{_duration(settings.max_solve_seconds)}; play it with "
+                         f"{_offline(settings, variant)}.", param="rules")
+    check_solve_memory(t, layout)
+    check_distribution_memory(t, layout, MAX_DISTRIBUTION_MEMORY)
+
+
+def _offline(settings: WebSettings, variant: str | None) -> str:
+    return settings.offline_command.format(
+        rules=variant if variant is not None else "rules.yaml (the pasted text, saved)")
+
+
+def _duration(seconds: float) -> str:
+    if seconds < 90:
+        return f"{seconds:.0f} s"
+    if seconds < 5400:
+        return f"{seconds / 60:.0f} minutes"
+    return f"{seconds / 3600:.1f} hours"
+
+
+def rules_json(t: RuleTables) -> dict:
+    r = t.rules
+    return {"variant": r.name, "description": r.description, "dice": r.dice,
+            "faces": r.faces, "rolls": r.rolls,
+            "categories": [{"key": c.key, "name": c.name, "section": c.section}
+                           for c in r.categories],
+            "upper_bonus": {"threshold": t.upper_threshold, "amount": t.upper_bonus}
+            if t.upper_threshold else None,
+            "yahtzee_bonus": t.yahtzee_bonus or None, "joker": r.joker.mode}

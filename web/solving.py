@@ -1,0 +1,295 @@
+"""The solved strategies behind `yz serve`: loaded from yz's cache, or solved one at a time.
+
+A rule set solved before (by this server or on the command line) is loaded from the disk cache
+in the thread of the request that needs it, so it never waits behind a solve. A rule set never
+solved is queued for the one worker thread, which solves one at a time: no two numba parallel
+regions ever run at once, whatever threading layer numba picked. At most `max_queued` solves
+wait or run; more is refused (the page says to try again). The page polls a solve's status
+while it waits; a solve nobody has polled for `abandon_after` seconds is cancelled between two
+parts of its work (an exception raised in the solver's progress callback aborts it, and
+nothing is cached).
+
+A strategy is a table of numbers keyed by the digest of the game's scoring, so rule sets that
+score alike share it. Its names (boxes, description) are never shared: every answer is given
+with the tables of the request's own rule set.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import OrderedDict
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from yz.rules import RuleTables, YzError
+
+from .settings import WebSettings
+
+KEPT_SOLUTIONS = 8  # strategies kept in memory (least recently used dropped)
+# Of a solve's estimated time (solver.limits.solve_seconds), the share of the values; the
+# exact distribution takes the rest (measured: a quarter to a half).
+VALUES_SHARE = 0.35
+
+
+class NotReady(Exception):
+    """The rule set is not solved yet: the page asks /api/prepare and waits."""
+
+    def __init__(self, status: dict):
+        super().__init__("not solved yet")
+        self.status = status
+
+
+class Busy(YzError):
+    """Too many solves are waiting: the request is refused, to be tried again later."""
+
+
+class Abandoned(Exception):
+    """Raised in a solve's progress callback when nobody waits for the solve any more."""
+
+
+@dataclass
+class Job:
+    """One queued or running solve, and what the page is told about it."""
+
+    tables: RuleTables
+    estimate: float  # seconds, kernels compiled
+    compile_estimate: float  # seconds of compiling first (0 when compiled)
+    last_polled: float
+    future: Future | None = None
+    stage: str = "queued"
+    done: int = 0
+    total: int | None = None
+    stage_started: float = field(default_factory=time.monotonic)
+
+    def report(self, stage: str, done: int = 0, total: int | None = None) -> None:
+        if stage != self.stage:
+            self.stage_started = time.monotonic()
+        self.stage, self.done, self.total = stage, int(done), total
+
+    def view(self, ahead: int) -> dict:
+        """The status the page shows: the stage, its progress, the whole solve's percentage
+        and the estimated seconds left."""
+        spans = {"compiling": self.compile_estimate,
+                 "solving": VALUES_SHARE * self.estimate,
+                 "distribution": (1 - VALUES_SHARE) * self.estimate}
+        fraction = self.done / self.total if self.total else 0.0
+        if self.stage == "compiling":  # no progress reports: the time spent, capped
+            elapsed = time.monotonic() - self.stage_started
+            fraction = min(0.95, elapsed / max(1.0, self.compile_estimate))
+        order = list(spans)
+        before = order.index(self.stage) if self.stage in spans else 0
+        spent = sum(spans[s] for s in order[:before]) + fraction * spans.get(self.stage, 0.0)
+        whole = sum(spans.values())
+        out = {"status": "solving", "stage": self.stage, "done": self.done, "total": self.total,
+               "percent": round(100 * spent / whole, 1) if whole else 0.0,
+               "eta_seconds": round(max(0.0, whole - spent), 1),
+               "estimate_seconds": round(whole, 1)}
+        if self.stage == "queued":
+            out["ahead"] = ahead
+        return out
+
+
+class Solver:
+    """Solved strategies and their exact distributions (see the module docstring)."""
+
+    def __init__(self, settings: WebSettings) -> None:
+        self.settings = settings
+        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="yz-solver")
+        self._lock = threading.Lock()
+        self._jobs: dict[str, Job] = {}
+        self._ready: OrderedDict[str, tuple[Any, Any]] = OrderedDict()
+        self._loading: dict[str, threading.Lock] = {}
+
+    # ------------------------------------------------------------ answers
+
+    def status(self, t: RuleTables, start: bool = True) -> dict:
+        """"ready", or the stage of the solve (queued first if need be and `start`), or the
+        error it met. Each call counts as someone still waiting for the solve."""
+        if self._solved(t) is not None:
+            return {"status": "ready"}
+        with self._lock:
+            job = self._jobs.get(t.digest)
+            if job is not None:
+                job.last_polled = time.monotonic()
+        if job is None:
+            if not start:
+                return {"status": "unsolved"}
+            job = self._enqueue(t)
+        if job.future is not None and job.future.done():
+            return self._finished(t, job)
+        return job.view(self._position(job))
+
+    def get(self, t: RuleTables):
+        """(solution, distribution) with `t`'s names; NotReady when a solve is needed."""
+        hit = self._solved(t)
+        if hit is None:
+            raise NotReady(self.status(t, start=False))
+        return hit
+
+    def shutdown(self) -> None:
+        """Cancel every solve (a running one stops at its next progress report)."""
+        with self._lock:
+            for job in self._jobs.values():
+                job.last_polled = float("-inf")
+        self._pool.shutdown(wait=False, cancel_futures=True)
+
+    # ------------------------------------------------------------ memory and disk
+
+    def _solved(self, t: RuleTables):
+        """The strategy from memory, or loaded from the disk cache in this thread (one load
+        per rule set at a time), with `t`'s names; None when it must be solved."""
+        with self._lock:
+            hit = self._ready.get(t.digest)
+            if hit is not None:
+                self._ready.move_to_end(t.digest)
+                return _named(hit, t)
+            loading = self._loading.setdefault(t.digest, threading.Lock())
+        with loading:
+            with self._lock:
+                hit = self._ready.get(t.digest)
+            if hit is None:
+                hit = load_cached(t)
+                if hit is not None:
+                    self._keep(t.digest, hit)
+        with self._lock:
+            self._loading.pop(t.digest, None)
+        return _named(hit, t) if hit is not None else None
+
+    def _keep(self, digest: str, hit: tuple) -> None:
+        with self._lock:
+            self._ready[digest] = hit
+            while len(self._ready) > KEPT_SOLUTIONS:
+                self._ready.popitem(last=False)
+
+    # ------------------------------------------------------------ the queue
+
+    def _enqueue(self, t: RuleTables) -> Job:
+        from yz.solver.kernel_cache import compiled
+        from yz.solver.layout import build_layout
+        from yz.solver.limits import COMPILE_SECONDS, solve_seconds
+
+        estimate = solve_seconds(t, build_layout(t))
+        needs_compile = not (compiled("dp") and compiled("distribution"))
+        with self._lock:
+            job = self._jobs.get(t.digest)
+            if job is not None:
+                return job
+            for digest, old in list(self._jobs.items()):  # errors nobody came back for
+                if old.future is not None and old.future.done() and self._abandoned(old):
+                    del self._jobs[digest]
+            waiting = sum(1 for j in self._jobs.values()
+                          if j.future is None or not j.future.done())
+            if waiting >= self.settings.max_queued:
+                raise Busy(f"the server is solving {waiting} other rule sets, its most at "
+                           "once; try again in a minute (games of rule sets solved before are "
+                           "not affected).", param="rules")
+            job = Job(t, estimate, COMPILE_SECONDS if needs_compile else 0.0,
+                      last_polled=time.monotonic())
+            self._jobs[t.digest] = job
+            job.future = self._pool.submit(self._run, job)
+        return job
+
+    def _position(self, job: Job) -> int:
+        """How many solves run or wait before this one (the queue is first come, first
+        served: the jobs in the order they were added)."""
+        with self._lock:
+            ahead = 0
+            for other in self._jobs.values():
+                if other is job:
+                    break
+                ahead += other.future is not None and not other.future.done()
+        return ahead
+
+    def _finished(self, t: RuleTables, job: Job) -> dict:
+        with self._lock:
+            if self._jobs.get(t.digest) is job:
+                del self._jobs[t.digest]
+        exc = job.future.exception()
+        if isinstance(exc, YzError):
+            raise exc
+        if isinstance(exc, Abandoned):  # given up just as the page came back: start again
+            return self.status(t)
+        if exc is not None:
+            raise YzError(f"solving {t.rules.name} failed: {exc}") from exc
+        return {"status": "ready"}
+
+    def _run(self, job: Job) -> None:
+        """The worker: compile if need be, solve, then the exact distribution, checking
+        between parts of the work that someone still waits."""
+        from yz.solver import distribution, solve
+        from yz.solver.warmup import ensure_compiled
+
+        t = job.tables
+        try:
+            self._check_waited_for(job)
+            if job.compile_estimate:
+                job.report("compiling")
+                ensure_compiled(("dp", "distribution"))
+            self._check_waited_for(job)
+            job.report("solving")
+            solution = solve(t, progress=self._progress(job, "solving"))
+            self._check_waited_for(job)
+            job.report("distribution")
+            dist = distribution(solution, progress=self._progress(job, "distribution"))
+            self._keep(t.digest, (solution, dist))
+        except BaseException:
+            with self._lock:  # keep the job only to tell its error to the next poll
+                if self._jobs.get(t.digest) is job and self._abandoned(job):
+                    del self._jobs[t.digest]
+            raise
+        with self._lock:
+            if self._jobs.get(t.digest) is job:
+                del self._jobs[t.digest]
+
+    def _progress(self, job: Job, stage: str):
+        def report(done: int, total: int | None = None) -> None:
+            job.report(stage, done, total)
+            self._check_waited_for(job)
+        return report
+
+    def _abandoned(self, job: Job) -> bool:
+        return time.monotonic() - job.last_polled > self.settings.abandon_after
+
+    def _check_waited_for(self, job: Job) -> None:
+        if self._abandoned(job):
+            raise Abandoned(f"nobody waited for {job.tables.rules.name} any more")
+
+
+def load_cached(t: RuleTables):
+    """(solution, distribution) from yz's disk cache, None when either is missing or fails
+    its check (then it is solved again). Never runs a kernel: safe beside a running solve."""
+    import numpy as np
+    from yz.solver import cache
+    from yz.solver.distribution import Distribution
+    from yz.solver.dp import Solution
+    from yz.solver.layout import build_layout
+
+    started = time.perf_counter()
+    figures = cache.load_figures(t, "pmf-optimal")
+    if figures is None:
+        return None
+    layout = build_layout(t)
+    try:
+        hit = cache.load(t, layout.size)
+        probabilities = np.asarray(figures["probabilities"], dtype=np.float64)
+        first = int(figures["first_score"])
+    except (cache.CorruptCache, KeyError, TypeError, ValueError):
+        return None
+    if hit is None:
+        return None
+    solution = Solution(t, layout, hit.values, time.perf_counter() - started, hit.states,
+                        cached=True, sd=hit.sd)
+    scores = np.arange(first, first + len(probabilities))
+    return solution, Distribution(t.rules.name, "optimal", scores, probabilities,
+                                  float(figures.get("seconds", 0.0)))
+
+
+def _named(hit: tuple, t: RuleTables) -> tuple:
+    """A strategy and distribution with the names of `t`, the request's own rule set (a
+    strategy is shared by every rule set that scores alike; its names never are)."""
+    solution, dist = hit
+    if solution.tables is t:
+        return hit
+    return replace(solution, tables=t), replace(dist, variant=t.rules.name)
