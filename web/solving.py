@@ -96,7 +96,7 @@ class Solver:
 
     def __init__(self, settings: WebSettings) -> None:
         self.settings = settings
-        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="yz-solver")
+        self._pool: ThreadPoolExecutor | None = None  # made at the first solve
         self._lock = threading.Lock()
         self._jobs: dict[str, Job] = {}
         self._ready: OrderedDict[str, tuple[Any, Any]] = OrderedDict()
@@ -133,7 +133,9 @@ class Solver:
         with self._lock:
             for job in self._jobs.values():
                 job.last_polled = float("-inf")
-        self._pool.shutdown(wait=False, cancel_futures=True)
+            pool, self._pool = self._pool, None
+        if pool is not None:
+            pool.shutdown(wait=False, cancel_futures=True)
 
     # ------------------------------------------------------------ memory and disk
 
@@ -188,6 +190,8 @@ class Solver:
             job = Job(t, estimate, COMPILE_SECONDS if needs_compile else 0.0,
                       last_polled=time.monotonic())
             self._jobs[t.digest] = job
+            if self._pool is None:
+                self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="yz-solver")
             job.future = self._pool.submit(self._run, job)
         return job
 
@@ -206,6 +210,8 @@ class Solver:
         with self._lock:
             if self._jobs.get(t.digest) is job:
                 del self._jobs[t.digest]
+        if job.future.cancelled():  # the server stopped before it ran: queue it again
+            return self.status(t)
         exc = job.future.exception()
         if isinstance(exc, YzError):
             raise exc
