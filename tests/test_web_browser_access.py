@@ -306,3 +306,48 @@ def test_api_docs_render_from_local_files(server, browser, tmp_path):
     assert not outside, outside
     assert not seen["errors"] and not any("Content Security Policy" in m
                                           for m in seen["console"]), seen
+
+
+# ---------------------------------------------------------------- an honest first run
+
+
+def test_the_first_run_shows_compiling_then_a_percentage_and_the_time_left(
+        server, browser, tmp_path, monkeypatch):
+    """A first solve, slowed down: a compile that takes 2 s, a solve that reports progress."""
+    import threading
+    import time
+
+    import yz.solver as solver_api
+    import yz.solver.kernel_cache as kernel_cache
+    import yz.solver.warmup as warmup
+
+    real_solve = solver_api.solve
+    go_on = threading.Event()
+
+    def slow_solve(t, progress=None, **kwargs):
+        for i in range(200):
+            if go_on.is_set():
+                break
+            progress(i, 400)
+            time.sleep(0.05)
+        return real_solve(t, progress=progress, **kwargs)
+
+    monkeypatch.setattr(kernel_cache, "compiled", lambda mode: False)
+    monkeypatch.setattr(warmup, "ensure_compiled", lambda modes: time.sleep(2))
+    monkeypatch.setattr(solver_api, "solve", slow_solve)
+    page, seen = open_page(browser.new_context(viewport={"width": 1200, "height": 900}),
+                           server)
+    page.select_option("#variant", "no-bonus")
+    page.click("#new-game")
+    label = "#progress .label"
+    page.wait_for_function("() => document.querySelector('#progress .label').textContent"
+                           ".includes('compiling the solver (once per installation)')")
+    page.wait_for_function(r"""() => /solving the rule set exactly · \d+% · about \d+ s left/
+        .test(document.querySelector('#progress .label').textContent)""")
+    shot(page, tmp_path, "serve-first-run.png", full_page=False)
+    percent = int(page.get_attribute("#progress .bar", "aria-valuenow"))
+    assert 0 < percent < 100, page.inner_text(label)
+    go_on.set()
+    page.wait_for_selector("#dice .die", timeout=180_000)
+    assert page.is_hidden("#progress")
+    assert not seen["errors"], seen

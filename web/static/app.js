@@ -106,7 +106,7 @@ function showProgress(res) {
   const progress = $("#progress");
   progress.hidden = false;
   const stage = (STAGES[res.stage] || (() => res.stage))(res);
-  const eta = res.eta_seconds >= 1 ? ` · about ${Math.ceil(res.eta_seconds)} s left` : "";
+  const eta = res.eta_seconds > 0 ? ` · about ${Math.ceil(res.eta_seconds)} s left` : "";
   progress.querySelector(".label").textContent =
     `${res.rules.variant}: ${stage} · ${Math.floor(res.percent)}%${eta}`;
   const bar = progress.querySelector(".bar");
