@@ -25,7 +25,7 @@ MAX_ROLLS = 2_500  # distinct rolls (multisets of the dice): tables build in und
 MAX_DISTRIBUTION_MEMORY = 4 << 30
 KEPT_TABLES = 64
 BUILDS_AT_ONCE = 2  # rule sets built at once (each takes up to a second of CPU)
-BUILD_WAIT = 5.0  # seconds a request waits for its turn to build before a 429
+BUILDS_WAITING = 2  # more waiting for their turn get a 429 at once
 
 
 class RuleSets:
@@ -37,10 +37,12 @@ class RuleSets:
         self._lock = threading.Lock()
         self._tables: OrderedDict[tuple, RuleTables | YzError] = OrderedDict()
         self._builds = threading.BoundedSemaphore(BUILDS_AT_ONCE)
+        self._building = 0  # builds running or waiting
         self._listing: list[dict] = []
 
-    def tables(self, variant: str | None, yaml: str | None) -> RuleTables:
-        """The tables of a built-in (`variant`) or of pasted YAML text, one of them."""
+    def tables(self, variant: str | None, yaml: str | None, queue: bool = False) -> RuleTables:
+        """The tables of a built-in (`variant`) or of pasted YAML text, one of them; Busy when
+        too many rule sets are being built, unless `queue` (then it waits its turn)."""
         if (variant is None) == (yaml is None):
             raise InputError("rules: give either variant (a built-in name) or yaml (the text "
                              "of a rule set), one of them.", param="rules")
@@ -51,22 +53,26 @@ class RuleSets:
             if hit is not None:
                 self._tables.move_to_end(key)
         if hit is None:
-            hit = self._build(key, variant, yaml)
+            hit = self._build(key, variant, yaml, queue)
         if isinstance(hit, YzError):  # the same text is refused again without the work
             raise hit
         return hit
 
-    def _build(self, key: tuple, variant: str | None, yaml: str | None):
+    def _build(self, key: tuple, variant: str | None, yaml: str | None, queue: bool):
         """The tables, or the error refusing them, kept for the next request."""
-        if not self._builds.acquire(timeout=BUILD_WAIT):
-            raise Busy("the server is busy reading other rule sets; try again in a moment.",
-                       param="rules")
+        with self._lock:
+            if not queue and self._building >= BUILDS_AT_ONCE + BUILDS_WAITING:
+                raise Busy("the server is busy reading other rule sets; try again in a "
+                           "moment.", param="rules")
+            self._building += 1
         try:
-            hit = build_tables(variant, yaml, self.settings)
+            with self._builds:
+                hit = build_tables(variant, yaml, self.settings)
         except YzError as exc:
             hit = exc.with_traceback(None)
         finally:
-            self._builds.release()
+            with self._lock:
+                self._building -= 1
         with self._lock:
             self._tables[key] = hit
             while len(self._tables) > KEPT_TABLES:
@@ -84,7 +90,7 @@ class RuleSets:
                 row = {"variant": name, "name": rules.name, "boxes": len(rules.categories),
                        "description": rules.description, "playable": True}
                 try:
-                    self.tables(name, None)
+                    self.tables(name, None, queue=True)
                 except YzError as exc:
                     row.update(playable=False, why=str(exc))
                 rows.append(row)

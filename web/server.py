@@ -4,8 +4,9 @@ uvicorn closes a keep-alive connection that stays idle between requests, but not
 never finishes a request: a client sending a header line every few seconds, or nothing at all
 after connecting, would hold its connection (and a file descriptor) forever. Here every
 request must arrive whole (headers and body) within `request_deadline` seconds of its first
-byte, or of the connection's opening; and connections beyond `max_connections` are closed as
-soon as they open, so a flood of them cannot exhaust the process's file descriptors.
+byte, or of the connection's opening; and at most `max_connections` are open at once (a new
+one closes the oldest that is still waiting to send a request), so a flood of them can neither
+exhaust the process's file descriptors nor lock other clients out.
 """
 
 from __future__ import annotations
@@ -28,18 +29,31 @@ _REQUEST_SENT = (h11.DONE, h11.MUST_CLOSE, h11.CLOSED, h11.ERROR)
 
 
 class DeadlineProtocol(H11Protocol):
-    """uvicorn's HTTP/1.1 protocol with a deadline for each request and a connection cap."""
+    """uvicorn's HTTP/1.1 protocol with a deadline for each request and a connection cap
+    (see the module docstring)."""
 
     request_deadline = 10.0
     max_connections = 64
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         self._deadline: asyncio.TimerHandle | None = None
+        self._opened = self.loop.time()
         super().connection_made(transport)
         if len(self.connections) > self.max_connections:
-            transport.abort()
-            return
+            # Make room by closing the oldest connection that is waiting for a request (one
+            # still sending its headers, or idle between two), so a flood of slow connections
+            # cannot lock others out; if every one is being answered, refuse this one.
+            waiting = [c for c in self.connections if c is not self
+                       and isinstance(c, DeadlineProtocol) and c._waiting_for_request()]
+            oldest = min(waiting, key=lambda c: c._opened, default=self)
+            oldest.transport.abort()
+            if oldest is self:
+                return
         self._arm()
+
+    def _waiting_for_request(self) -> bool:
+        answering = self.cycle is not None and not self.cycle.response_complete
+        return not answering and self.conn.their_state in (h11.IDLE, h11.SEND_BODY)
 
     def data_received(self, data: bytes) -> None:
         if self._deadline is None and self.conn.their_state is h11.IDLE:
@@ -107,7 +121,9 @@ def make_server(settings: WebSettings):
     config = uvicorn.Config(create_app(settings), http=protocol_for(settings), ws="none",
                             lifespan="on", log_level="warning", backlog=BACKLOG,
                             timeout_keep_alive=KEEP_ALIVE_SECONDS,
-                            limit_concurrency=settings.max_connections)
+                            # Connections are capped by the protocol (which makes room);
+                            # uvicorn's own cap, a plain-text 503, is never reached.
+                            limit_concurrency=settings.max_connections + 1)
     return uvicorn.Server(config)
 
 
