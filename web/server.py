@@ -47,6 +47,9 @@ class DeadlineProtocol(H11Protocol):
                        and isinstance(c, DeadlineProtocol) and c._waiting_for_request()]
             oldest = min(waiting, key=lambda c: c._opened, default=self)
             oldest.transport.abort()
+            # It leaves the count now, not when its close is processed a loop turn later:
+            # the connections accepted in the meantime must not pick it again.
+            self.connections.discard(oldest)
             if oldest is self:
                 return
         self._arm()
