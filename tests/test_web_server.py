@@ -36,6 +36,7 @@ def running():
         servers.append((server, thread))
         return sock.getsockname()[:2]
 
+    start.servers = servers
     yield start
     for server, thread in servers:
         server.should_exit = True
@@ -120,6 +121,19 @@ def test_a_new_connection_beyond_the_cap_closes_the_oldest_waiting_one(running):
                 conn.recv(1)
     finally:
         for conn in idle:
+            conn.close()
+
+
+def test_a_flood_of_connections_stays_within_the_cap(running):
+    address = running(max_connections=4, request_deadline=5.0)
+    server = running.servers[-1][0]
+    flood = [socket.create_connection(address) for _ in range(100)]  # in one loop turn or few
+    try:
+        time.sleep(0.3)
+        assert len(server.server_state.connections) <= 4
+        assert get(address).startswith(b"HTTP/1.1 200")
+    finally:
+        for conn in flood:
             conn.close()
 
 
