@@ -15,8 +15,6 @@ from __future__ import annotations
 import argparse
 import os
 import socket
-import subprocess
-import sys
 import tempfile
 import threading
 import time
@@ -24,7 +22,7 @@ import tracemalloc
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-import httpx
+from bench_web import Server, load, load_summary, long_solve_running, solved_server
 
 HOSTILE = '<img src=x onerror="window.__pwned=1">'
 FLOOD_ITEMS = "a: [" + "1," * 30_000 + "1]\n"  # 60 KB, 30,001 list items
@@ -36,60 +34,15 @@ LONG_GAMES = {
     "7 faces, 5 rolls": "name: seven\nextends: official-free-joker\nfaces: 7\nrolls: 5\n"
                         "dice: 6\n",
 }
-LONG_SOLVE = "name: long\nextends: official-free-joker\ndice: 8\n"  # about 40 s here
 
 
-def rss_mb(pid: int) -> float:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1]) / 1024
-    return float("nan")
+def cpu_seconds(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime + stime
 
 
 def open_fds(pid: int) -> int:
     return len(os.listdir(f"/proc/{pid}/fd"))
-
-
-class Server:
-    """A `yz serve` process on a free port, with its own cache folder."""
-
-    def __init__(self, cache: str) -> None:
-        with socket.socket() as s:
-            s.bind(("127.0.0.1", 0))
-            self.port = s.getsockname()[1]
-        yz = Path(sys.executable).with_name("yz")
-        env = dict(os.environ, YZ_CACHE_DIR=cache)
-        self.proc = subprocess.Popen([str(yz), "serve", "--port", str(self.port)], env=env,
-                                     stderr=subprocess.PIPE, text=True)
-        self.base = f"http://127.0.0.1:{self.port}"
-        self.client = httpx.Client(base_url=self.base, timeout=120)
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                self.client.get("/api/variants").raise_for_status()
-                break
-            except httpx.HTTPError:
-                assert time.monotonic() < deadline and self.proc.poll() is None
-                time.sleep(0.2)
-
-    @property
-    def rss(self) -> float:
-        return rss_mb(self.proc.pid)
-
-    def post(self, path: str, body: dict | None = None, **kwargs):
-        began = time.perf_counter()
-        res = self.client.post(path, json=body, **kwargs)
-        return res, time.perf_counter() - began
-
-    def ready(self, rules: dict, timeout: float = 600) -> None:
-        deadline = time.monotonic() + timeout
-        while self.post("/api/prepare", {"rules": rules})[0].json().get("status") != "ready":
-            assert time.monotonic() < deadline
-            time.sleep(0.3)
-
-    def stop(self) -> None:
-        self.proc.terminate()
-        self.proc.wait(timeout=30)
 
 
 ROWS: list[tuple] = []
@@ -251,49 +204,18 @@ def connection_flood(s: Server, n: int = 1000) -> None:
 
 
 def cached_behind_a_long_solve(cache: str) -> None:
-    from yz.rules import load_rules
-    from yz.solver import distribution, solve
-
-    os.environ["YZ_CACHE_DIR"] = cache
-    distribution(solve(load_rules("official-free-joker")))  # solved before the restart
-    s = Server(cache)
+    s = solved_server(cache)
     try:
-        res, _ = s.post("/api/prepare", {"rules": {"yaml": LONG_SOLVE}})
-        estimate = res.json().get("estimate_seconds")
-        keep_polling = threading.Event()
-
-        def poll():
-            while not keep_polling.wait(1):
-                s.post("/api/prepare", {"rules": {"yaml": LONG_SOLVE}})
-
-        poller = threading.Thread(target=poll)
-        poller.start()
-        time.sleep(3)
-        before = s.rss
-        res, took = s.post("/api/new", {"rules": {"variant": "official-free-joker"}})
-        row("cached game after restart,", "/api/new official (first request)",
-            res.status_code, took, before, s.rss, f"a {estimate} s solve running")
-        load(s)
-        keep_polling.set()
-        poller.join()
+        with long_solve_running(s) as estimate:
+            before = s.rss
+            res, took = s.post("/api/new", {"rules": {"variant": "official-free-joker"}})
+            row("cached game after restart,", "/api/new official (first request)",
+                res.status_code, took, before, s.rss, f"a {estimate} s solve running")
+            times, statuses = load(s)
+            row("load: 200 cached, 20 at once,", "prepare/state/hint/move", statuses,
+                times[-1], before, s.rss, load_summary(times))
     finally:
         s.stop()
-
-
-def load(s: Server, total: int = 200, parallel: int = 20) -> None:
-    rules = {"variant": "official-free-joker"}
-    game = s.post("/api/new", {"rules": rules, "seed": 5})[0].json()["game"]
-    state = {"rules": rules, "state": game["state"]}
-    kinds = [("/api/prepare", {"rules": rules}), ("/api/state", state), ("/api/hint", state),
-             ("/api/move", {**state, "move": {"keep": []}})]
-    before = s.rss
-    with ThreadPoolExecutor(parallel) as pool:
-        results = list(pool.map(lambda i: s.post(*kinds[i % len(kinds)]), range(total)))
-    times = sorted(t for _, t in results)
-    statuses = sorted({r.status_code for r, _ in results})
-    row("load: 200 cached, 20 at once,", "prepare/state/hint/move", statuses, times[-1],
-        before, s.rss, f"median {times[total // 2] * 1000:.0f} ms, p95 "
-        f"{times[int(total * .95)] * 1000:.0f} ms, over 1 s: {sum(t > 1 for t in times)}")
 
 
 def refusal_cost() -> None:
@@ -336,7 +258,12 @@ def main() -> None:
             for case in (injection, control_chars, foreign_host, yaml_flood, long_games,
                          queue_flood, slow_headers, connection_flood):
                 case(s)
-            print(f"server RSS at the end: {s.rss:.1f} MB")
+            time.sleep(20)  # past the 15 s after which an unpolled solve is cancelled
+            cpu = cpu_seconds(s.proc.pid)
+            time.sleep(3)
+            print(f"server RSS at the end: {s.rss:.1f} MB; CPU used in 3 s of quiet, 20 s "
+                  f"after the last poll of any solve: {cpu_seconds(s.proc.pid) - cpu:.2f} s "
+                  "(the unpolled solves were cancelled)")
         finally:
             s.stop()
     if not args.skip_long_solve:
