@@ -6,6 +6,7 @@ from __future__ import annotations
 import socket
 import threading
 import time
+from pathlib import Path
 
 import pytest
 
@@ -219,3 +220,38 @@ def test_cached_games_are_answered_while_a_long_solve_runs(running, monkeypatch)
         assert statuses == [200] * 200
     finally:
         release.set()
+
+
+def test_yz_serve_passes_its_options_to_the_server(monkeypatch):
+    from typer.testing import CliRunner
+    from yz.cli.main import app
+    from yz.web import server
+
+    seen = {}
+
+    def fake_serve(settings, sock, on_start):
+        seen["settings"] = settings
+        seen["address"] = sock.getsockname()
+        on_start("http://127.0.0.1:1/")
+        sock.close()
+
+    monkeypatch.setattr(server, "serve", fake_serve)
+    result = CliRunner().invoke(app, ["serve", "--port", "0", "--max-solve-seconds", "5",
+                                      "--allow-host", "yz.lan", "--allow-host", "box"])
+    assert result.exit_code == 0, result.output
+    settings = seen["settings"]
+    assert settings.max_solve_seconds == 5.0
+    assert {"127.0.0.1", "localhost", "::1", "yz.lan", "box"} <= set(settings.hosts)
+    assert settings.offline_command.format(rules="x.yaml") == "yz play --variant x.yaml"
+    assert seen["address"][0] == "127.0.0.1"
+    assert "yz serve: open http://127.0.0.1:1/" in result.output
+
+
+def test_the_web_library_never_names_a_command_line_option():
+    import re
+
+    from yz.web import app, guards, rulesets, server, settings, solving
+
+    for module in (app, guards, rulesets, server, settings, solving):
+        text = Path(module.__file__).read_text()
+        assert not re.search(r"--[a-z]", text.replace("---", "")), module.__name__
