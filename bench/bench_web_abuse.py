@@ -255,8 +255,8 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="yz-abuse-") as cache:
         s = Server(cache)
         try:
-            for case in (injection, control_chars, foreign_host, yaml_flood, long_games,
-                         queue_flood, slow_headers, connection_flood):
+            for case in (injection, control_chars, foreign_host, yaml_flood, slow_headers,
+                         connection_flood, long_games, queue_flood):  # solves started last
                 case(s)
             time.sleep(20)  # past the 15 s after which an unpolled solve is cancelled
             cpu = cpu_seconds(s.proc.pid)

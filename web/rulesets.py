@@ -21,7 +21,7 @@ from .settings import MAX_YAML_DEPTH, MAX_YAML_NODES, WebSettings
 from .solving import Busy
 
 PASTED = "<pasted rules>"
-MAX_ROLLS = 2_500  # distinct rolls (multisets of the dice): tables build in under a second
+MAX_ROLLS = 1_300  # distinct rolls (multisets of the dice): 8 dice of 6 faces, tables in 0.5 s
 MAX_DISTRIBUTION_MEMORY = 4 << 30
 KEPT_TABLES = 64
 BUILDS_AT_ONCE = 2  # rule sets built at once (each takes up to a second of CPU)
