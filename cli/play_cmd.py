@@ -298,14 +298,15 @@ def _distribution(solution, quiet: bool):
 # ---------------------------------------------------------------- yz serve
 
 
-WEB_MISSING = ("error: yz serve needs the web extra (FastAPI and uvicorn), which is not "
-               "installed: pip install 'yz[web]' (in a checkout: pip install -e '.[web]'), then "
-               "run yz serve again.")
+WEB_MISSING = ("error: yz serve needs the web extra (FastAPI, uvicorn, fastapi-offline), "
+               "which is not installed: pip install 'yz[web]' (in a checkout: pip install -e "
+               "'.[web]'), then run yz serve again.")
 
 
 def serve(host: str, port: int, allow_hosts: list[str], max_solve_seconds: float) -> None:
-    try:
-        from yz.web.app import create_app  # noqa: F401  (FastAPI and the docs' files)
+    try:  # the web extra: uvicorn, FastAPI and the docs' files
+        import fastapi_offline  # noqa: F401
+        import uvicorn  # noqa: F401
         from yz.web.server import bind
         from yz.web.server import serve as run_server
         from yz.web.settings import LOOPBACK_NAMES, WebSettings
