@@ -15,6 +15,13 @@ For each variant it reports, in one run so the figures compare:
   peak_MB     peak resident memory of that process (target <= 300 MB)
 and once: `first_run_s`, a `yz solve --no-cache` with an empty numba cache (compilation
 included; target <= 15 s).
+
+    .venv/bin/python bench/bench_solve.py --rates
+
+times what `yz serve` runs for a new rule set (the values, then the exact distribution) on 17
+rule sets from 0.4 s to 47 s, prints each beside `solver.limits.solve_seconds`' estimate, and
+fits the estimate's constants to them by least squares (relative error): the figures behind
+SECONDS_PER_KEEP_STEP and its neighbours.
 """
 
 from __future__ import annotations
@@ -46,7 +53,71 @@ def peak_rss_of(name: str, env: dict) -> tuple[float, float]:
     return float(out[0]), float(out[1]) / 1024
 
 
+def _extra_boxes(n: int) -> str:
+    return "categories:\n" + "".join(
+        f"  - {{key: c{i}, name: C{i}, section: lower, pattern: any, score: sum_all}}\n"
+        for i in range(n))
+
+
+# Rule sets for --rates: the built-ins that solve in seconds, and bigger dice, faces, rolls
+# and cards built on them.
+RATE_SETS = {name: None for name in ("generala", "no-bonus", "gist", "official-free-joker",
+                                     "yatzy")} | {
+    "6 dice": "extends: no-bonus\ndice: 6\n",
+    "7 dice": "extends: generala\ndice: 7\n",
+    "8 dice": "extends: generala\ndice: 8\n",
+    "7 faces, 4 rolls": "extends: generala\nfaces: 7\nrolls: 4\n",
+    "7 faces, 5 rolls": "extends: generala\nfaces: 7\nrolls: 5\n",
+    "5 rolls": "extends: generala\nrolls: 5\n",
+    "16 boxes": "extends: no-bonus\n" + _extra_boxes(3),
+    "17 boxes": "extends: no-bonus\n" + _extra_boxes(4),
+    "20 boxes": "extends: no-bonus\n" + _extra_boxes(7),
+    "official, 14 boxes": "extends: official-free-joker\n" + _extra_boxes(1),
+    "official, 7 faces, 5 rolls": "extends: official-free-joker\nfaces: 7\nrolls: 5\n",
+    "official, 8 dice": "extends: official-free-joker\ndice: 8\n",
+}
+
+
+def rates() -> None:
+    """Measure the values and the distribution of RATE_SETS; fit solve_seconds' constants."""
+    import numpy as np
+    from yz.rules import rules_from_text
+    from yz.solver.distribution import score_distribution
+    from yz.solver.dp import solve_tables
+    from yz.solver.layout import build_layout
+    from yz.solver.limits import solve_seconds
+
+    solve_tables(compile_rules(load_rules("generala")))  # load the compiled kernels
+    rows, measured = [], []
+    print(f"{'rule set':<28}{'states':>11}{'values_s':>10}{'dist_s':>9}{'estimate_s':>12}")
+    for name, text in RATE_SETS.items():
+        rules = load_rules(name) if text is None else rules_from_text(f"name: x\n{text}", name)
+        t = compile_rules(rules)
+        layout = build_layout(t)
+        start = time.perf_counter()
+        solution = solve_tables(t, layout=layout)
+        middle = time.perf_counter()
+        score_distribution(solution)
+        end = time.perf_counter()
+        keep_steps = t.n_keeps * t.n_faces * (t.n_rolls_per_turn - 1)
+        box_steps = t.n_rolls * t.n_categories
+        n_rows = int((layout.OFFSET >= 0).sum())
+        rows.append([1.0, layout.reachable * keep_steps, layout.reachable * box_steps,
+                     n_rows * (keep_steps + box_steps)])
+        measured.append(end - start)
+        print(f"{name:<28}{layout.reachable:>11,}{middle - start:>10.2f}{end - middle:>9.2f}"
+              f"{solve_seconds(t, layout):>12.2f}")
+    X, y = np.array(rows), np.array(measured)
+    weight = 1 / np.maximum(y, 0.2)
+    coef = np.linalg.lstsq(X * weight[:, None], y * weight, rcond=None)[0]
+    print("fitted: overhead {:.2f} s, per keep step {:.3g} s, per box step {:.3g} s, per row "
+          "step {:.3g} s".format(*coef))
+
+
 def main() -> None:
+    if "--rates" in sys.argv[1:]:
+        rates()
+        return
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("variants", nargs="*", help="default: every built-in")
     parser.add_argument("--repeat", type=int, default=3, help="timed DP runs per variant")

@@ -94,7 +94,7 @@ FLAGS = {"games": "--games", "seed": "--seed", "strategy": "--strategy",
          "category": "--category", "dice": "--dice", "rolls_left": "--rolls-left",
          "threads": "--threads", "bonus_points": "--bonus-points", "target": "--target",
          "max_target": "--max-target", "upper_total": "--upper-total",
-         "max_memory": "--max-memory"}
+         "max_memory": "--max-memory", "port": "--port", "host": "--host"}
 
 
 def error_text(exc: YzError) -> str:

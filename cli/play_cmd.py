@@ -38,22 +38,31 @@ def play_cmd(
     """
     play_game(variant, seed, coach_threshold, own_dice, quiet)
 
+
 @app.command("serve")
 @handles_errors
 def serve_cmd(
     port: Annotated[int, typer.Option("--port", metavar="N", min=0, max=65535,
-                                      help="Port to listen on.")] = 8765,
+                                      help="Port to listen on (0: any free one).")] = 8765,
     host: Annotated[str, typer.Option(
         "--host", metavar="HOST", help="Address to bind (127.0.0.1: this machine only; "
-        "0.0.0.0 opens the page to the network).")] = "127.0.0.1",
+        "0.0.0.0 opens the page to the network). The page answers only requests that name "
+        "it by a loopback name, this address or an --allow-host name.")] = "127.0.0.1",
+    allow_host: Annotated[list[str] | None, typer.Option(
+        "--allow-host", metavar="NAME", help="Another name the page may be opened by "
+        "(e.g. this machine's name on the network); repeat for more.")] = None,
+    max_solve_seconds: Annotated[float, typer.Option(
+        "--max-solve-seconds", metavar="S", min=1.0, help="Refuse rule sets whose exact "
+        "solve is estimated to take longer than S seconds on this machine (they can be "
+        "played with yz play).")] = 60.0,
 ) -> None:
     """Play along in a browser: a local web page and its JSON API.
 
-    Choose a built-in rule set or paste your own, play with dice you click, ask for hints,
-    let the coach stop costly moves, and read the review. Needs the web extra:
-    pip install 'yz[web]'. The API is documented at /docs.
+    Choose a built-in rule set or paste your own, play with dice you click or keys you
+    press, ask for hints, let the coach stop costly moves, and read the review. Needs the
+    web extra: pip install 'yz[web]'. The API is documented at /docs.
     """
-    serve(host, port)
+    serve(host, port, allow_host or [], max_solve_seconds)
 
 
 # ---------------------------------------------------------------- yz play
@@ -275,18 +284,27 @@ def review_text(game, dist) -> str:
 # ---------------------------------------------------------------- yz serve
 
 
-WEB_MISSING = ("error: yz serve needs the web extra (FastAPI and uvicorn), which is not "
-               "installed: pip install 'yz[web]' (in a checkout: pip install -e '.[web]'), then "
-               "run yz serve again.")
+WEB_MISSING = ("error: yz serve needs the web extra (FastAPI, uvicorn, fastapi-offline), "
+               "which is not installed: pip install 'yz[web]' (in a checkout: pip install -e "
+               "'.[web]'), then run yz serve again.")
 
 
-def serve(host: str, port: int) -> None:
-    try:
-        import uvicorn
-        from yz.web.app import create_app
+def serve(host: str, port: int, allow_hosts: list[str], max_solve_seconds: float) -> None:
+    try:  # the web extra: uvicorn, FastAPI and the docs' files
+        import fastapi_offline  # noqa: F401
+        import uvicorn  # noqa: F401
+        from yz.web.server import bind
+        from yz.web.server import serve as run_server
+        from yz.web.settings import LOOPBACK_NAMES, WebSettings
     except ImportError:
         typer.echo(WEB_MISSING, err=True)
         raise typer.Exit(2) from None
-    typer.echo(f"yz serve: open http://{host}:{port}/ (API documented at /docs); Ctrl-C "
-               "stops.", err=True)
-    uvicorn.run(create_app(), host=host, port=port, log_level="warning")
+    settings = WebSettings(max_solve_seconds=max_solve_seconds,
+                           hosts=(*LOOPBACK_NAMES, host, *allow_hosts),
+                           offline_command="yz play --variant {rules}")
+    sock = bind(host, port)
+
+    def started(url: str) -> None:
+        typer.echo(f"yz serve: open {url} (API documented at /docs); Ctrl-C stops.", err=True)
+
+    run_server(settings, sock, started)

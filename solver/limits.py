@@ -84,3 +84,27 @@ AUTO_FIGURES_SECONDS = 60.0
 def figures_seconds(t, layout) -> float:
     """A rough estimate of the seconds `exact_figures` takes for these tables."""
     return layout.size * t.n_keeps / FIGURES_RATE
+
+
+# What a solve and its exact distribution cost, counted in the steps of the turn recursion
+# (solver.dp): for each stored state, the keep averages (keeps x faces x re-rolls, "keep
+# steps") and the final roll's boxes (rolls x boxes, "box steps"); and once per row of states
+# that share a card (mask, flag), both again. Seconds per step on this 2-core machine, fitted
+# by `bench/bench_solve.py --rates` to 17 rule sets taking 0.4 s to 47 s; the estimate was
+# within 0.5x to 1.3x of every measured time.
+SOLVE_OVERHEAD_SECONDS = 0.4
+SECONDS_PER_KEEP_STEP = 8.8e-10
+SECONDS_PER_BOX_STEP = 1.55e-9
+SECONDS_PER_ROW_STEP = 2.6e-10
+
+
+def solve_seconds(t, layout) -> float:
+    """A rough estimate of the seconds `solve` and then `distribution` take for these tables,
+    with the kernels already compiled (`warmup.compile_seconds` more the first time)."""
+    keep_steps = t.n_keeps * t.n_faces * (t.rolls - 1)
+    box_steps = t.n_distinct_rolls * t.n_categories
+    rows = int((layout.OFFSET >= 0).sum())
+    return (SOLVE_OVERHEAD_SECONDS
+            + layout.reachable * (keep_steps * SECONDS_PER_KEEP_STEP
+                                  + box_steps * SECONDS_PER_BOX_STEP)
+            + rows * (keep_steps + box_steps) * SECONDS_PER_ROW_STEP)

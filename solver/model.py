@@ -109,6 +109,48 @@ class Model:
 
         check_solve_memory(self.tables, self.layout, with_sd, self.max_memory, self.threads)
 
+    def solve_seconds(self) -> float:
+        """A rough estimate of the seconds `solve()` and then `distribution()` take here, the
+        kernels compiled (`compile_seconds` adds the first time's compiling)."""
+        return limits.solve_seconds(self.tables, self.layout)
+
+    def compile_seconds(self, *works: str) -> float:
+        """Seconds of compiling these kinds of work ("solve", "distribution", ...) still need
+        on this installation: 0 once compiled."""
+        from .warmup import compile_seconds, work_families
+
+        return compile_seconds(tuple(f for w in works for f in work_families(w)))
+
+    def check_distribution_memory(self, max_memory: int | None = None) -> None:
+        """InputError, with the estimate, when the exact distribution needs more memory than
+        `max_memory` (default: this model's, else three quarters of the machine's)."""
+        from .distribution import check_distribution_memory
+
+        check_distribution_memory(self.tables, self.layout, max_memory or self.max_memory)
+
+    def load_cached(self) -> bool:
+        """Load the values and the exact distribution of optimal play from the cache, never
+        computing: True when both are there and intact (then `solve()` and `distribution()`
+        answer at once), False otherwise (a damaged file is left for `solve` to heal)."""
+        if self._cached("solution") is not None and self._cached("pmf:optimal") is not None:
+            return True
+        if not self.use_cache or self._load_figures("pmf-optimal") is None:
+            return False
+        try:
+            hit = cache.load(self.tables, self.layout.size)
+        except cache.CorruptCache:
+            return False
+        if hit is None:
+            return False
+        dist = self._cached_distribution("optimal")
+        if dist is None:
+            return False
+        with self._lock:
+            self._memo.setdefault("solution", Solution(self, hit.values, 0.0, hit.states,
+                                                       cached=True, sd=hit.sd))
+            self._memo.setdefault("pmf:optimal", dist)
+        return True
+
     def has_distribution(self, strategy: str = "optimal") -> bool:
         """Whether the exact distribution is at hand (in memory or in the cache)."""
         return self._cached(f"pmf:{strategy}") is not None or \
@@ -156,9 +198,9 @@ class Model:
 
     def _compute(self, with_sd: bool) -> Solution:
         from .dp import solve_values
-        from .warmup import ensure_compiled
+        from .warmup import ensure_compiled, work_families
 
-        ensure_compiled(("decisions",) if with_sd else ("values",), self.report)
+        ensure_compiled(work_families("solve-sd" if with_sd else "solve"), self.report)
         start = time.perf_counter()
         with self.report.stage(f"solving {self.name}", "states") as step:
             values, sd = solve_values(self, with_sd, step)
@@ -195,9 +237,9 @@ class Model:
                                    float(found["sd"]), cached=True)
 
         def compute() -> Moments:
-            from .warmup import ensure_compiled
+            from .warmup import ensure_compiled, work_families
 
-            ensure_compiled(("decisions",) if strategy == "optimal" else ("moments",),
+            ensure_compiled(work_families("sd" if strategy == "optimal" else "moments"),
                             self.report)
             with self.report.stage(f"the SD of {self.name}", "states") as step:
                 moments = exact_moments(solution, strategy, step)
@@ -238,10 +280,10 @@ class Model:
             return known_figures(self.solve()) if strategy == "optimal" else None
 
         def compute() -> ExactFigures:
-            from .warmup import ensure_compiled
+            from .warmup import ensure_compiled, work_families
 
             moments = self.moments(strategy)
-            ensure_compiled(("follow",), self.report)
+            ensure_compiled(work_families("figures"), self.report)
             with self.report.stage(f"figures of {self.name}", "boxes") as step:
                 figures = exact_figures(self.solve(), strategy, moments, step)
             self._store_figures(strategy, figures.as_dict())
@@ -251,24 +293,20 @@ class Model:
 
     def distribution(self, strategy: str = "optimal"):
         """The exact distribution of the final score under `strategy` (cached)."""
-        from .distribution import Distribution, check_distribution_memory, score_distribution
+        from .distribution import check_distribution_memory, score_distribution
 
         check_strategy(strategy)
         what = f"pmf-{strategy}"
-        found = self._load_figures(what)
-        with contextlib.suppress(KeyError, TypeError, ValueError):
-            if found is not None:
-                probs = np.asarray(found["probabilities"], dtype=np.float64)
-                first = int(found["first_score"])
-                return Distribution(self.name, strategy, np.arange(first, first + len(probs)),
-                                    probs, float(found["seconds"]), cached=True)
-        check_distribution_memory(self.tables, self.layout)
+        found = self._cached(f"pmf:{strategy}") or self._cached_distribution(strategy)
+        if found is not None:
+            return found
+        check_distribution_memory(self.tables, self.layout, self.max_memory)
 
         def compute():
-            from .warmup import ensure_compiled
+            from .warmup import ensure_compiled, work_families
 
             solution = self.solve()
-            ensure_compiled(("forward",), self.report)
+            ensure_compiled(work_families("distribution"), self.report)
             with self.report.stage(f"distribution of {self.name}", "boxes") as step:
                 dist = score_distribution(solution, strategy, step)
             self._store_figures(what, {"first_score": int(dist.scores[0]),
@@ -277,6 +315,19 @@ class Model:
             return dist
 
         return self.remember(f"pmf:{strategy}", compute)
+
+    def _cached_distribution(self, strategy: str):
+        """The distribution from the cache (None when absent or unreadable)."""
+        from .distribution import Distribution
+
+        found = self._load_figures(f"pmf-{strategy}")
+        with contextlib.suppress(KeyError, TypeError, ValueError):
+            if found is not None:
+                probs = np.asarray(found["probabilities"], dtype=np.float64)
+                first = int(found["first_score"])
+                return Distribution(self.name, strategy, np.arange(first, first + len(probs)),
+                                    probs, float(found["seconds"]), cached=True)
+        return None
 
     def duel(self, other: Model, strategy: str = "optimal", other_strategy: str = "optimal"):
         """The exact chances that a player of this rule set (and strategy) beats, draws with
@@ -308,10 +359,10 @@ class Model:
         solution = self.solve()
         table = self._load_targets(solution, max_target)
         if table is None:
-            from .warmup import ensure_compiled
+            from .warmup import ensure_compiled, work_families
 
             check_target_memory(self.tables, max_target)
-            ensure_compiled(("targets",), self.report)
+            ensure_compiled(work_families("targets"), self.report)
             with self.report.stage(f"target play, {self.name}", "columns") as step:
                 table = solve_targets(solution, max_target, step)
             if self.use_cache:
@@ -346,11 +397,11 @@ class Model:
         """Play `games` games with `strategy` (the same seed, the same games, whatever the
         thread count); `solver.simulate.Simulation`."""
         from .simulate import check_simulation, simulate
-        from .warmup import ensure_compiled
+        from .warmup import ensure_compiled, work_families
 
         check_simulation(games, seed, strategy)
         solution = self.solve()
-        ensure_compiled(("play",), self.report)
+        ensure_compiled(work_families("simulate"), self.report)
         with self.report.stage(f"playing {games:,} games", "games") as step:
             return simulate(solution, games, seed, strategy, step, keep_scores)
 

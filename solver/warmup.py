@@ -26,6 +26,23 @@ COMPILE_SECONDS = {"values": 12, "decisions": 16, "moments": 14, "follow": 16, "
                    "forward": 2, "targets": 10}
 
 
+# The families each kind of work compiles (a family compiles once for all the kinds that use it).
+WORK_FAMILIES = {"solve": ("values",), "solve-sd": ("decisions",), "sd": ("decisions",),
+                 "moments": ("moments",), "figures": ("follow",),
+                 "distribution": ("follow", "forward"), "targets": ("targets",),
+                 "simulate": ("play",)}
+
+
+def work_families(work: str) -> tuple[str, ...]:
+    """The kernel families a kind of work needs (see WORK_FAMILIES)."""
+    return WORK_FAMILIES[work]
+
+
+def compile_seconds(families: tuple[str, ...]) -> float:
+    """Seconds of compiling these families still need here (0 when compiled)."""
+    return float(sum(COMPILE_SECONDS[f] for f in missing(families)))
+
+
 def tiny_model():
     """A two-box game that touches every code path a kernel compiles (a first-roll bonus, a
     Yahtzee bonus, a Joker, an upper bonus)."""

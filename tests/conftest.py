@@ -1,7 +1,10 @@
 """Shared fixtures: every test gets its own empty strategy cache, or, in a module that sets
-`SHARE_CACHE = True`, one cache for the whole module."""
+`SHARE_CACHE = True`, one cache for the whole module; the browser tests' server and chromium."""
 
 from __future__ import annotations
+
+import threading
+import time
 
 import pytest
 
@@ -19,3 +22,34 @@ def isolated_cache(request, tmp_path, monkeypatch):
         cache = tmp_path / "yz-cache"
     monkeypatch.setenv("YZ_CACHE_DIR", str(cache))
     return cache
+
+
+@pytest.fixture
+def server():
+    """`yz serve`'s own server (its protocol, guards and limits) on a free loopback port."""
+    from yz.web.server import bind, make_server
+    from yz.web.settings import WebSettings
+
+    sock = bind("127.0.0.1", 0)
+    srv = make_server(WebSettings())
+    thread = threading.Thread(target=srv.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 30
+    while not srv.started:
+        assert time.monotonic() < deadline, "the server did not start"
+        time.sleep(0.05)
+    yield f"http://127.0.0.1:{sock.getsockname()[1]}"
+    srv.should_exit = True
+    thread.join(timeout=10)
+
+
+@pytest.fixture
+def browser():
+    """Debian's chromium under Playwright (tests/browser_support.py)."""
+    from browser_support import ARGS, CHROMIUM
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        yield b
+        b.close()

@@ -85,6 +85,12 @@ def test_rule_text_with_an_alias_is_refused():
         rules_from_text("a: &a [*a]\n")
 
 
+def test_rule_text_with_a_lone_surrogate_names_its_place():
+    # Only text from JSON (a web request) can carry one; the C parser cannot encode it.
+    with pytest.raises(RulesError, match=r"^<web>:2:8: the character U\+D800 \(half of a "):
+        rules_from_text("name: x\nrolls: \ud800\n", "<web>")
+
+
 def test_a_legitimate_json_scorecard_still_loads(tmp_path):
     card = tmp_path / "card.json"
     card.write_text('{"variant": "yatzy", "filled": {"ones": 3}, "dice": [1, 2, 3, 4, 5]}')

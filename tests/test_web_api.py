@@ -10,9 +10,12 @@ pytest.importorskip("fastapi")
 pytest.importorskip("httpx")
 
 from fastapi.testclient import TestClient
-from yz.web.app import MAX_BODY, MAX_MOVES, create_app
+from yz.solver.limits import MAX_MOVES
+from yz.web.app import create_app
+from yz.web.settings import MAX_BODY
 
 NO_BONUS = {"variant": "no-bonus"}
+LOCAL = "http://127.0.0.1"  # the test client's default name, "testserver", is not a name of ours
 
 
 # One cache for the module: the server's solver thread reads the cache folder when it runs.
@@ -24,7 +27,7 @@ def client(shared_cache):
     import os
 
     os.environ["YZ_CACHE_DIR"] = str(shared_cache)
-    with TestClient(create_app()) as c:
+    with TestClient(create_app(), base_url=LOCAL) as c:
         ready(c, NO_BONUS)
         yield c
 
@@ -102,7 +105,14 @@ def test_rules_check_a_builtin_and_pasted_yaml(client):
     ({"yaml": "a: &x 1\nb: *x\n"}, "alias"),
     ({"yaml": "name: a\nextends: no-bonus\ndice: 8\nfaces: 10\n"}, "distinct rolls"),
     ({"yaml": "name: a\nextends: yatzy\nyahtzee_category: yatzy\nyahtzee_bonus: {amount: 50}\n"},
-     "1,617,408 entries"),
+     "may need up to"),
+    ({"yaml": "name: a\nextends: yatzy\ndice: 8\n"}, "a: solving it exactly would take about"),
+    ({"variant": "maxi-yatzy"}, "more than this server's limit of 60 s"),
+    ({"yaml": "name: a\x00b\n"}, "<pasted rules>:1:8: the character U+0000"),
+    ({"yaml": "name: a\x01b\n"}, "<pasted rules>:1:8: the character U+0001"),
+    ({"yaml": "name: a\ufffeb\n"}, "<pasted rules>:1:8: the character U+FFFE"),
+    ({"yaml": "- x\n" * 15_000}, "<pasted rules>:2000:3: more than 2,000 values"),
+    ({"yaml": "a: " + "[" * 20 + "]" * 20}, "nested more than 12 deep"),
 ])
 def test_bad_rule_sets_are_refused_with_the_reason(client, rules, needle):
     res = client.post("/api/rules", json={"rules": rules})
@@ -324,9 +334,13 @@ def test_solves_run_one_at_a_time(monkeypatch):
                     active[me] -= 1
         return run
 
-    monkeypatch.setattr(Model, "solve", counted(Model.solve))
-    monkeypatch.setattr(Model, "distribution", counted(Model.distribution))
-    with TestClient(create_app()) as c:
+    import yz.solver.distribution as distribution
+
+    # The computing parts (a request thread answers from the model's memory or the cache).
+    monkeypatch.setattr(Model, "_compute", counted(Model._compute))
+    monkeypatch.setattr(distribution, "score_distribution",
+                        counted(distribution.score_distribution))
+    with TestClient(create_app(), base_url=LOCAL) as c:
         names = ("no-bonus", "gist", "no-upper-bonus")
         threads = [threading.Thread(target=ready, args=(c, {"variant": v})) for v in names]
         for t in threads:

@@ -8,67 +8,18 @@ state. Set YZ_SCREENSHOT_DIR to keep the screenshots (the README's comes from he
 
 from __future__ import annotations
 
-import os
-import shutil
-import socket
-import threading
-import time
 from pathlib import Path
 
 import pytest
 
 pytest.importorskip("fastapi")
 pytest.importorskip("uvicorn")
-playwright = pytest.importorskip("playwright.sync_api")
+pytest.importorskip("playwright.sync_api")
 
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--no-first-run"]
+from browser_support import CHROMIUM, shot
+
 pytestmark = pytest.mark.skipif(not Path(CHROMIUM).exists(),
                                 reason="needs Debian's chromium (apt-get install chromium)")
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-@pytest.fixture
-def server():
-    import uvicorn
-    from yz.web.app import create_app
-
-    port = free_port()
-    srv = uvicorn.Server(uvicorn.Config(create_app(), host="127.0.0.1", port=port,
-                                        log_level="warning"))
-    thread = threading.Thread(target=srv.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 30
-    while not srv.started:
-        assert time.monotonic() < deadline, "the server did not start"
-        time.sleep(0.05)
-    yield f"http://127.0.0.1:{port}"
-    srv.should_exit = True
-    thread.join(timeout=10)
-
-
-@pytest.fixture
-def browser():
-    with playwright.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        yield b
-        b.close()
-
-
-def shot(page, tmp_path: Path, name: str) -> Path:
-    path = tmp_path / name
-    page.screenshot(path=str(path), full_page=True)
-    keep = os.environ.get("YZ_SCREENSHOT_DIR")
-    if keep:
-        Path(keep).mkdir(parents=True, exist_ok=True)
-        shutil.copy(path, Path(keep) / name)
-    return path
 
 
 def moves_made(page) -> int:
@@ -91,7 +42,7 @@ def click_move(page, game, option) -> None:
             if (die.get_attribute("data-held") == "1") != hold:
                 die.click()
         page.click("#roll")
-    page.wait_for_function(f"window.yz.game.state.moves.length === {n + 1}")
+    page.wait_for_function(f"() => window.yz.game.state.moves.length === {n + 1}")
 
 
 def test_play_a_whole_seeded_game_in_the_browser(server, browser, tmp_path):
@@ -113,7 +64,7 @@ def test_play_a_whole_seeded_game_in_the_browser(server, browser, tmp_path):
     broken = tmp_path / "broken.yaml"
     broken.write_text("name: broken\nextends: no-bonus\ndice: 0\n")
     page.set_input_files("#yaml-file", str(broken))
-    page.wait_for_function("document.querySelector('#yaml').value.startsWith('name: broken')")
+    page.wait_for_function("() => document.querySelector('#yaml').value.startsWith('name: broken')")
     page.click("#new-game")
     page.wait_for_selector("#error:not([hidden])")
     assert "dice" in page.inner_text("#error")
@@ -160,7 +111,7 @@ def test_play_a_whole_seeded_game_in_the_browser(server, browser, tmp_path):
             assert "Coach:" in page.inner_text("#warning")
             assert moves_made(page) == before
             page.click("#warn-play")
-            page.wait_for_function(f"window.yz.game.state.moves.length === {before + 1}")
+            page.wait_for_function(f"() => window.yz.game.state.moves.length === {before + 1}")
             page.fill("#threshold", "")
             continue
         pick = options[min(2, len(options) - 1)] if n % 5 == 0 else options[0]
@@ -215,7 +166,7 @@ def test_own_dice_and_the_coach_in_the_browser(server, browser):
     page.wait_for_selector("#own-input", state="visible", timeout=180_000)
     page.fill("#own-input", "13466")
     page.click("#own-enter")
-    page.wait_for_function("window.yz.game.phase === 'keep'")
+    page.wait_for_function("() => window.yz.game.phase === 'keep'")
     assert page.evaluate("window.yz.game.dice") == [1, 3, 4, 6, 6]
     page.click("#dice .die >> nth=0")  # hold the 1 only: costly, the coach steps in
     page.click("#roll")
@@ -226,16 +177,16 @@ def test_own_dice_and_the_coach_in_the_browser(server, browser):
     page.click("#dice .die >> nth=3")
     page.click("#dice .die >> nth=4")
     page.click("#roll")
-    page.wait_for_function("window.yz.game.phase === 'dice'")
-    assert "Best move" in page.inner_text("#feedback")
+    page.wait_for_function("() => window.yz.game.phase === 'dice'")
+    assert "was the best move" in page.inner_text("#feedback")
     page.fill("#own-input", "666")  # only the re-rolled dice
     page.press("#own-input", "Enter")
-    page.wait_for_function("window.yz.game.dice && window.yz.game.dice.length === 5")
+    page.wait_for_function("() => window.yz.game.dice && window.yz.game.dice.length === 5")
     assert page.evaluate("window.yz.game.dice") == [6, 6, 6, 6, 6]
     page.click("#card tr[data-box='yahtzee']")
-    page.wait_for_function("window.yz.game.turn === 2")
+    page.wait_for_function("() => window.yz.game.turn === 2")
     assert page.inner_text("#card tr[data-box='total'] td.score") == "50"
     page.click("#undo")
-    page.wait_for_function("window.yz.game.turn === 1")
+    page.wait_for_function("() => window.yz.game.turn === 1")
     assert page.inner_text("#card tr[data-box='total'] td.score") == "0"
     assert not errors, errors

@@ -74,8 +74,14 @@ def load_rules(spec: str | Path) -> RuleSet:
 
 def rules_from_text(text: str, origin: str = "<text>") -> RuleSet:
     """Validate rules given as YAML text (its `extends` may name built-ins or paths)."""
-    raw, raw_marks = _parse(text, origin)
-    data, marks = _apply_extends(raw, raw_marks, origin, base_dir=Path.cwd(), chain=(origin,))
+    return rules_from_data(*parse_yaml(text, origin, "rule file", RulesError), origin)
+
+
+def rules_from_data(data: Any, marks: dict[Path_, Mark], origin: str) -> RuleSet:
+    """Validate rules already read by `parse_yaml` (with its marks), so a front end that
+    reads untrusted text under tighter bounds, and checks what it may extend, reads it once."""
+    raw = _rule_mapping(data, origin)
+    data, marks = _apply_extends(raw, marks, origin, base_dir=Path.cwd(), chain=(origin,))
     return _validate(data, marks, origin)
 
 
@@ -261,7 +267,14 @@ def parse_yaml(text: str, origin: str, what: str, error: type[YzError],
     deeper than `max_depth`, a key given twice in one mapping and a key that is not a plain
     value.
     """
-    parser = _EventParser(text)
+    try:
+        parser = _EventParser(text)  # the C parser encodes the text to UTF-8 first
+    except UnicodeEncodeError as exc:  # a lone surrogate, which only a JSON string can carry
+        line = text.count("\n", 0, exc.start) + 1
+        column = exc.start - (text.rfind("\n", 0, exc.start) + 1) + 1
+        raise error(f"{origin}:{line}:{column}: the character U+{ord(text[exc.start]):04X} (half "
+                    f"of a UTF-16 surrogate pair, not a character) may not appear in a {what}; "
+                    "remove it.") from None
     try:
         return _plain_data(parser, origin, error, max_nodes, max_depth)
     except yaml.constructor.ConstructorError as exc:
@@ -413,13 +426,18 @@ def _mark_at(origin: str, mark: yaml.Mark | None) -> str:
 def _parse(text: str, origin: str) -> tuple[dict, dict[Path_, Mark]]:
     """Safe-load YAML and record where every key and list item stands."""
     data, marks = parse_yaml(text, origin, "rule file", RulesError)
+    return _rule_mapping(data, origin), marks
+
+
+def _rule_mapping(data: Any, origin: str) -> dict:
+    """The data of a rule file, which must be a mapping."""
     if data is None:
         raise RulesError(f"{origin}: the file is empty; a rule file is a mapping with at least "
                          "`categories` (or `extends`).")
     if not isinstance(data, dict):
         raise RulesError(f"{origin}: a rule file must be a mapping of fields (name, dice, "
                          f"categories, ...), not a {type(data).__name__}.")
-    return data, marks
+    return data
 
 
 # ---------------------------------------------------------------- extends

@@ -1,11 +1,15 @@
 // yz play-along page: the game lives here (per tab, in sessionStorage); the server replays it.
+// Every text from the server or the user reaches the page through textContent (the helper
+// `el`), never as HTML: rule sets are pasted by anyone, and their names are shown here.
 "use strict";
 
 const $ = (sel) => document.querySelector(sel);
+const SVG = "http://www.w3.org/2000/svg";
 const PIPS = {1: [5], 2: [3, 7], 3: [3, 5, 7], 4: [1, 3, 7, 9], 5: [1, 3, 5, 7, 9],
   6: [1, 3, 4, 6, 7, 9]};
 const PASTE = "__paste__";
 const SHOWN_HINTS = 10;
+const POLL_MS = 400;
 
 const yz = window.yz = {
   rules: null,      // {variant} or {yaml}
@@ -17,6 +21,29 @@ const yz = window.yz = {
 };
 
 function fmt(x, digits = 2) { return Number(x).toFixed(digits); }
+
+// An element with attributes and children (strings become text nodes, never markup).
+function el(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(attrs)) {
+    if (key === "class") node.className = value;
+    else if (key.startsWith("data-")) node.dataset[key.slice(5)] = value;
+    else node.setAttribute(key, value);
+  }
+  for (const child of children) {
+    if (child !== null && child !== undefined && child !== false) {
+      node.append(child instanceof Node ? child : String(child));
+    }
+  }
+  return node;
+}
+
+function svg(tag, attrs, text) {
+  const node = document.createElementNS(SVG, tag);
+  for (const [key, value] of Object.entries(attrs)) node.setAttribute(key, value);
+  if (text !== undefined) node.textContent = String(text);
+  return node;
+}
 
 function showError(message) {
   const box = $("#error");
@@ -50,18 +77,17 @@ async function loadVariants() {
   const list = await api("/api/variants");
   const select = $("#variant");
   for (const v of list) {
-    const opt = document.createElement("option");
-    opt.value = v.variant;
-    opt.textContent = `${v.variant} (${v.boxes} boxes)`;
-    opt.title = v.description;
-    select.appendChild(opt);
+    const label = v.playable ? `${v.variant} (${v.boxes} boxes)`
+      : `${v.variant} (${v.boxes} boxes): too big to solve here`;
+    const opt = el("option", {value: v.variant, title: v.playable ? v.description : v.why},
+      label);
+    opt.disabled = !v.playable;
+    select.append(opt);
   }
-  const paste = document.createElement("option");
-  paste.value = PASTE;
-  paste.textContent = "Paste your own rules…";
-  select.appendChild(paste);
-  select.value = list.some((v) => v.variant === "official-free-joker") ? "official-free-joker"
-    : list[0].variant;
+  select.append(el("option", {value: PASTE}, "Paste your own rules…"));
+  const playable = list.filter((v) => v.playable);
+  select.value = playable.some((v) => v.variant === "official-free-joker")
+    ? "official-free-joker" : (playable[0] || {variant: PASTE}).variant;
 }
 
 function chosenRules() {
@@ -69,23 +95,35 @@ function chosenRules() {
   return v === PASTE ? {yaml: $("#yaml").value} : {variant: v};
 }
 
-async function prepare(rules) {
+const STAGES = {
+  queued: (r) => `waiting for ${r.ahead} other rule set${r.ahead === 1 ? "" : "s"} to finish solving`,
+  compiling: () => "compiling the solver (once per installation)",
+  solving: () => "solving the rule set exactly",
+  distribution: () => "computing the exact distribution of final scores",
+};
+
+function showProgress(res) {
   const progress = $("#progress");
-  for (;;) {
-    const res = await api("/api/prepare", {rules});
-    if (res.status === "ready") {
-      progress.hidden = true;
-      return res;
+  progress.hidden = false;
+  const stage = (STAGES[res.stage] || (() => res.stage))(res);
+  const eta = res.eta_seconds > 0 ? ` · about ${Math.ceil(res.eta_seconds)} s left` : "";
+  progress.querySelector(".label").textContent =
+    `${res.rules.variant}: ${stage} · ${Math.floor(res.percent)}%${eta}`;
+  const bar = progress.querySelector(".bar");
+  bar.setAttribute("aria-valuenow", String(Math.floor(res.percent)));
+  bar.firstElementChild.style.width = `${res.percent}%`;
+}
+
+async function prepare(rules) {
+  try {
+    for (;;) {
+      const res = await api("/api/prepare", {rules});
+      if (res.status === "ready") return res;
+      showProgress(res);
+      await new Promise((r) => setTimeout(r, POLL_MS));
     }
-    progress.hidden = false;
-    const stage = {queued: "waiting for the solver", compiling: "compiling the solver (once)",
-      solving: "solving the rule set exactly", distribution: "the exact distribution of scores"}[
-      res.stage] || res.stage;
-    const pct = res.total ? Math.round(100 * res.done / res.total) : 5;
-    progress.querySelector(".label").textContent =
-      `${res.rules.variant}: ${stage}${res.total ? ` (${pct}%)` : "…"}`;
-    progress.querySelector(".bar div").style.width = `${pct}%`;
-    await new Promise((r) => setTimeout(r, 300));
+  } finally {
+    $("#progress").hidden = true;
   }
 }
 
@@ -101,9 +139,10 @@ async function newGame(event) {
     yz.dist = ready.distribution;
     const res = await api("/api/new", {rules, seed: seedText === "" ? null : Number(seedText),
       own_dice: $("#own-dice").checked});
+    clearNotes();
     setGame(res.game);
-    $("#feedback").hidden = true;
-    $("#hints").hidden = true;
+    const first = document.querySelector("#dice .die") || $("#own-input");
+    if (first) first.focus();
   } catch (e) {
     showError(e.message);
   }
@@ -116,21 +155,13 @@ function threshold() {
   return t === "" ? null : Number(t);
 }
 
-async function move(m, confirm = false) {
-  if (yz.busy) return;
+// One request at a time: a key held down or a double click never sends a move twice.
+async function exclusive(work) {
+  if (yz.busy || !yz.game) return;
   yz.busy = true;
   showError("");
   try {
-    const res = await api("/api/move", {rules: yz.rules, state: yz.game.state, move: m,
-      coach_threshold: threshold(), confirm});
-    if (res.warning) {
-      showWarning(res.warning, m);
-    } else {
-      $("#warning").hidden = true;
-      showDecision(res.decision);
-      setGame(res.game);
-      $("#hints").hidden = true;
-    }
+    await work();
   } catch (e) {
     showError(e.message);
   } finally {
@@ -138,78 +169,101 @@ async function move(m, confirm = false) {
   }
 }
 
+function move(m, confirm = false) {
+  return exclusive(async () => {
+    const res = await api("/api/move", {rules: yz.rules, state: yz.game.state, move: m,
+      coach_threshold: threshold(), confirm});
+    if (res.warning) {
+      showWarning(res.warning, m);
+      return;
+    }
+    $("#warning").hidden = true;
+    $("#hints").hidden = true;
+    setGame(res.game);
+    showDecision(res.decision);
+  });
+}
+
 function keepMove() {
-  const dice = yz.game.dice;
-  return {keep: dice.filter((d, i) => yz.held[i])};
+  return {keep: yz.game.dice.filter((d, i) => yz.held[i])};
 }
 
 function showWarning(w, m) {
   const box = $("#warning");
-  box.querySelector(".text").innerHTML =
-    `<b>Coach:</b> ${w.chosen.label} costs <b>${fmt(w.loss)}</b> points of expected final ` +
-    `score (more than your ${w.threshold}). The best is <b>${w.best.label}</b> ` +
-    `(expected final ${fmt(w.best.expected_final)}).`;
+  box.querySelector(".text").replaceChildren(
+    el("b", {}, "Coach: "), `${w.chosen.label} costs `, el("b", {}, fmt(w.loss)),
+    ` points of expected final score (more than your ${w.threshold}). The best is `,
+    el("b", {}, w.best.label), ` (expected final ${fmt(w.best.expected_final)}).`);
   box.hidden = false;
   $("#warn-play").onclick = () => { box.hidden = true; move(m, true); };
   $("#warn-change").onclick = () => { box.hidden = true; };
+  $("#warn-change").focus();
 }
 
+// The note on a decision says which roll it was about, so it never reads as advice on the
+// dice showing now.
 function showDecision(d) {
   const box = $("#feedback");
-  if (!d) { box.hidden = true; return; }
-  box.hidden = false;
+  if (!d || yz.game.phase === "over") { box.hidden = true; return; }
+  const about = `Turn ${d.turn}, dice ${d.dice.join(" ")}: `;
   if (d.was_best) {
     box.className = "feedback best";
     const same = d.chosen.label === d.best.label;
-    box.textContent = same ? `Best move: ${d.chosen.label}.`
-      : `Best move (as good as ${d.best.label}).`;
+    box.replaceChildren(about, same ? `${d.chosen.label} was the best move.`
+      : `${d.chosen.label} was a best move (as good as ${d.best.label}).`);
   } else {
     box.className = "feedback costly";
-    box.innerHTML = `${d.chosen.label} cost <b>${fmt(d.loss)}</b>: the best was ` +
-      `<b>${d.best.label}</b> (expected final ${fmt(d.best.expected_final)}).`;
+    box.replaceChildren(about, `${d.chosen.label} cost `, el("b", {}, fmt(d.loss)),
+      ": the best was ", el("b", {}, d.best.label),
+      ` (expected final ${fmt(d.best.expected_final)}).`);
   }
+  box.hidden = false;
 }
 
-async function showHints() {
-  try {
+function clearNotes() {
+  $("#feedback").hidden = true;
+  $("#hints").hidden = true;
+  $("#warning").hidden = true;
+}
+
+function showHints() {
+  return exclusive(async () => {
+    if (!(yz.game.phase === "keep" || yz.game.phase === "score")) return;
     const res = await api("/api/hint", {rules: yz.rules, state: yz.game.state});
     const body = $("#hints tbody");
-    body.innerHTML = "";
+    body.replaceChildren();
     res.options.forEach((o, i) => {
-      const tr = document.createElement("tr");
+      const play = el("button", {type: "button", class: "option"}, o.label);
+      const tr = el("tr", {"data-index": i},
+        el("td", {}, play, o.tie ? el("span", {class: "tie"}, "tie") : null),
+        el("td", {class: "num"}, fmt(o.expected_final)),
+        el("td", {class: "num"}, fmt(o.loss)));
       if (o.loss <= 1e-9) tr.className = "best";
-      tr.innerHTML = `<td>${o.label}${o.tie ? '<span class="tie">tie</span>' : ""}</td>` +
-        `<td class="num">${fmt(o.expected_final)}</td><td class="num">${fmt(o.loss)}</td>`;
-      tr.dataset.index = i;
       tr.onclick = () => move(o.kind === "keep" ? {keep: o.keep} : {score: o.box});
-      if (i >= SHOWN_HINTS) tr.hidden = true;
-      body.appendChild(tr);
+      tr.hidden = i >= SHOWN_HINTS;
+      body.append(tr);
     });
     if (res.options.length > SHOWN_HINTS) {
-      const more = document.createElement("tr");
-      more.className = "more";
-      more.innerHTML = `<td colspan="3">show all ${res.options.length} options</td>`;
-      more.onclick = () => {
+      const all = el("button", {type: "button", class: "linklike"},
+        `show all ${res.options.length} options`);
+      const more = el("tr", {class: "more"}, el("td", {colspan: "3"}, all));
+      all.onclick = () => {
         body.querySelectorAll("tr[hidden]").forEach((tr) => { tr.hidden = false; });
         more.remove();
       };
-      body.appendChild(more);
+      body.append(more);
     }
     $("#hints").hidden = false;
-  } catch (e) {
-    showError(e.message);
-  }
+  });
 }
 
-async function undo() {
-  try {
+function undo() {
+  return exclusive(async () => {
+    if (!yz.game.log.length) return;
     const res = await api("/api/undo", {rules: yz.rules, state: yz.game.state});
+    clearNotes();
     setGame(res.game);
-    $("#feedback").hidden = true;
-    $("#hints").hidden = true;
-  } catch (e) {
-    showError(e.message);
-  }
+  });
 }
 
 async function enterOwnDice() {
@@ -219,6 +273,33 @@ async function enterOwnDice() {
     : text.split(" ").map(Number);
   $("#own-input").value = "";
   await move({dice});
+}
+
+function toggleDie(i) {
+  if (yz.game.phase !== "keep" || i >= yz.held.length) return;
+  yz.held[i] = !yz.held[i];
+  const die = document.querySelectorAll("#dice .die")[i];
+  die.classList.toggle("held", yz.held[i]);
+  die.dataset.held = yz.held[i] ? "1" : "0";
+  die.setAttribute("aria-pressed", String(yz.held[i]));
+  updateRoll();
+}
+
+function roll() {
+  if (yz.game && yz.game.phase === "keep") move(keepMove());
+}
+
+// Keys anywhere on the page but in a text field: 1-8 hold a die, R roll, H hint, U undo.
+function onKey(e) {
+  if (e.altKey || e.ctrlKey || e.metaKey || !yz.game) return;
+  if (e.target.closest("input, textarea, select")) return;
+  const key = e.key.toLowerCase();
+  if (/^[1-8]$/.test(key)) toggleDie(Number(key) - 1);
+  else if (key === "r") roll();
+  else if (key === "h") showHints();
+  else if (key === "u") undo();
+  else return;
+  e.preventDefault();
 }
 
 // ------------------------------------------------------------------ drawing
@@ -240,64 +321,53 @@ function setGame(game) {
   draw();
 }
 
-function dieElement(value, i) {
-  const die = document.createElement("div");
-  die.className = "die";
-  die.dataset.value = value;
-  die.dataset.index = i;
-  if (value <= 6) {
-    for (let cell = 1; cell <= 9; cell++) {
-      const spot = document.createElement("span");
-      if (PIPS[value].includes(cell)) spot.className = "pip";
-      spot.style.gridArea = `${Math.ceil(cell / 3)} / ${((cell - 1) % 3) + 1}`;
-      die.appendChild(spot);
-    }
-  } else {
-    const n = document.createElement("span");
-    n.className = "num";
-    n.textContent = value;
-    die.appendChild(n);
+function dieFace(value) {
+  if (value > 6) return [el("span", {class: "num"}, value)];
+  const spots = [];
+  for (let cell = 1; cell <= 9; cell++) {
+    const spot = el("span", {class: `cell c${cell}${PIPS[value].includes(cell) ? " pip" : ""}`});
+    spots.push(spot);
   }
+  return spots;
+}
+
+function dieButton(value, i, held, canHold) {
+  const label = `die ${i + 1}: ${value}${held ? ", held" : ""}`;
+  const die = el("button", {type: "button", class: `die${held ? " held" : ""}`,
+    "data-value": value, "data-index": i, "data-held": held ? "1" : "0",
+    "aria-pressed": String(held), "aria-label": label}, ...dieFace(value));
+  if (!canHold) die.setAttribute("aria-disabled", "true");
+  die.onclick = () => toggleDie(i);
   return die;
 }
 
 function draw() {
   const g = yz.game;
+  const over = g.phase === "over";
   $("#game").hidden = false;
   $("#intro").hidden = true;
-  $("#turn").textContent = g.phase === "over" ? `All ${g.turns} boxes filled` : `Turn ${g.turn} of ${g.turns}`;
+  $("#turn").textContent = over ? `All ${g.turns} boxes filled` : `Turn ${g.turn} of ${g.turns}`;
   $("#rolls").textContent = g.phase === "keep" ? `· ${g.rolls_left} re-roll${g.rolls_left > 1 ? "s" : ""} left`
-    : g.phase === "score" ? "· last roll" : g.phase === "dice" ? "· roll your dice" : "";
+    : g.phase === "score" ? "· last roll: choose a box" : g.phase === "dice" ? "· roll your dice" : "";
   $("#expected").textContent = fmt(g.expected_final);
   $("#variant-name").textContent = g.variant;
 
   const dice = $("#dice");
-  dice.innerHTML = "";
+  dice.replaceChildren();
   if (g.dice) {
-    g.dice.forEach((d, i) => {
-      const die = dieElement(d, i);
-      die.dataset.held = yz.held[i] ? "1" : "0";
-      if (yz.held[i]) die.classList.add("held");
-      die.onclick = () => {
-        if (g.phase !== "keep") return;
-        yz.held[i] = !yz.held[i];
-        die.classList.toggle("held", yz.held[i]);
-        die.dataset.held = yz.held[i] ? "1" : "0";
-        updateRoll();
-      };
-      dice.appendChild(die);
-    });
-  } else if (g.phase !== "over") {
+    g.dice.forEach((d, i) => dice.append(dieButton(d, i, yz.held[i], g.phase === "keep")));
+  } else if (!over) {
     for (let i = 0; i < yz.info.dice; i++) {
-      const blank = document.createElement("div");
-      blank.className = "die blank";
-      dice.appendChild(i < g.kept.length ? dieElement(g.kept[i], i) : blank);
+      dice.append(i < g.kept.length ? el("div", {class: "die kept", "aria-label":
+        `kept die: ${g.kept[i]}`, role: "img"}, ...dieFace(g.kept[i]))
+        : el("div", {class: "die blank", "aria-hidden": "true"}));
     }
   }
-  const over = g.phase === "over";
-  dice.hidden = over;
-  $("#controls").hidden = over;
-  document.querySelector(".help").hidden = over;
+  // At the end: the card, the review and the distribution; nothing about a next move.
+  for (const sel of ["#dice", "#controls", "#keys-help", "#expect", "#expected-help"]) {
+    $(sel).hidden = over;
+  }
+  if (over) clearNotes();
   $("#own").hidden = g.phase !== "dice";
   $("#undo").disabled = !g.log.length;
   $("#hint").disabled = !(g.phase === "keep" || g.phase === "score");
@@ -318,58 +388,60 @@ function updateRoll() {
 
 function drawCard() {
   const g = yz.game;
-  const body = $("#card tbody");
-  body.innerHTML = "";
+  const rows = [];
   const add = (cls, name, score, key) => {
-    const tr = document.createElement("tr");
-    tr.className = cls;
-    tr.innerHTML = `<td>${name}</td><td class="score">${score}</td>`;
+    const tr = el("tr", {class: cls}, el("td", {}, ...name),
+      el("td", {class: "score"}, score));
     if (key) tr.dataset.box = key;
-    body.appendChild(tr);
+    rows.push(tr);
     return tr;
   };
   let section = null;
   for (const row of g.card) {
     if (row.section !== section) {
       section = row.section;
-      add("section", section === "upper" ? "Upper section" : "Lower section", "");
+      add("section", [section === "upper" ? "Upper section" : "Lower section"], "");
     }
     if (row.score !== null) {
-      add("filled", row.name, row.score, row.box);
+      add("filled", [row.name], row.score, row.box);
       continue;
     }
     const now = g.box_scores && g.box_scores[row.box];
     const can = now && now.legal && (g.phase === "keep" || g.phase === "score");
-    const tr = add(`open${can ? " can" : ""}`, row.name, now ? now.points : "", row.box);
-    if (can) tr.onclick = () => move({score: row.box});
+    if (!can) {
+      add("open", [row.name], now ? now.points : "", row.box);
+      continue;
+    }
+    const button = el("button", {type: "button", class: "box",
+      "aria-label": `score ${row.name} for ${now.points}`}, row.name);
+    const tr = add("open can", [button], `+${now.points}`, row.box);
+    tr.onclick = () => move({score: row.box});
   }
   if (g.upper_threshold) {
-    add("sum", `Upper bonus <span class="muted">(${g.upper_total} of ${g.upper_threshold})</span>`,
-      g.upper_bonus, "upper_bonus");
+    add("sum", ["Upper bonus ", el("span", {class: "muted"},
+      `(${g.upper_total} of ${g.upper_threshold})`)], g.upper_bonus, "upper_bonus");
   }
-  if (yz.info.yahtzee_bonus) add("sum", "Yahtzee bonus", g.yahtzee_bonus, "yahtzee_bonus");
-  add("total", "Total", g.banked, "total");
+  if (yz.info.yahtzee_bonus) add("sum", ["Yahtzee bonus"], g.yahtzee_bonus, "yahtzee_bonus");
+  add("total", ["Total"], g.banked, "total");
+  $("#card tbody").replaceChildren(...rows);
 }
 
 function drawLog() {
   const g = yz.game;
-  const body = $("#log tbody");
-  body.innerHTML = "";
-  for (const d of [...g.log].reverse()) {
-    const tr = document.createElement("tr");
-    if (!d.was_best) tr.className = "costly";
-    const best = d.was_best ? "" : `<span class="best-was">best: ${d.best.label}</span>`;
-    tr.innerHTML = `<td>${d.turn}</td><td>${d.dice.join(" ")}</td><td>${d.chosen.label}${best}</td>` +
-      `<td class="num">${d.was_best ? "✓" : fmt(d.loss)}</td>`;
-    body.appendChild(tr);
-  }
+  const rows = [...g.log].reverse().map((d) => el("tr", {class: d.was_best ? "" : "costly"},
+    el("td", {}, d.turn), el("td", {class: "dice-cell"}, d.dice.join(" ")),
+    el("td", {}, d.chosen.label,
+      d.was_best ? null : el("span", {class: "best-was"}, `best: ${d.best.label}`)),
+    el("td", {class: "num"}, d.was_best ? "✓" : fmt(d.loss))));
+  $("#log tbody").replaceChildren(...rows);
   $("#lost").textContent = g.log.length ? `· ${fmt(g.lost)} points lost in ${g.log.length}` : "";
 }
 
 function drawChart() {
-  const svg = $("#chart");
+  const chart = $("#chart");
   const d = yz.dist;
-  if (!d) { svg.innerHTML = ""; return; }
+  chart.replaceChildren();
+  if (!d) return;
   const W = 320, H = 150, pad = 18;
   const lo = d.percentiles["1"], hi = d.percentiles["99"];
   const span = Math.max(1, hi - lo);
@@ -381,30 +453,32 @@ function drawChart() {
   });
   const top = Math.max(...mass);
   const x = (s) => pad + (W - 2 * pad) * (Math.min(hi, Math.max(lo, s)) - lo) / span;
-  let html = "";
   mass.forEach((m, b) => {
     const h = (H - 38) * m / top;
-    html += `<rect x="${pad + b * (W - 2 * pad) / bins}" y="${H - 22 - h}" width="${(W - 2 * pad) / bins - 1}" height="${h}" fill="#c9dcd4"/>`;
+    chart.append(svg("rect", {x: pad + b * (W - 2 * pad) / bins, y: H - 22 - h,
+      width: (W - 2 * pad) / bins - 1, height: h, fill: "#c9dcd4"}));
   });
-  html += `<line x1="${pad}" x2="${W - pad}" y1="${H - 22}" y2="${H - 22}" stroke="#aaa"/>`;
+  chart.append(svg("line", {x1: pad, x2: W - pad, y1: H - 22, y2: H - 22, stroke: "#aaa"}));
   for (const q of ["5", "50", "95"]) {
-    const s = d.percentiles[q];
-    html += `<text x="${x(s)}" y="${H - 8}" font-size="9" text-anchor="middle" fill="#7a746a">${s}</text>`;
+    chart.append(svg("text", {x: x(d.percentiles[q]), y: H - 8, "font-size": 9,
+      "text-anchor": "middle", fill: "#6b655b"}, d.percentiles[q]));
   }
   const g = yz.game;
   const mark = (s, color, label) => {
     const at = x(s);
     const anchor = at < 60 ? "start" : at > W - 60 ? "end" : "middle";
-    html += `<line x1="${at}" x2="${at}" y1="14" y2="${H - 22}" stroke="${color}" stroke-width="2"/>` +
-      `<text x="${at}" y="10" font-size="10" text-anchor="${anchor}" fill="${color}">${label}</text>`;
+    chart.append(svg("line", {x1: at, x2: at, y1: 14, y2: H - 22, stroke: color,
+      "stroke-width": 2}));
+    chart.append(svg("text", {x: at, y: 10, "font-size": 10, "text-anchor": anchor,
+      fill: color}, label));
   };
   if (g && g.phase === "over") mark(g.banked, "#b3261e", `you: ${g.banked}`);
-  else if (g) mark(g.expected_final, "#1f6f5c", `expected ${fmt(g.expected_final, 1)}`);
-  svg.innerHTML = html;
+  else if (g) mark(g.expected_final, "#1f6f5c", `expected final ${fmt(g.expected_final, 1)}`);
   const rank = $("#rank");
   if (g && g.review && g.review.p_at_most !== undefined) {
-    rank.innerHTML = `Your ${g.banked}: P(score ≤ ${g.banked}) = <b>${fmt(100 * g.review.p_at_most, 1)}%</b> ` +
-      `under optimal play (median ${d.median}).`;
+    rank.replaceChildren(`Your ${g.banked}: P(score ≤ ${g.banked}) = `,
+      el("b", {}, `${fmt(100 * g.review.p_at_most, 1)}%`),
+      ` under optimal play (median ${d.median}).`);
   } else {
     rank.textContent = `Optimal play: mean ${fmt(d.expected_score)}, median ${d.median}, ` +
       `5%–95% ${d.percentiles["5"]}–${d.percentiles["95"]}.`;
@@ -416,16 +490,19 @@ function drawReview() {
   const box = $("#review");
   if (!g.review) { box.hidden = true; return; }
   const r = g.review;
-  const worst = r.worst.map((d) => `<li>turn ${d.turn}, dice ${d.dice.join(" ")}: ` +
-    `${d.chosen.label}, cost ${fmt(d.loss)} (best: ${d.best.label})</li>`).join("");
-  box.innerHTML = `<h2>Game over</h2><div class="big" id="final-total">${r.total}</div>` +
-    `<div>optimal play averages ${fmt(r.expected_at_start)}; you lost <b>${fmt(r.lost)}</b> points ` +
-    `to the best moves over ${r.decisions} decisions (${r.best_decisions} best, mean loss ` +
-    `${fmt(r.mean_loss, 3)}).</div>` +
-    (worst ? `<div style="margin-top:8px">Your worst decisions:</div><ol>${worst}</ol>`
-      : "<div>Every decision was a best one.</div>") +
-    (r.p_at_most !== undefined ? `<div style="margin-top:8px">P(score ≤ ${r.total}) = ` +
-      `${fmt(100 * r.p_at_most, 1)}% under optimal play.</div>` : "");
+  const worst = r.worst.map((d) => el("li", {}, `turn ${d.turn}, dice ${d.dice.join(" ")}: ` +
+    `${d.chosen.label}, cost ${fmt(d.loss)} (best: ${d.best.label})`));
+  box.replaceChildren(...[
+    el("h2", {}, "Game over"), el("div", {class: "big", id: "final-total"}, r.total),
+    el("div", {}, `optimal play averages ${fmt(r.expected_at_start)}; you lost `,
+      el("b", {}, fmt(r.lost)), ` points to the best moves over ${r.decisions} decisions ` +
+      `(${r.best_decisions} best, mean loss ${fmt(r.mean_loss, 3)}).`),
+    worst.length ? el("div", {class: "gap"}, "Your worst decisions:")
+      : el("div", {}, "Every decision was a best one."),
+    worst.length ? el("ol", {}, ...worst) : null,
+    r.p_at_most !== undefined ? el("div", {class: "gap"},
+      `P(score ≤ ${r.total}) = ${fmt(100 * r.p_at_most, 1)}% under optimal play.`) : null,
+  ].filter(Boolean));
   box.hidden = false;
 }
 
@@ -462,12 +539,13 @@ window.addEventListener("DOMContentLoaded", async () => {
   $("#variant").addEventListener("change", () => {
     $("#paste").hidden = $("#variant").value !== PASTE;
   });
-  $("#roll").addEventListener("click", () => move(keepMove()));
+  $("#roll").addEventListener("click", roll);
   $("#hint").addEventListener("click", showHints);
   $("#undo").addEventListener("click", undo);
   $("#own-enter").addEventListener("click", enterOwnDice);
   $("#own-input").addEventListener("keydown", (e) => { if (e.key === "Enter") enterOwnDice(); });
   $("#threshold").addEventListener("change", save);
+  document.addEventListener("keydown", onKey);
   $("#yaml-file").addEventListener("change", async () => {
     const file = $("#yaml-file").files[0];
     if (!file) return;

@@ -1,0 +1,356 @@
+"""`yz serve`'s page for anyone, in Debian's chromium: hostile names stay text, a whole game by
+keyboard alone, a whole game on a phone-sized screen by touch, an axe-core accessibility scan
+(axe's script from the axe-playwright-python package, no CDN), and the API docs offline.
+
+Moves are chosen by the library's own `Game` replayed from the page's state, as in
+test_web_browser.py.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("fastapi")
+pytest.importorskip("uvicorn")
+pytest.importorskip("playwright.sync_api")
+
+from browser_support import CHROMIUM, shot
+
+pytestmark = pytest.mark.skipif(not Path(CHROMIUM).exists(),
+                                reason="needs Debian's chromium (apt-get install chromium)")
+
+HOSTILE = '<img src=x onerror="window.__pwned=1">'
+GENERALA_ONE_ROLL = "extends: generala\nrolls: 1\n"
+PHONE = {"width": 390, "height": 844}
+
+
+def hostile_rules() -> str:
+    from yz.rules import load_rules
+
+    markup = (HOSTILE, "<script>window.__pwned=3</script>")  # a name has at most 60 characters
+    boxes = "".join(f"  - {{key: {c.key}, name: '{markup[i % 2]}{c.key}'}}\n"
+                    for i, c in enumerate(load_rules("generala").categories))
+    return (f"name: '<b>hostile</b>'\ndescription: '{HOSTILE}'\n{GENERALA_ONE_ROLL}"
+            f"categories:\n{boxes}")
+
+
+def watch(page) -> dict:
+    """Record page errors, dialogs (an injected alert) and CSP violations."""
+    seen = {"errors": [], "dialogs": [], "console": []}
+    page.on("pageerror", lambda exc: seen["errors"].append(str(exc)))
+    page.on("dialog", lambda d: (seen["dialogs"].append(d.message), d.dismiss()))
+    page.on("console", lambda m: seen["console"].append(m.text) if m.type == "error" else None)
+    return seen
+
+
+def open_page(context, server: str):
+    page = context.new_page()
+    seen = watch(page)
+    page.goto(server + "/")
+    page.wait_for_selector("body[data-ready='1']")
+    return page, seen
+
+
+def paste_and_play(page, yaml: str) -> None:
+    page.select_option("#variant", "__paste__")
+    page.fill("#yaml", yaml)
+    page.click("#new-game")
+    page.wait_for_selector("#dice .die, #error:not([hidden])", timeout=180_000)
+    assert page.is_hidden("#error"), page.inner_text("#error")
+
+
+def moves_made(page) -> int:
+    return page.evaluate("window.yz.game.state.moves.length")
+
+
+def best_option(page, solution):
+    from yz.solver.coach import Game
+
+    game = Game.from_state(solution, page.evaluate("window.yz.game.state"))
+    return game, (None if game.over else game.options()[0])
+
+
+def no_overflow(page) -> None:
+    width, inner = page.evaluate("[document.documentElement.scrollWidth, innerWidth]")
+    assert width <= inner, f"the page is {width} px wide in a {inner} px window"
+
+
+# ---------------------------------------------------------------- names with markup
+
+
+def test_names_with_markup_are_shown_as_text_and_never_run(server, browser, tmp_path):
+    first = browser.new_context(viewport={"width": 1200, "height": 900})
+    page, seen = open_page(first, server)
+    paste_and_play(page, hostile_rules())
+    names = page.eval_on_selector_all("#card tr[data-box] td:first-child",
+                                      "cells => cells.map(c => c.textContent)")
+    assert names[0] == f"{HOSTILE}ones" and names[1].startswith("<script>"), names
+    assert page.query_selector("#card img, #card script, #card b") is None
+    assert page.inner_text("#variant-name") == "<b>hostile</b>"
+    page.click("#hint")
+    page.wait_for_selector("#hints:not([hidden]) tbody tr")
+    page.click("#card tr.can")  # a score: the log names the box
+    page.wait_for_function("() => window.yz.game.state.moves.length === 1")
+    page.reload()
+    page.wait_for_selector("#dice .die")
+    shot(page, tmp_path, "serve-hostile-names.png")
+    assert page.evaluate("window.__pwned") is None
+    assert not seen["dialogs"] and not seen["errors"], seen
+
+    # Another person, plain rules with the same scoring: the shared strategy brings numbers
+    # only; every name shown is this person's own.
+    second = browser.new_context(viewport={"width": 1200, "height": 900})
+    other, seen2 = open_page(second, server)
+    paste_and_play(other, f"name: plain\n{GENERALA_ONE_ROLL}")
+    text = other.inner_text("body")
+    assert "<" not in text.replace("≤", "") and "onerror" not in text
+    assert "Generala" in other.inner_text("#card")
+    other.reload()
+    other.wait_for_selector("#dice .die")
+    assert other.evaluate("window.__pwned") is None
+    assert not seen2["dialogs"] and not seen2["errors"], seen2
+
+
+# ---------------------------------------------------------------- a game by keyboard alone
+
+
+def tab_to(page, selector: str, most: int = 120) -> None:
+    """Press Tab until the focused element matches `selector` (keyboard only)."""
+    for _ in range(most):
+        page.keyboard.press("Tab")
+        if page.evaluate("(s) => document.activeElement.matches(s)", selector):
+            return
+    raise AssertionError(f"Tab never reached {selector}")
+
+
+def focus_is_visible(page) -> bool:
+    return page.evaluate("""() => {
+        const s = getComputedStyle(document.activeElement);
+        return s.outlineStyle !== 'none' && parseFloat(s.outlineWidth) >= 2; }""")
+
+
+def test_a_whole_game_by_keyboard_alone(server, browser, tmp_path):
+    from yz.rules import load_rules
+    from yz.solver import solve
+
+    page, seen = open_page(browser.new_context(viewport={"width": 1200, "height": 900}), server)
+    tab_to(page, "#variant")
+    assert focus_is_visible(page)
+    page.keyboard.type("no-bonus")  # a focused list selects the option typed
+    assert page.evaluate("document.querySelector('#variant').value") == "no-bonus"
+    tab_to(page, "#seed")
+    page.keyboard.type("11")
+    tab_to(page, "#new-game")
+    page.keyboard.press("Enter")
+    page.wait_for_selector("#dice .die", timeout=180_000)
+    solution = solve(load_rules("no-bonus"))
+
+    decisions = 0
+    while True:
+        game, best = best_option(page, solution)
+        if best is None:
+            break
+        decisions += 1
+        before = moves_made(page)
+        if decisions == 2:  # H shows the hint; U takes a decision back; then on as before
+            page.keyboard.press("h")
+            page.wait_for_selector("#hints:not([hidden]) tbody tr")
+            page.keyboard.press("u")
+            page.wait_for_function(f"() => window.yz.game.state.moves.length === {before - 1}")
+            continue
+        if best.kind == "keep":
+            hold_by_keyboard(page, list(best.keep), by_tab=decisions % 3 == 0)
+            page.keyboard.press("r")
+        else:
+            tab_to(page, f"#card tr[data-box='{best.box.key}'] button.box")
+            assert focus_is_visible(page)
+            page.keyboard.press("Enter" if decisions % 2 else " ")
+        page.wait_for_function(f"() => window.yz.game.state.moves.length === {before + 1}")
+    page.wait_for_selector("#review:not([hidden])")
+    assert int(page.inner_text("#final-total")) == game.banked
+    assert page.evaluate("window.yz.game.log.every(d => d.was_best)")
+    shot(page, tmp_path, "serve-keyboard-over.png")
+    assert not seen["errors"], seen
+
+
+def hold_by_keyboard(page, keep: list[int], by_tab: bool) -> None:
+    """Hold exactly the dice of `keep`: keys 1-8, or Tab to each die and Space."""
+    dice = page.evaluate("window.yz.game.dice")
+    held = page.evaluate("window.yz.held")
+    want = list(keep)
+    for i, value in enumerate(dice):
+        hold = value in want
+        if hold:
+            want.remove(value)
+        if held[i] == hold:
+            continue
+        if by_tab:
+            tab_to(page, f"#dice .die[data-index='{i}']")
+            assert focus_is_visible(page)
+            page.keyboard.press(" ")
+        else:
+            page.keyboard.press(str(i + 1))
+    held = page.evaluate("window.yz.held")
+    assert sorted(d for d, h in zip(dice, held, strict=True) if h) == sorted(keep)
+
+
+# ---------------------------------------------------------------- a phone
+
+
+def test_a_whole_game_on_a_phone_by_touch(server, browser, tmp_path):
+    from yz.rules import load_rules
+    from yz.solver import solve
+
+    context = browser.new_context(viewport=PHONE, has_touch=True, is_mobile=True,
+                                  device_scale_factor=2)
+    page, seen = open_page(context, server)
+    no_overflow(page)
+    page.select_option("#variant", "no-bonus")
+    page.fill("#seed", "4")
+    page.tap("#new-game")
+    page.wait_for_selector("#dice .die", timeout=180_000)
+    solution = solve(load_rules("no-bonus"))
+    tapped: set[int] = set()
+    scrolled_card = False
+    while True:
+        game, best = best_option(page, solution)
+        if best is None:
+            break
+        no_overflow(page)
+        before = moves_made(page)
+        if best.kind == "keep":
+            if len(tapped) < 5:  # tap every die once, in and out, so each is known to work
+                i = len(tapped)
+                page.tap(f"#dice .die[data-index='{i}']")
+                page.tap(f"#dice .die[data-index='{i}']")
+                tapped.add(i)
+            tap_dice(page, list(best.keep))
+            page.tap("#roll")
+        else:
+            row = f"#card tr[data-box='{best.box.key}']"
+            page.locator(row).scroll_into_view_if_needed()
+            if not scrolled_card:  # the dice stay in sight while the card is scrolled
+                scrolled_card = True
+                top, bottom = page.evaluate(
+                    "(() => { const r = document.querySelector('.game > .bar')"
+                    ".getBoundingClientRect(); return [r.top, r.bottom]; })()")
+                assert top >= -1 and bottom <= PHONE["height"] / 2, (top, bottom)
+                shot(page, tmp_path, "serve-phone-card.png", full_page=False)
+            page.tap(f"{row} button.box")
+        page.wait_for_function(f"() => window.yz.game.state.moves.length === {before + 1}")
+    assert tapped == set(range(5)) and scrolled_card
+    page.wait_for_selector("#review:not([hidden])")
+    no_overflow(page)
+    assert int(page.inner_text("#final-total")) == game.banked
+    shot(page, tmp_path, "serve-phone-over.png")
+    assert not seen["errors"], seen
+
+
+def tap_dice(page, keep: list[int]) -> None:
+    dice = page.evaluate("window.yz.game.dice")
+    held = page.evaluate("window.yz.held")
+    want = list(keep)
+    for i, value in enumerate(dice):
+        hold = value in want
+        if hold:
+            want.remove(value)
+        if held[i] != hold:
+            page.tap(f"#dice .die[data-index='{i}']")
+
+
+# ---------------------------------------------------------------- accessibility and docs
+
+
+def test_axe_finds_no_serious_or_critical_violation(server, browser, tmp_path):
+    from axe_playwright_python.sync_playwright import Axe
+
+    axe = Axe()
+    page, seen = open_page(browser.new_context(viewport={"width": 1200, "height": 900}), server)
+    found = {"intro": axe.run(page)}
+    page.select_option("#variant", "no-bonus")
+    page.fill("#seed", "2")
+    page.click("#new-game")
+    page.wait_for_selector("#dice .die", timeout=180_000)
+    page.click("#dice .die >> nth=0")
+    page.click("#hint")
+    page.wait_for_selector("#hints:not([hidden]) tbody tr")
+    page.click("#hints tbody tr >> nth=0")
+    page.wait_for_function("() => window.yz.game.state.moves.length === 1")
+    found["game"] = axe.run(page)
+    phone, _ = open_page(browser.new_context(viewport=PHONE), server)
+    found["phone"] = axe.run(phone)
+    bad = {where: [(v["id"], v["impact"], len(v["nodes"])) for v in result.response["violations"]
+                   if v["impact"] in ("serious", "critical")]
+           for where, result in found.items()}
+    assert not any(bad.values()), bad
+    assert not seen["errors"], seen
+    for where, result in found.items():  # the rest, for the record (pytest -s)
+        print(where, [(v["id"], v["impact"], len(v["nodes"]))
+                      for v in result.response["violations"]])
+
+
+def test_api_docs_render_from_local_files(server, browser, tmp_path):
+    context = browser.new_context(viewport={"width": 1200, "height": 900})
+    page = context.new_page()
+    seen = watch(page)
+    outside = []
+    page.on("request", lambda r: outside.append(r.url) if not r.url.startswith(server) and
+            not r.url.startswith("data:") else None)
+    page.goto(server + "/docs")
+    page.wait_for_selector(".swagger-ui .opblock", timeout=30_000)
+    text = page.inner_text(".swagger-ui")
+    assert "/api/prepare" in text and "/api/move" in text
+    shot(page, tmp_path, "serve-docs.png")
+    assert not outside, outside
+    assert not seen["errors"] and not any("Content Security Policy" in m
+                                          for m in seen["console"]), seen
+
+
+# ---------------------------------------------------------------- an honest first run
+
+
+def test_the_first_run_shows_compiling_then_a_percentage_and_the_time_left(
+        server, browser, tmp_path, monkeypatch):
+    """A first solve, slowed down: a compile that takes 2 s, a solve that reports progress."""
+    import threading
+    import time
+
+    import yz.solver.dp as dp
+    import yz.solver.warmup as warmup
+
+    real_values = dp.solve_values
+    go_on = threading.Event()
+
+    def slow_compile(families, report=warmup.SILENT):
+        with report.stage("compiling the solver's kernels", "kernels"):
+            time.sleep(2)
+
+    def slow_solve(model, with_sd=False, step=None):
+        for i in range(200):
+            if go_on.is_set():
+                break
+            step(i, 400)
+            time.sleep(0.05)
+        return real_values(model, with_sd, step)
+
+    monkeypatch.setattr(warmup, "missing", lambda families: list(families))
+    monkeypatch.setattr(warmup, "ensure_compiled", slow_compile)
+    monkeypatch.setattr(dp, "solve_values", slow_solve)
+    page, seen = open_page(browser.new_context(viewport={"width": 1200, "height": 900}),
+                           server)
+    page.select_option("#variant", "gist")  # solved by no other test of this module
+    page.click("#new-game")
+    label = "#progress .label"
+    page.wait_for_function("() => document.querySelector('#progress .label').textContent"
+                           ".includes('compiling the solver (once per installation)')")
+    page.wait_for_function(r"""() => /solving the rule set exactly · \d+% · about \d+ s left/
+        .test(document.querySelector('#progress .label').textContent)""")
+    shot(page, tmp_path, "serve-first-run.png", full_page=False)
+    percent = int(page.get_attribute("#progress .bar", "aria-valuenow"))
+    assert 0 < percent < 100, page.inner_text(label)
+    go_on.set()
+    page.wait_for_selector("#dice .die", timeout=180_000)
+    assert page.is_hidden("#progress")
+    assert not seen["errors"], seen

@@ -1,0 +1,185 @@
+"""Rule sets as `yz serve` takes them: a built-in by name, or pasted YAML read under tight bounds.
+
+A pasted rule set is read once, by the loader's event parser with this server's bounds on
+values and nesting (a hostile text is refused at the event that crosses one, before the rest
+is read), may only `extends` a built-in or a shipped example (never a path on the server),
+and must be small enough to build its tables in well under a second. A rule set whose solve
+would take longer than the server allows (`Model.solve_seconds`, estimated from its size) is
+refused with the estimate, unless yz's cache already holds it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import threading
+from collections import OrderedDict
+
+from yz.rules import InputError, RulesError, YzError
+from yz.solver import Model
+
+from .settings import MAX_YAML_DEPTH, MAX_YAML_NODES, WebSettings
+from .solving import Busy
+
+PASTED = "<pasted rules>"
+MAX_ROLLS = 1_300  # distinct rolls (multisets of the dice): 8 dice of 6 faces, tables in 0.5 s
+MAX_DISTRIBUTION_MEMORY = 4 << 30
+KEPT_MODELS = 64
+BUILDS_AT_ONCE = 2  # rule sets built at once (each takes up to a second of CPU)
+BUILDS_WAITING = 2  # more waiting for their turn get a 429 at once
+
+
+class RuleSets:
+    """Models of rule references, checked against the server's limits; the model (with what
+    it has solved), or the refusal, memoised."""
+
+    def __init__(self, settings: WebSettings) -> None:
+        self.settings = settings
+        self._lock = threading.Lock()
+        self._models: OrderedDict[tuple, Model | YzError] = OrderedDict()
+        self._builds = threading.BoundedSemaphore(BUILDS_AT_ONCE)
+        self._building = 0  # builds running or waiting
+        self._listing: list[dict] = []
+
+    def model(self, variant: str | None, yaml: str | None, queue: bool = False) -> Model:
+        """The model of a built-in (`variant`) or of pasted YAML text, one of them; Busy when
+        too many rule sets are being built, unless `queue` (then it waits its turn)."""
+        if (variant is None) == (yaml is None):
+            raise InputError("rules: give either variant (a built-in name) or yaml (the text "
+                             "of a rule set), one of them.", param="rules")
+        key = ("variant", variant) if variant is not None else \
+            ("yaml", hashlib.sha256(yaml.encode("utf-8", "surrogatepass")).hexdigest())
+        with self._lock:
+            hit = self._models.get(key)
+            if hit is not None:
+                self._models.move_to_end(key)
+        if hit is None:
+            hit = self._build(key, variant, yaml, queue)
+        if isinstance(hit, YzError):  # the same text is refused again without the work
+            raise hit
+        return hit
+
+    def _build(self, key: tuple, variant: str | None, yaml: str | None, queue: bool):
+        """The model, or the error refusing it, kept for the next request."""
+        with self._lock:
+            if not queue and self._building >= BUILDS_AT_ONCE + BUILDS_WAITING:
+                raise Busy("the server is busy reading other rule sets; try again in a "
+                           "moment.", param="rules")
+            self._building += 1
+        try:
+            with self._builds:
+                hit = build_model(variant, yaml, self.settings)
+        except YzError as exc:
+            hit = exc.with_traceback(None)
+        finally:
+            with self._lock:
+                self._building -= 1
+        with self._lock:
+            self._models[key] = hit
+            while len(self._models) > KEPT_MODELS:
+                self._models.popitem(last=False)
+        return hit
+
+    def listing(self) -> list[dict]:
+        """The built-ins and shipped examples, each marked playable here or not and why."""
+        if not self._listing:  # shipped files: read once (two first requests both read them)
+            from yz.rules import builtin_names, example_names, load_rules
+
+            rows = []
+            for name in [*builtin_names(), *(f"example:{n}" for n in example_names())]:
+                rules = load_rules(name)
+                row = {"variant": name, "name": rules.name, "boxes": len(rules.categories),
+                       "description": rules.description, "playable": True}
+                try:
+                    self.model(name, None, queue=True)
+                except YzError as exc:
+                    row.update(playable=False, why=str(exc))
+                rows.append(row)
+            self._listing[:] = rows
+        return self._listing
+
+
+def build_model(variant: str | None, yaml: str | None, settings: WebSettings) -> Model:
+    """Load, check and compile a rule reference; refuse what is too big before the work."""
+    from yz.rules import load_rules
+
+    rules = load_rules(_builtin(variant)) if variant is not None else pasted_rules(yaml)
+    rolls = math.comb(rules.dice + rules.faces - 1, rules.dice)
+    if rolls > MAX_ROLLS:
+        raise RulesError(f"{rules.name}: {rules.dice} dice of {rules.faces} faces make "
+                         f"{rolls:,} distinct rolls; this server plays games of up to "
+                         f"{MAX_ROLLS:,} (fewer dice or faces); play it with "
+                         f"{_offline(settings, variant)}.", param="rules")
+    model = Model(rules)
+    _check_solvable(model, settings, variant)
+    return model
+
+
+def _builtin(variant: str) -> str:
+    from yz.rules import builtin_names, example_names
+
+    names = [*builtin_names(), *(f"example:{n}" for n in example_names())]
+    if variant not in names:
+        raise RulesError(f"variant: '{variant}' is not a built-in rule set; the built-ins are "
+                         f"{', '.join(names)} (paste a rule set's text to play your own).",
+                         param="rules")
+    return variant
+
+
+def pasted_rules(text: str):
+    """A pasted rule set, read once under this server's bounds."""
+    from yz.rules import builtin_names, example_names
+    from yz.rules.loader import parse_yaml, rules_from_data
+
+    data, marks = parse_yaml(text, PASTED, "rule set", RulesError, max_nodes=MAX_YAML_NODES,
+                             max_depth=MAX_YAML_DEPTH)
+    if isinstance(data, dict):
+        names = [*builtin_names(), *(f"example:{n}" for n in example_names())]
+        parent = data.get("extends")
+        if parent is not None and parent not in names:
+            raise RulesError(f"{PASTED}: extends: a pasted rule set may only extend a built-in "
+                             f"({', '.join(names)}), not {parent!r}.", param="rules")
+        if "name" not in data:
+            raise RulesError(f"{PASTED}: name: give the rule set a name on a line of its own, "
+                             "e.g. name: my-house.", param="rules")
+    return rules_from_data(data, marks, PASTED)
+
+
+def _check_solvable(model: Model, settings: WebSettings, variant: str | None) -> None:
+    """Refuse a rule set whose solve would take longer than the server allows, or more
+    memory than it has, unless yz's cache holds it already (solved on the command line)."""
+    if model.is_solved() and model.has_distribution():
+        return
+    estimate = model.solve_seconds()
+    if estimate > settings.max_solve_seconds:
+        raise RulesError(f"{model.name}: solving it exactly would take about "
+                         f"{_duration(estimate)} on this machine (estimated from its "
+                         f"{model.layout.reachable:,} states), more than this server's limit "
+                         f"of {_duration(settings.max_solve_seconds)}; play it with "
+                         f"{_offline(settings, variant)}.", param="rules")
+    model.check_memory()
+    model.check_distribution_memory(MAX_DISTRIBUTION_MEMORY)
+
+
+def _offline(settings: WebSettings, variant: str | None) -> str:
+    return settings.offline_command.format(
+        rules=variant if variant is not None else "rules.yaml (the pasted text, saved)")
+
+
+def _duration(seconds: float) -> str:
+    if seconds < 90:
+        return f"{seconds:.0f} s"
+    if seconds < 5400:
+        return f"{seconds / 60:.0f} minutes"
+    return f"{seconds / 3600:.1f} hours"
+
+
+def rules_json(model: Model) -> dict:
+    t, r = model.tables, model.rules
+    return {"variant": r.name, "description": r.description, "dice": r.dice,
+            "faces": r.faces, "rolls": r.rolls,
+            "categories": [{"key": c.key, "name": c.name, "section": c.section}
+                           for c in r.categories],
+            "upper_bonus": {"threshold": t.upper_threshold, "amount": t.upper_bonus}
+            if t.upper_threshold else None,
+            "yahtzee_bonus": t.yahtzee_bonus or None, "joker": r.joker.mode}

@@ -1,0 +1,31 @@
+"""What a `yz serve` allows: its limits on work and connections, in one place."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+LOOPBACK_NAMES = ("127.0.0.1", "localhost", "::1")
+
+# Bounds on a pasted rule set, checked while it is read (before any Python object is built
+# past them): the biggest shipped rule set has 196 values nested 7 deep.
+MAX_YAML_CHARS = 64 * 1024
+MAX_YAML_NODES = 2_000
+MAX_YAML_DEPTH = 12
+MAX_BODY = 256 * 1024  # bytes of a request body
+
+
+@dataclass(frozen=True)
+class WebSettings:
+    """Limits of one server. `offline_command` is how to play a rule set too big for the
+    page, on the command line (`{rules}`: the built-in's name, or a file of pasted rules)."""
+
+    max_solve_seconds: float = 60.0  # estimated, with compiled kernels (solver.limits)
+    max_queued: int = 3  # solves running or waiting; more get 429
+    abandon_after: float = 15.0  # seconds without a poll before a solve is cancelled
+    request_deadline: float = 10.0  # seconds to send a whole request (headers and body)
+    max_connections: int = 64  # open at once; more are closed at once
+    hosts: tuple[str, ...] = LOOPBACK_NAMES  # names the Host header may give
+    offline_command: str = "yz on the command line, with the rules {rules}"
+
+    def allows_host(self, name: str) -> bool:
+        return name.lower() in {h.lower().strip("[]") for h in self.hosts}
