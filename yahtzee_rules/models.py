@@ -382,8 +382,6 @@ def _consistency_problems(rules: RuleSet):
     than the dice), so an error can be shown where the user set them and skipped when one of
     them failed validation itself.
     """
-    dice, faces = ("dice",), ("faces",)
-    n, f = rules.dice, rules.faces
     seen: dict[str, int] = {}
     for i, cat in enumerate(rules.categories):
         where = ("categories", i)
@@ -392,51 +390,65 @@ def _consistency_problems(rules: RuleSet):
                 f"duplicate category key '{cat.key}' (also categories[{seen[cat.key]}]); "
                 "every box needs its own key"), (("categories", seen[cat.key]),)
         seen.setdefault(cat.key, i)
-        p = cat.pattern
-        pw = (*where, "pattern")
-        if isinstance(p, FacePattern):
-            if p.face > f:
-                yield (*pw, "face"), (
-                    f"face {p.face} does not exist on a {f}-sided die (1..{f})"), (faces,)
-            if p.min_count > n:
-                yield (*pw, "min_count"), (
-                    f"min_count {p.min_count} is more than the {n} dice"), (dice,)
-        elif isinstance(p, OfAKindPattern):
-            if p.count > n:
-                yield (*pw, "count"), f"count {p.count} is more than the {n} dice", (dice,)
-        elif isinstance(p, GroupsPattern):
-            if sum(p.sizes) > n:
-                yield (*pw, "sizes"), (
-                    f"groups {list(p.sizes)} need {sum(p.sizes)} dice, the game has {n}"), (dice,)
-            elif p.distinct and len(p.sizes) > f:
-                yield (*pw, "sizes"), (
-                    f"{len(p.sizes)} groups on distinct faces need {len(p.sizes)} faces, "
-                    f"the die has {f}"), (faces,)
-        elif isinstance(p, StraightPattern):
-            if p.length is not None and p.length > min(n, f):
-                yield (*pw, "length"), (
-                    f"a run of {p.length} needs {p.length} dice and faces; the game has "
-                    f"{n} dice of {f} faces"), (dice, faces) if n < f else (faces, dice)
-            if p.faces is not None:
-                bad = [x for x in p.faces if x > f]
-                if bad:
-                    yield (*pw, "faces"), (
-                        f"faces {bad} do not exist on a {f}-sided die (1..{f})"), (faces,)
-                if len(p.faces) > n:
-                    yield (*pw, "faces"), f"{len(p.faces)} faces cannot show on {n} dice", (dice,)
-            for j, face_set in enumerate(p.any_of or ()):
-                bad = [x for x in face_set if x > f]
-                if bad:
-                    yield (*pw, "any_of", j), (
-                        f"faces {bad} do not exist on a {f}-sided die (1..{f})"), (faces,)
-                if len(face_set) > n:
-                    yield (*pw, "any_of", j), (
-                        f"{len(face_set)} faces cannot show on {n} dice"), (dice,)
-        if isinstance(cat.score, FaceTotal) and not isinstance(p, FacePattern):
+        yield from _pattern_problems(rules, cat.pattern, (*where, "pattern"))
+        if isinstance(cat.score, FaceTotal) and not isinstance(cat.pattern, FacePattern):
             yield (*where, "score"), (
-                "face_total needs a `face` pattern; use sum_matched or sum_all"), (pw,)
-
+                "face_total needs a `face` pattern; use sum_matched or sum_all"), (
+                (*where, "pattern"),)
     keys = set(seen)
+    yield from _box_reference_problems(rules, keys, seen)
+    yield from _only_after_problems(rules, keys)
+    yield from _size_problems(rules)
+
+
+def _pattern_problems(rules: RuleSet, p, pw: tuple):
+    """A box's pattern against the game's dice and faces."""
+    dice, faces = ("dice",), ("faces",)
+    n, f = rules.dice, rules.faces
+    if isinstance(p, FacePattern):
+        if p.face > f:
+            yield (*pw, "face"), (
+                f"face {p.face} does not exist on a {f}-sided die (1..{f})"), (faces,)
+        if p.min_count > n:
+            yield (*pw, "min_count"), (
+                f"min_count {p.min_count} is more than the {n} dice"), (dice,)
+    elif isinstance(p, OfAKindPattern):
+        if p.count > n:
+            yield (*pw, "count"), f"count {p.count} is more than the {n} dice", (dice,)
+    elif isinstance(p, GroupsPattern):
+        if sum(p.sizes) > n:
+            yield (*pw, "sizes"), (
+                f"groups {list(p.sizes)} need {sum(p.sizes)} dice, the game has {n}"), (dice,)
+        elif p.distinct and len(p.sizes) > f:
+            yield (*pw, "sizes"), (
+                f"{len(p.sizes)} groups on distinct faces need {len(p.sizes)} faces, "
+                f"the die has {f}"), (faces,)
+    elif isinstance(p, StraightPattern):
+        if p.length is not None and p.length > min(n, f):
+            yield (*pw, "length"), (
+                f"a run of {p.length} needs {p.length} dice and faces; the game has "
+                f"{n} dice of {f} faces"), (dice, faces) if n < f else (faces, dice)
+        if p.faces is not None:
+            bad = [x for x in p.faces if x > f]
+            if bad:
+                yield (*pw, "faces"), (
+                    f"faces {bad} do not exist on a {f}-sided die (1..{f})"), (faces,)
+            if len(p.faces) > n:
+                yield (*pw, "faces"), f"{len(p.faces)} faces cannot show on {n} dice", (dice,)
+        for j, face_set in enumerate(p.any_of or ()):
+            bad = [x for x in face_set if x > f]
+            if bad:
+                yield (*pw, "any_of", j), (
+                    f"faces {bad} do not exist on a {f}-sided die (1..{f})"), (faces,)
+            if len(face_set) > n:
+                yield (*pw, "any_of", j), (
+                    f"{len(face_set)} faces cannot show on {n} dice"), (dice,)
+
+
+def _box_reference_problems(rules: RuleSet, keys: set[str], seen: dict[str, int]):
+    """Boxes named by the upper bonus, the Joker's full value and the Yahtzee box exist and
+    can serve."""
+    dice = ("dice",)
     box_list = ("categories",)
     if rules.upper_bonus is not None and rules.upper_bonus.categories is not None:
         for j, key in enumerate(rules.upper_bonus.categories):
@@ -459,13 +471,18 @@ def _consistency_problems(rules: RuleSet):
         else:
             yp = rules.categories[seen[ykey]].pattern
             is_all_same = isinstance(yp, AllSamePattern) or (
-                isinstance(yp, OfAKindPattern) and yp.count == n)
+                isinstance(yp, OfAKindPattern) and yp.count == rules.dice)
             if not is_all_same:
                 yield ("yahtzee_category",), (
                     f"'{ykey}' must have the all_same pattern (every die equal) to act as the "
                     "Yahtzee box for the bonus and Joker"), (
                     ("categories", seen[ykey], "pattern"), dice, *users)
-    yield from _only_after_problems(rules, keys)
+
+
+def _size_problems(rules: RuleSet):
+    """The state table and the keep columns within the solver's limits."""
+    dice, faces = ("dice",), ("faces",)
+    n, f = rules.dice, rules.faces
     if rules.state_count > MAX_STATES:
         yield ("categories",), (
             f"the solver's state table would have {rules.state_count:,} entries "

@@ -104,23 +104,7 @@ def load_sweep(path: str | Path) -> Sweep:
         m = _mark_of(marks, p)
         return f"{m[0]}:{m[1]}:{m[2]}" if m else origin
 
-    for key in data:
-        if key not in TOP_KEYS:
-            hint = difflib.get_close_matches(str(key), TOP_KEYS, n=1)
-            tip = f"; did you mean '{hint[0]}'?" if hint else ""
-            raise SweepError(f"{at(key)}: {key}: unknown field of a sweep file (allowed: "
-                             f"{', '.join(TOP_KEYS)}){tip}")
-    what = data.get("what", "figures")
-    if what not in WHATS:
-        raise SweepError(f"{at('what')}: what: '{what}' is not one of {', '.join(WHATS)} "
-                         "(mean: the expected score only; figures: also SD, P(upper bonus), "
-                         "Yahtzee bonuses; distribution: also the median and percentiles).")
-    for key in ("name", "description"):
-        if not isinstance(data.get(key, ""), str):
-            raise SweepError(f"{at(key)}: {key}: give a string.")
-    if "axes" in data and "points" in data:
-        raise SweepError(f"{at('points')}: points: give either `axes` (a grid, the product of "
-                         "the axes) or `points` (named points), not both.")
+    what = _check_header(data, at)
     if "axes" in data:
         axes, combos, names = _grid(data["axes"], at)
     elif "points" in data:
@@ -178,38 +162,72 @@ def load_sweep(path: str | Path) -> Sweep:
     points, bad = [], []
     for i, (values, name) in enumerate(zip(combos, names, strict=True)):
         spec = values.get("base", base)
-        base_data, base_marks = bases[spec]
-        rule_data = copy.deepcopy(base_data)
-        point_marks = dict(base_marks)
-        shown = {}
-        for axis, value in values.items():
-            if axis == "base":
-                shown[axis] = value
-                continue
-            if value is _MISSING:  # a named point without this axis: the base's value
-                shown[axis] = _get(base_data, axis)
-                continue
-            path = _set(rule_data, axis, value)
-            shown[axis] = value
-            where = (marks.get(("axes", axis)) if "axes" in data
-                     else marks.get(("points", i, axis)))
-            for p in [p for p in point_marks if p[:len(path)] == path]:
-                del point_marks[p]
-            if where:
-                point_marks[path] = where
-        base_name = str(base_data.get("name") or Path(spec).stem)
-        rule_data["name"] = (name or base_name)[:80]
         try:
-            rules = _validate(rule_data, point_marks, origin)
-        except RulesError as exc:
-            bad.append((i, name, shown, str(exc)))
-            continue
-        points.append(SweepPoint(i, shown, rules, name))
+            points.append(_point(i, values, name, spec, bases[spec], data, marks, origin))
+        except _BadPoint as exc:
+            bad.append(exc.args)
     if bad:
         raise SweepError(_invalid_text(origin, bad, len(combos)))
     base = base if "base" not in axes else ", ".join(bases)
     return Sweep(origin, base, tuple(axes), tuple(points), what, data.get("name", ""),
                  data.get("description", ""), "points" in data, marks)
+
+
+def _check_header(data: dict, at) -> str:
+    """Check the sweep's own fields (not the points); the kind of figures it asks for."""
+    for key in data:
+        if key not in TOP_KEYS:
+            hint = difflib.get_close_matches(str(key), TOP_KEYS, n=1)
+            tip = f"; did you mean '{hint[0]}'?" if hint else ""
+            raise SweepError(f"{at(key)}: {key}: unknown field of a sweep file (allowed: "
+                             f"{', '.join(TOP_KEYS)}){tip}")
+    what = data.get("what", "figures")
+    if what not in WHATS:
+        raise SweepError(f"{at('what')}: what: '{what}' is not one of {', '.join(WHATS)} "
+                         "(mean: the expected score only; figures: also SD, P(upper bonus), "
+                         "Yahtzee bonuses; distribution: also the median and percentiles).")
+    for key in ("name", "description"):
+        if not isinstance(data.get(key, ""), str):
+            raise SweepError(f"{at(key)}: {key}: give a string.")
+    if "axes" in data and "points" in data:
+        raise SweepError(f"{at('points')}: points: give either `axes` (a grid, the product of "
+                         "the axes) or `points` (named points), not both.")
+    return what
+
+
+class _BadPoint(Exception):
+    """A point whose rules do not validate: (index, name, shown values, message)."""
+
+
+def _point(i: int, values: dict, name: str | None, spec: str, base: tuple[dict, dict],
+           data: dict, marks: dict, origin: str) -> SweepPoint:
+    """Point i's rules: the base's data with the point's values set, every value's problem
+    reported at the line of the sweep file that gave it."""
+    base_data, base_marks = base
+    rule_data = copy.deepcopy(base_data)
+    point_marks = dict(base_marks)
+    shown = {}
+    for axis, value in values.items():
+        if axis == "base":
+            shown[axis] = value
+            continue
+        if value is _MISSING:  # a named point without this axis: the base's value
+            shown[axis] = _get(base_data, axis)
+            continue
+        path = _set(rule_data, axis, value)
+        shown[axis] = value
+        where = marks.get(("axes", axis)) if "axes" in data else marks.get(("points", i, axis))
+        for p in [p for p in point_marks if p[:len(path)] == path]:
+            del point_marks[p]
+        if where:
+            point_marks[path] = where
+    base_name = str(base_data.get("name") or Path(spec).stem)
+    rule_data["name"] = (name or base_name)[:80]
+    try:
+        rules = _validate(rule_data, point_marks, origin)
+    except RulesError as exc:
+        raise _BadPoint(i, name, shown, str(exc)) from None
+    return SweepPoint(i, shown, rules, name)
 
 
 class _Missing:

@@ -148,85 +148,21 @@ def compile_rules(rules: RuleSet) -> RuleTables:
     n, f = rules.dice, rules.faces
     rolls = _multisets(f, n)
     keeps = [m for size in range(n, -1, -1) for m in _multisets(f, size)]
-    n_rolls, n_keeps = len(rolls), len(keeps)
-
-    keep_counts = np.zeros((n_keeps, f), dtype=np.int8)
-    for k, dice in enumerate(keeps):
-        for d in dice:
-            keep_counts[k, d - 1] += 1
-    keep_size = keep_counts.sum(axis=1).astype(np.int8)
-    lookup = {_counts_key(keep_counts[k], n): k for k in range(n_keeps)}
-
-    keep_child = np.full((n_keeps, f), -1, dtype=np.int32)
-    sub_lists: list[list[int]] = []
-    for k in range(n_keeps):
-        if keep_size[k] < n:
-            for v in range(f):
-                c = keep_counts[k].copy()
-                c[v] += 1
-                keep_child[k, v] = lookup[_counts_key(c, n)]
-        subs = []
-        for v in range(f):
-            if keep_counts[k, v] > 0:
-                c = keep_counts[k].copy()
-                c[v] -= 1
-                subs.append(lookup[_counts_key(c, n)])
-        sub_lists.append(subs)
-    sub_indptr = np.zeros(n_keeps + 1, dtype=np.int32)
-    sub_indptr[1:] = np.cumsum([len(s) for s in sub_lists])
-    sub_indices = np.array([i for s in sub_lists for i in s], dtype=np.int32)
-
+    n_rolls = len(rolls)
+    keep_counts, keep_size, lookup, keep_child, sub_indptr, sub_indices = _keep_graph(keeps, n, f)
+    keep_out_indptr, keep_out_roll, keep_out_prob = _keep_outcomes(keep_counts, keep_size,
+                                                                   lookup, n, f)
     roll_counts = keep_counts[:n_rolls]
     roll_dice = np.array(rolls, dtype=np.int8).reshape(n_rolls, n)
-
-    # Outcome distribution of each keep: the free dice form a multiset with multinomial odds.
-    out_indptr = [0]
-    out_roll: list[int] = []
-    out_prob: list[float] = []
-    for k in range(n_keeps):
-        free = n - int(keep_size[k])
-        for extra in _multisets(f, free):
-            c = keep_counts[k].copy()
-            mult = math.factorial(free)
-            for v in range(f):
-                m = extra.count(v + 1)
-                c[v] += m
-                mult //= math.factorial(m)
-            out_roll.append(lookup[_counts_key(c, n)])
-            out_prob.append(mult / f**free)
-        out_indptr.append(len(out_roll))
-    keep_out_indptr = np.array(out_indptr, dtype=np.int64)
-    keep_out_roll = np.array(out_roll, dtype=np.int32)
-    keep_out_prob = np.array(out_prob, dtype=np.float64)
-    roll_prob = keep_out_prob[keep_out_indptr[n_keeps - 1]:keep_out_indptr[n_keeps]]
+    roll_prob = keep_out_prob[keep_out_indptr[-2]:keep_out_indptr[-1]]
     roll_prob_by_index = np.zeros(n_rolls)
-    roll_prob_by_index[keep_out_roll[keep_out_indptr[n_keeps - 1]:]] = roll_prob
-
-    score = np.zeros((n_rolls, len(rules.categories)), dtype=np.int32)
-    joker_score = np.zeros_like(score)
-    for c, cat in enumerate(rules.categories):
-        score[:, c] = category_scores(cat, roll_counts)
-        joker_score[:, c] = score[:, c]
-    all_same = roll_counts.max(axis=1) == n
-    yahtzee_face = np.where(all_same, roll_counts.argmax(axis=1), -1).astype(np.int8)
-    for key in rules.joker.full_value:
-        c = rules.index_of(key)
-        full = full_value_scores(rules.categories[c], roll_counts)
-        joker_score[all_same, c] = full[all_same]
-
-    upper_box = np.full(f, -1, dtype=np.int32)
-    for v in range(f):
-        key = rules.upper_box_of_face(v + 1)
-        if key is not None:
-            upper_box[v] = rules.index_of(key)
-    counts_upper = np.array([c.key in rules.bonus_categories for c in rules.categories], np.int8)
-    is_lower = np.array([c.section == "lower" for c in rules.categories], dtype=np.int8)
-    first_bonus = np.array([c.first_roll_bonus for c in rules.categories], dtype=np.int32)
+    roll_prob_by_index[keep_out_roll[keep_out_indptr[-2]:]] = roll_prob
+    score, joker_score, yahtzee_face = _score_tables(rules, roll_counts)
+    upper_box, counts_upper, is_lower, first_bonus, only_after = _box_flags(rules)
     if rules.rolls == 1:  # every roll is a first roll: the bonus is part of every score above 0
         score = np.where(score > 0, score + first_bonus, 0).astype(np.int32)
         joker_score = np.where(joker_score > 0, joker_score + first_bonus, 0).astype(np.int32)
         first_bonus = np.zeros_like(first_bonus)
-    only_after = np.array([c.only_after is not None for c in rules.categories], dtype=np.int8)
     box_scores = _box_scores(score, joker_score, first_bonus, only_after)
     box_max = np.array([int(s[-1]) for s in box_scores], dtype=np.int64)
     flag_key = rules.flag_box_key
@@ -259,6 +195,93 @@ def compile_rules(rules: RuleSet) -> RuleTables:
             if isinstance(array, np.ndarray):
                 array.flags.writeable = False
     return tables
+
+
+def _keep_graph(keeps: list[tuple[int, ...]], n: int, f: int):
+    """Face counts and sizes of every keep, its index by counts, the keep one die more makes
+    (KEEP_CHILD) and the keeps one die fewer makes (SUB_* in CSR form)."""
+    n_keeps = len(keeps)
+    keep_counts = np.zeros((n_keeps, f), dtype=np.int8)
+    for k, dice in enumerate(keeps):
+        for d in dice:
+            keep_counts[k, d - 1] += 1
+    keep_size = keep_counts.sum(axis=1).astype(np.int8)
+    lookup = {_counts_key(keep_counts[k], n): k for k in range(n_keeps)}
+    keep_child = np.full((n_keeps, f), -1, dtype=np.int32)
+    sub_lists: list[list[int]] = []
+    for k in range(n_keeps):
+        if keep_size[k] < n:
+            for v in range(f):
+                c = keep_counts[k].copy()
+                c[v] += 1
+                keep_child[k, v] = lookup[_counts_key(c, n)]
+        subs = []
+        for v in range(f):
+            if keep_counts[k, v] > 0:
+                c = keep_counts[k].copy()
+                c[v] -= 1
+                subs.append(lookup[_counts_key(c, n)])
+        sub_lists.append(subs)
+    sub_indptr = np.zeros(n_keeps + 1, dtype=np.int32)
+    sub_indptr[1:] = np.cumsum([len(s) for s in sub_lists])
+    sub_indices = np.array([i for s in sub_lists for i in s], dtype=np.int32)
+    return keep_counts, keep_size, lookup, keep_child, sub_indptr, sub_indices
+
+
+def _keep_outcomes(keep_counts: np.ndarray, keep_size: np.ndarray, lookup: dict, n: int,
+                   f: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The rolls each keep can become and their odds (CSR): the free dice form a multiset
+    with multinomial odds. The last keep (no dice) gives the first roll's odds."""
+    out_indptr = [0]
+    out_roll: list[int] = []
+    out_prob: list[float] = []
+    for k in range(len(keep_counts)):
+        free = n - int(keep_size[k])
+        for extra in _multisets(f, free):
+            c = keep_counts[k].copy()
+            mult = math.factorial(free)
+            for v in range(f):
+                m = extra.count(v + 1)
+                c[v] += m
+                mult //= math.factorial(m)
+            out_roll.append(lookup[_counts_key(c, n)])
+            out_prob.append(mult / f**free)
+        out_indptr.append(len(out_roll))
+    return (np.array(out_indptr, dtype=np.int64), np.array(out_roll, dtype=np.int32),
+            np.array(out_prob, dtype=np.float64))
+
+
+def _score_tables(rules: RuleSet, roll_counts: np.ndarray):
+    """Each roll's score in each box, as a Joker too, and the face of an all-same roll."""
+    n = rules.dice
+    score = np.zeros((len(roll_counts), len(rules.categories)), dtype=np.int32)
+    joker_score = np.zeros_like(score)
+    for c, cat in enumerate(rules.categories):
+        score[:, c] = category_scores(cat, roll_counts)
+        joker_score[:, c] = score[:, c]
+    all_same = roll_counts.max(axis=1) == n
+    yahtzee_face = np.where(all_same, roll_counts.argmax(axis=1), -1).astype(np.int8)
+    for key in rules.joker.full_value:
+        c = rules.index_of(key)
+        full = full_value_scores(rules.categories[c], roll_counts)
+        joker_score[all_same, c] = full[all_same]
+    return score, joker_score, yahtzee_face
+
+
+def _box_flags(rules: RuleSet):
+    """Per face its upper box; per box: counts toward the upper bonus, lower section,
+    first-roll bonus, has an only_after condition."""
+    upper_box = np.full(rules.faces, -1, dtype=np.int32)
+    for v in range(rules.faces):
+        key = rules.upper_box_of_face(v + 1)
+        if key is not None:
+            upper_box[v] = rules.index_of(key)
+    cats = rules.categories
+    counts_upper = np.array([c.key in rules.bonus_categories for c in cats], np.int8)
+    is_lower = np.array([c.section == "lower" for c in cats], dtype=np.int8)
+    first_bonus = np.array([c.first_roll_bonus for c in cats], dtype=np.int32)
+    only_after = np.array([c.only_after is not None for c in cats], dtype=np.int8)
+    return upper_box, counts_upper, is_lower, first_bonus, only_after
 
 
 def _box_scores(score: np.ndarray, joker_score: np.ndarray, first_bonus: np.ndarray,
