@@ -69,9 +69,8 @@ def warmup_cmd(quiet: QuietOpt = False) -> None:
     it is asked for (seconds to tens of seconds each). A package build or a new user can run
     this once to have them all ready.
     """
-    from yz.solver.warmup import FAMILIES, ensure_compiled, missing
+    from yz.solver import warm_up
 
-    todo = missing(FAMILIES)
-    ensure_compiled(FAMILIES, TerminalReporter(bars=not quiet, notes=not quiet))
-    typer.echo(f"compiled {len(todo)} kind(s) of kernels; all {len(FAMILIES)} are ready"
-               if todo else f"all {len(FAMILIES)} kinds of kernels were compiled already")
+    done, kinds = warm_up(TerminalReporter(bars=not quiet, notes=not quiet))
+    typer.echo(f"compiled {done} kind(s) of kernels; all {kinds} are ready"
+               if done else f"all {kinds} kinds of kernels were compiled already")

@@ -310,7 +310,7 @@ def target_cmd(
     (cached), and prints it beside P(final score >= T) under the mean-optimal strategy.
     """
     from yz.rules import InputError
-    from yz.solver.target import check_max_target, check_target_memory
+    from yz.solver.target import check_max_target
 
     check_max_target(max_target)
     wanted = [t for t in render.ROUND_SCORES if t <= max_target] or [max_target]
@@ -325,7 +325,6 @@ def target_cmd(
             raise InputError(f"--targets: give scores from 1 to the maximum target "
                              f"{max_target} (got {', '.join(map(str, bad)) or 'none'}).")
     model = model_for(variant, quiet, as_json, use_cache=not no_cache)
-    check_target_memory(model.tables, max_target)  # before any solving
     table = model.targets(max_target)
     dist = model.distribution()
     rows = [(x, table.p_reach(x), dist.p_at_least(x)) for x in wanted]

@@ -5,6 +5,7 @@
                           coach
     solve(rules)          Model(rules).solve(): the optimal value of every turn-start state
     exact_figures(solution, strategy)   solution.model.figures(strategy)
+    warm_up()             compile every kind of work's kernels now (`yz warmup`)
 
 The records the methods return: `Solution`, `Moments`, `ExactFigures`, `Distribution`,
 `TargetTable` (solver.target), `Simulation` (solver.simulate), `Advice` (solver.advice).
@@ -22,9 +23,10 @@ from .exact import ExactFigures, Moments
 from .model import Model
 from .report import SILENT, Reporter
 from .strategies import STRATEGIES
+from .warmup import warm_up
 
 __all__ = ["SILENT", "SOLVER_VERSION", "STRATEGIES", "Distribution", "ExactFigures", "Model",
-           "Moments", "Reporter", "Solution", "exact_figures", "solve"]
+           "Moments", "Reporter", "Solution", "exact_figures", "solve", "warm_up"]
 
 
 def solve(rules: RuleSet | RuleTables | str | Path, use_cache: bool = True,

@@ -35,7 +35,7 @@ Strategy for Yahtzee" (2006).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -58,7 +58,7 @@ class Solution:
     """A solved rule set: the value of every turn-start state, and how it was obtained."""
 
     model: Model
-    values: np.ndarray  # the flat value store (see solver.layout), float64
+    values: np.ndarray = field(repr=False)  # the flat value store (solver.layout), float64
     seconds: float
     states: int
     cached: bool = False

@@ -356,12 +356,12 @@ class Model:
         have = self._cached("targets")
         if have is not None and have.max_target >= max_target:
             return have
+        check_target_memory(self.tables, max_target)  # before any solving
         solution = self.solve()
         table = self._load_targets(solution, max_target)
         if table is None:
             from .warmup import ensure_compiled, work_families
 
-            check_target_memory(self.tables, max_target)
             ensure_compiled(work_families("targets"), self.report)
             with self.report.stage(f"target play, {self.name}", "columns") as step:
                 table = solve_targets(solution, max_target, step)
@@ -405,17 +405,27 @@ class Model:
         with self.report.stage(f"playing {games:,} games", "games") as step:
             return simulate(solution, games, seed, strategy, step, keep_scores)
 
+    def position(self, filled: str | dict | None = None, upper_total: int | None = None):
+        """A position of this game from the boxes filled ('ones=3,yahtzee=50' or a mapping;
+        `upper_total` instead of each upper score): `yz.rules.position.Position`."""
+        from yz.rules.position import parse_filled
+
+        return parse_filled(filled, self.tables, upper_total)
+
     def advise(self, position=None, dice=None, rolls_left: int | None = None,
                bonus_points: int | None = None, target: int | None = None):
         """Every move in a position ranked (`solver.advice.Advice`): by the expected final
         score, or with `target` by the chance of finishing with at least `target` points.
-        Without dice, only the position's value. Everything is checked before any solve."""
-        from yz.rules.position import Position, check_bonus_points
+        `position`: a Position, or the boxes filled as `position()` takes them (default: the
+        game's start). Without dice, only the position's value. Everything is checked before
+        any solve."""
+        from yz.rules.position import check_bonus_points
 
         from .advice import advise, advise_target, check_rolls_left, check_target
 
         t = self.tables
-        position = position or Position()
+        if position is None or isinstance(position, str | dict):
+            position = self.position(position)
         if dice is not None and rolls_left is None:
             rolls_left = t.rolls - 1
         check_rolls_left(t, dice, rolls_left)

@@ -16,7 +16,7 @@ computation), so the official rules up to N = 500 need about 0.8 GB.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 from yz.rules import InputError, RuleTables
@@ -34,9 +34,10 @@ NEED_RUN = 256  # needs of one state solved side by side (a row of the sweep)
 class TargetTable:
     """W[state, need] for every turn-start state of a solution's layout."""
 
-    solution: Solution
+    solution: Solution = field(repr=False)
     max_target: int
-    W: np.ndarray  # float32 [layout.size, max_target + 1], or a cache.CheckedArray of it
+    # float32 [layout.size, max_target + 1], or a cache.CheckedArray of it
+    W: np.ndarray = field(repr=False)
     seconds: float
     cached: bool = False
 

@@ -129,3 +129,11 @@ def ensure_loaded(families: tuple[str, ...], report: Reporter = SILENT) -> None:
     model = tiny_model()
     for family in families:
         _run(family, model)
+
+
+def warm_up(report: Reporter = SILENT) -> tuple[int, int]:
+    """Compile every kind of work's kernels not compiled yet (`yz warmup`): (how many kinds
+    were compiled now, how many there are)."""
+    todo = missing(FAMILIES)
+    ensure_compiled(FAMILIES, report)
+    return len(todo), len(FAMILIES)

@@ -1,0 +1,83 @@
+"""How often following one piece of work goes back into a module it already left.
+
+Runs a snippet under `sys.setprofile` and records every call from one yz module into another
+(`yz.solver.dp` -> `yz.solver.layout`, say). A call into a module that the work had already
+entered before and left (not the caller itself) is a return to a module already left: the
+reader following the code has to go back to a file read before. Each distinct such edge is
+counted once (a loop over layers repeats the same edge; it is one place in the code).
+
+    python bench/trace_modules.py                      # Model(...).figures() on this checkout
+    python bench/trace_modules.py --snippet OLD_CODE   # the same work through an older API
+
+Run it from the checkout's virtualenv (or another checkout's, for a before/after pair); the
+kernels are compiled first, outside the trace.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+NEW = ("from yz.solver import Model\n"
+       "Model('no-bonus', use_cache=False).figures()")
+# Before issue 21: the same figures through the functions the CLI called.
+OLD = ("from yz.rules import compile_rules, load_rules\n"
+       "from yz.solver import solve, exact_figures\n"
+       "exact_figures(solve(compile_rules(load_rules('no-bonus')), use_cache=False), "
+       "use_cache=False)")
+
+
+def module_of(frame) -> str | None:
+    name = frame.f_globals.get("__name__", "")
+    return name if name.startswith("yz.") else None
+
+
+def trace(snippet: str) -> tuple[list[str], list[tuple[str, str]]]:
+    """(modules in the order first entered, the distinct calls into a module already left)."""
+    entered: list[str] = []
+    edges: set[tuple[str, str]] = set()
+    back: list[tuple[str, str]] = []
+
+    def profile(frame, event, arg):
+        if event != "call":
+            return
+        callee = module_of(frame)
+        caller = module_of(frame.f_back) if frame.f_back is not None else None
+        if callee is None or caller is None or callee == caller:
+            return
+        edge = (caller, callee)
+        if edge in edges:
+            return
+        edges.add(edge)
+        if callee in entered:
+            back.append(edge)
+        else:
+            entered.append(callee)
+        if caller not in entered:
+            entered.insert(0, caller)
+
+    code = compile(snippet, "<snippet>", "exec")
+    sys.setprofile(profile)
+    try:
+        exec(code, {})
+    finally:
+        sys.setprofile(None)
+    return entered, back
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--snippet", default=None, help="Python code to trace (default: "
+                        "Model('no-bonus').figures(); 'old' for the pre-issue-21 calls).")
+    args = parser.parse_args()
+    snippet = {None: NEW, "old": OLD}.get(args.snippet, args.snippet)
+    exec(compile(snippet, "<warm-up>", "exec"), {})  # compile the kernels outside the trace
+    entered, back = trace(snippet)
+    print(f"modules entered: {len(entered)}")
+    print(f"returns to a module already left (distinct call edges): {len(back)}")
+    for caller, callee in back:
+        print(f"  {caller} -> {callee}")
+
+
+if __name__ == "__main__":
+    main()
