@@ -1,10 +1,14 @@
 """How often following one piece of work goes back into a module it already left.
 
 Runs a snippet under `sys.setprofile` and records every call from one yz module into another
-(`yz.solver.dp` -> `yz.solver.layout`, say). A call into a module that the work had already
-entered before and left (not the caller itself) is a return to a module already left: the
-reader following the code has to go back to a file read before. Each distinct such edge is
-counted once (a loop over layers repeats the same edge; it is one place in the code).
+(`yz.solver.dp` -> `yz.solver.layout`, say). A call into a module that *another* module had
+entered before is a return to a module already left: the reader following the work has to go
+back to a file read before, from a new place. Each distinct (caller, callee) edge is counted
+once (a loop over layers repeats the same edge; it is one place in the code), and so is a
+hub calling the modules of each step in turn (`model` -> `exact` for the moments, then for
+the figures). Two counts: calls to module-level functions (the flow of the work), and all
+calls, including methods and properties of records (`RuleTables.n_categories`,
+`StateLayout.size`: reading data).
 
     python bench/trace_modules.py                      # Model(...).figures() on this checkout
     python bench/trace_modules.py --snippet OLD_CODE   # the same work through an older API
@@ -32,9 +36,10 @@ def module_of(frame) -> str | None:
     return name if name.startswith("yz.") else None
 
 
-def trace(snippet: str) -> tuple[list[str], list[tuple[str, str]]]:
-    """(modules in the order first entered, the distinct calls into a module already left)."""
-    entered: list[str] = []
+def trace(snippet: str, functions_only: bool) -> tuple[list[str], list[tuple[str, str]]]:
+    """(modules in the order first entered, the distinct calls back into a module that
+    another module had entered first)."""
+    first_caller: dict[str, str] = {}
     edges: set[tuple[str, str]] = set()
     back: list[tuple[str, str]] = []
 
@@ -45,16 +50,16 @@ def trace(snippet: str) -> tuple[list[str], list[tuple[str, str]]]:
         caller = module_of(frame.f_back) if frame.f_back is not None else None
         if callee is None or caller is None or callee == caller:
             return
+        if functions_only and "." in frame.f_code.co_qualname:  # a method or a property
+            return
         edge = (caller, callee)
         if edge in edges:
             return
         edges.add(edge)
-        if callee in entered:
+        first_caller.setdefault(caller, "")
+        if callee in first_caller and first_caller[callee] != caller:
             back.append(edge)
-        else:
-            entered.append(callee)
-        if caller not in entered:
-            entered.insert(0, caller)
+        first_caller.setdefault(callee, caller)
 
     code = compile(snippet, "<snippet>", "exec")
     sys.setprofile(profile)
@@ -62,7 +67,7 @@ def trace(snippet: str) -> tuple[list[str], list[tuple[str, str]]]:
         exec(code, {})
     finally:
         sys.setprofile(None)
-    return entered, back
+    return list(first_caller), back
 
 
 def main() -> None:
@@ -72,11 +77,12 @@ def main() -> None:
     args = parser.parse_args()
     snippet = {None: NEW, "old": OLD}.get(args.snippet, args.snippet)
     exec(compile(snippet, "<warm-up>", "exec"), {})  # compile the kernels outside the trace
-    entered, back = trace(snippet)
-    print(f"modules entered: {len(entered)}")
-    print(f"returns to a module already left (distinct call edges): {len(back)}")
-    for caller, callee in back:
-        print(f"  {caller} -> {callee}")
+    for functions_only, what in ((True, "module functions"), (False, "all calls")):
+        entered, back = trace(snippet, functions_only)
+        print(f"{what}: {len(entered)} modules entered, {len(back)} returns to a module "
+              "already left")
+        for caller, callee in back:
+            print(f"  {caller} -> {callee}")
 
 
 if __name__ == "__main__":

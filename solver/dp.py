@@ -41,7 +41,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from yz.rules import RuleTables, SolverError
 
-from .layout import StateLayout, batch_width, batches
+from .layout import StateLayout
 from .report import Step
 
 if TYPE_CHECKING:
@@ -99,12 +99,12 @@ def backward(model: Model, VAL: np.ndarray, store: np.ndarray | None = None,
 
     t, layout = model.tables, model.layout
     K, L = model.kernel_tables, layout.kernel_layout()
-    cols = batch_width(t, int(layout.U1.max() - layout.U0.min() + 1))
+    cols = model.batch_width()
     total = int(layout.LAYER_PTR[-2])  # every state but the full card
     decisions = m1 is not None or m2 is not None
     for k in range(t.n_categories - 1, -1, -1):
         R = layout.rows(k)
-        ptr = batches(R.NU, cols)
+        ptr = layer.batches(R.NU, cols)
         done = total - int(layout.LAYER_PTR[k + 1])
         # Big layers (Maxi Yatzy's take half a minute) go in parts, so progress moves.
         stride = max(1, (len(ptr) - 1) // max(1, int(R.NU.sum()) // PROGRESS_STATES))

@@ -27,7 +27,6 @@ import numpy as np
 
 from .dp import Solution
 from .kernels.bundle import Next, Outcomes, Rows, States, build
-from .layout import batch_width, batches, most_outcomes, outcome_block
 from .report import Step
 
 
@@ -82,10 +81,10 @@ def layer_outcomes(model, V: np.ndarray, index: np.ndarray) -> tuple[np.ndarray,
 
     t, layout = model.tables, model.layout
     mask, flag, u = layout.states_at(index)
-    most = most_outcomes(t)
+    most = model.most_outcomes()
     no_choice = np.zeros((0, t.rolls, t.n_distinct_rolls), dtype=np.int64)
     parts = []
-    block = outcome_block(t)
+    block = model.outcome_block()
     for b0 in range(0, len(index), block):
         part = slice(b0, b0 + block)
         rows = rows_of_states(States(mask[part], flag[part], u[part]))
@@ -93,8 +92,9 @@ def layer_outcomes(model, V: np.ndarray, index: np.ndarray) -> tuple[np.ndarray,
         out = build(Outcomes, **{name: np.empty((n, most), dtype=np.int64) for name in
                                  ("TARGET", "GAIN", "BOX", "POINTS", "FLAGS")},
                     PROB=np.empty((n, most)), COUNT=np.zeros(n, dtype=np.int64))
-        cols = batch_width(t, int(rows.NU.max(initial=1)))
-        layer.decide(model.kernel_tables, layout.kernel_layout(), rows, batches(rows.NU, cols),
+        cols = model.batch_width(int(rows.NU.max(initial=1)))
+        layer.decide(model.kernel_tables, layout.kernel_layout(), rows,
+                     layer.batches(rows.NU, cols),
                      cols, model.threads, Next(V, None, None), choice=no_choice, out=out)
         keep = np.arange(most)[None, :] < out.COUNT[:, None]
         parts.append((np.repeat(np.arange(b0, b0 + n, dtype=np.int64), out.COUNT),

@@ -22,7 +22,6 @@ from dataclasses import dataclass, field
 import numpy as np
 from yz.rules import RuleTables
 
-from . import config
 from .kernels.bundle import GameTables, Layout, Rows, build
 
 
@@ -193,42 +192,6 @@ def _reachable_count(t: RuleTables, masks: np.ndarray, counted: np.ndarray, n_fl
     if t.in_order:
         flags = np.where(prefix_masks(t.n_categories), flags, 0)
     return int((n_u_by_subset[subset] * flags)[:-1].sum())  # the full card starts no turn
-
-
-def batches(widths: np.ndarray, limit: int) -> np.ndarray:
-    """Split consecutive rows into batches whose widths add up to at most `limit` (each row
-    alone fits): the boundaries, batch b being rows ptr[b] .. ptr[b+1]-1."""
-    cum = np.concatenate([[0], np.cumsum(widths)])
-    ptr = [0]
-    n = len(widths)
-    while ptr[-1] < n:
-        ptr.append(max(ptr[-1] + 1, int(np.searchsorted(cum, cum[ptr[-1]] + limit, "right")) - 1))
-    return np.array(ptr, dtype=np.int64)
-
-
-def batch_width(t: RuleTables, widest: int) -> int:
-    """Columns solved side by side: enough to fill the vector units, few enough that the
-    scratch table (keeps x columns) stays in a core's L2 cache; at least `widest`, the widest
-    run of columns that must stay together."""
-    return max(widest, min(config.MAX_BATCH_COLS, config.SCRATCH_BYTES // (8 * t.n_keeps)))
-
-
-def state_block(t: RuleTables) -> int:
-    """States whose choices are held at once (CHOICE: rolls x distinct rolls int64 each)."""
-    per_state = t.rolls * t.n_distinct_rolls * 8
-    return max(1, min(config.SIM_STATE_BLOCK, config.CHOICE_BYTES // per_state))
-
-
-def most_outcomes(t: RuleTables) -> int:
-    """The most distinct moves a turn can end with: a box for every final roll, and for every
-    first roll kept whole to claim a first-roll bonus."""
-    return t.n_distinct_rolls * (2 if t.has_first_roll_bonus else 1)
-
-
-def outcome_block(t: RuleTables) -> int:
-    """States whose turn outcomes are held at once (six numbers per outcome)."""
-    per_state = most_outcomes(t) * 6 * 8
-    return max(1, min(config.SIM_STATE_BLOCK, config.CHOICE_BYTES // per_state))
 
 
 def kernel_tables(t: RuleTables) -> GameTables:

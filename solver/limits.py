@@ -16,15 +16,12 @@ def machine_memory() -> int:
         return 8 << 30
 
 
-def solve_bytes(t, layout, with_sd: bool = False, threads: int | None = None) -> int:
+def solve_bytes(t, layout, with_sd: bool, threads: int | None, cols: int) -> int:
     """Memory a solve needs: the value store (and the second moment with the SD), the layout's
-    per-box-set tables and rows, and the scratch tables of each of the `threads` threads."""
-    from .layout import batch_width
-
+    per-box-set tables and rows, and the scratch tables (keeps x `cols`) of each thread."""
     n_sets = 1 << t.n_categories
     store = layout.size * 8 * (2 if with_sd else 1)
     per_set = n_sets * (8 * layout.n_flags + 8 + 5 * 8 * layout.n_flags)  # OFFSET, U0/U1, rows
-    cols = batch_width(t, int(layout.U1.max() - layout.U0.min() + 1))
     scratch = thread_count(threads) * t.n_keeps * cols * 8 * (3 if with_sd else 1)
     return store + per_set + scratch
 
@@ -53,8 +50,8 @@ def thread_count(threads: int | None = None) -> int:
     return min(threads, most)
 
 
-def check_solve_memory(t, layout, with_sd: bool = False, max_memory: int | None = None,
-                       threads: int | None = None) -> None:
+def check_solve_memory(t, layout, with_sd: bool, max_memory: int | None, threads: int | None,
+                       cols: int) -> None:
     """InputError, with the estimate, when solving would need more than `max_memory` bytes
     (default: three quarters of this machine's memory). Cheap: run it before solving."""
     from yz.rules import InputError
@@ -63,7 +60,7 @@ def check_solve_memory(t, layout, with_sd: bool = False, max_memory: int | None 
             max_memory, int) or max_memory < 1):
         raise InputError(f"max memory: {max_memory!r} is not a positive number of bytes.",
                          param="max_memory")
-    need = solve_bytes(t, layout, with_sd, threads)
+    need = solve_bytes(t, layout, with_sd, threads, cols)
     limit = max_memory if max_memory is not None else machine_memory() * 3 // 4
     if need > limit:
         raise InputError(

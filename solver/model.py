@@ -94,20 +94,55 @@ class Model:
         with self._lock:
             return self._memo.get(key)
 
+    # ------------------------------------------------------------ work sizes
+
+    def batch_width(self, widest: int | None = None) -> int:
+        """Columns the kernels solve side by side: enough to fill the vector units, few
+        enough that the scratch table (keeps x columns) stays in a core's L2 cache; at least
+        `widest`, the widest run of columns that must stay together (default: the value
+        store's, every upper total of a box set)."""
+        from . import config
+
+        if widest is None:
+            widest = int(self.layout.U1.max() - self.layout.U0.min() + 1)
+        return max(widest, min(config.MAX_BATCH_COLS,
+                               config.SCRATCH_BYTES // (8 * self.tables.n_keeps)))
+
+    def state_block(self) -> int:
+        """States whose choices are held at once (rolls x distinct rolls int64 each)."""
+        from . import config
+
+        per_state = self.tables.rolls * self.tables.n_distinct_rolls * 8
+        return max(1, min(config.SIM_STATE_BLOCK, config.CHOICE_BYTES // per_state))
+
+    def most_outcomes(self) -> int:
+        """The most distinct moves a turn can end with: a box for every final roll, and for
+        every first roll kept whole to claim a first-roll bonus."""
+        t = self.tables
+        return t.n_distinct_rolls * (2 if t.has_first_roll_bonus else 1)
+
+    def outcome_block(self) -> int:
+        """States whose turn outcomes are held at once (six numbers per outcome)."""
+        from . import config
+
+        per_state = self.most_outcomes() * 6 * 8
+        return max(1, min(config.SIM_STATE_BLOCK, config.CHOICE_BYTES // per_state))
+
     # ------------------------------------------------------------ estimates
 
     def solve_bytes(self, with_sd: bool = False) -> int:
         """Memory a solve needs (the value store, the layout, every thread's scratch)."""
         from .limits import solve_bytes
 
-        return solve_bytes(self.tables, self.layout, with_sd, self.threads)
+        return solve_bytes(self.tables, self.layout, with_sd, self.threads, self.batch_width())
 
     def check_memory(self, with_sd: bool = False) -> None:
         """InputError, with the estimate, when solving needs more than `max_memory` (default:
         three quarters of this machine's memory). Cheap: nothing is solved."""
         from .limits import check_solve_memory
 
-        check_solve_memory(self.tables, self.layout, with_sd, self.max_memory, self.threads)
+        check_solve_memory(self.tables, self.layout, with_sd, self.max_memory, self.threads,
+                           self.batch_width())
 
     def solve_seconds(self) -> float:
         """A rough estimate of the seconds `solve()` and then `distribution()` take here, the

@@ -23,7 +23,6 @@ from . import config
 from .distribution import PERCENTILES
 from .dp import Solution
 from .kernels.bundle import Next, States, Tally, build
-from .layout import batch_width, batches, state_block
 from .report import Step
 from .strategies import check_strategy, strategy_values
 
@@ -110,7 +109,7 @@ def _state_blocks(solution: Solution, tally: Tally):
     capped = np.minimum(tally.UPPER, t.upper_threshold)
     key = (tally.MASK * n_flag + tally.FLAG) * n_upper + capped
     uniq, state_of_game = np.unique(key, return_inverse=True)
-    block = state_block(t)
+    block = solution.model.state_block()
     for b0 in range(0, len(uniq), block):
         b1 = min(len(uniq), b0 + block)
         part = uniq[b0:b1]
@@ -128,13 +127,13 @@ def strategy_choices(solution: Solution, strategy: str, states: States) -> np.nd
 
     t = solution.tables
     rows = rows_of_states(states)
-    cols = batch_width(t, int(rows.NU.max(initial=1)))
+    cols = solution.model.batch_width(int(rows.NU.max(initial=1)))
     choice = np.empty((len(states.MASK), t.rolls, t.n_distinct_rolls), dtype=np.int64)
     none = np.zeros((0, 0), dtype=np.int64)
     no_outcomes = Outcomes(none, none, none, none, none, np.zeros((0, 0)),
                            np.zeros(0, dtype=np.int64))
     layer.decide(solution.model.kernel_tables, solution.layout.kernel_layout(), rows,
-                 batches(rows.NU, cols), cols, solution.model.threads,
+                 layer.batches(rows.NU, cols), cols, solution.model.threads,
                  Next(strategy_values(solution, strategy), None, None), choice=choice,
                  out=no_outcomes)
     return choice

@@ -23,7 +23,7 @@ from yz.rules import InputError, RuleTables
 
 from .dp import Solution, check_values
 from .kernels.bundle import Needs, Rows, build
-from .layout import StateLayout, batches, build_layout
+from .layout import StateLayout, build_layout
 from .report import Step
 
 MAX_TARGET = 5000
@@ -130,7 +130,7 @@ def solve_targets(solution: Solution, max_target: int, step: Step | None = None
         current[:, 0] = 1.0
         rows, need0 = target_rows(layout, k, n_need)
         needs = build(Needs, NEED0=need0, n_need=n_need, next_base=int(layout.LAYER_PTR[k + 1]))
-        layer.values(K, L, rows, batches(rows.NU, NEED_RUN), NEED_RUN, solution.model.threads,
+        layer.values(K, L, rows, layer.batches(rows.NU, NEED_RUN), NEED_RUN, solution.model.threads,
                      below.reshape(-1), store=current.reshape(-1), needs=needs)
         check_values(t, layout, current, "chances of reaching the targets", 0.0, 1.0 + 1e-9,
                      here.start)

@@ -256,3 +256,13 @@ def values(K, L, R, batch_ptr, cols: int, threads: int, VAL, store=None, needs=N
     """The value kernel over R's batches (see the module docstring)."""
     run_rows(_value_batches, K, L, R, batch_ptr, cols, threads, VAL, store, needs)
 
+
+def batches(widths: np.ndarray, limit: int) -> np.ndarray:
+    """Split consecutive rows into batches whose widths add up to at most `limit` (each row
+    alone fits): the boundaries, batch b being rows ptr[b] .. ptr[b+1]-1."""
+    cum = np.concatenate([[0], np.cumsum(widths)])
+    ptr = [0]
+    n = len(widths)
+    while ptr[-1] < n:
+        ptr.append(max(ptr[-1] + 1, int(np.searchsorted(cum, cum[ptr[-1]] + limit, "right")) - 1))
+    return np.array(ptr, dtype=np.int64)
