@@ -99,6 +99,10 @@ FLAGS = {"games": "--games", "seed": "--seed", "strategy": "--strategy",
 
 def error_text(exc: YzError) -> str:
     """The library's message, speaking of the option the user typed where there is one."""
+    from yz.solver.limits import WorkTooLong
+
+    if isinstance(exc, WorkTooLong):
+        return f"error: {exc.estimate}; run it again with --yes to go ahead."
     message = str(exc)
     param = getattr(exc, "param", None)
     label = f"{param.replace('_', ' ')}: " if param else None
@@ -142,14 +146,21 @@ def parse_size(text: str | None) -> int | None:
 
 
 def model_for(rules, quiet: bool = False, as_json: bool = False, use_cache: bool = True,
-              max_memory: int | None = None, threads: int | None = None):
+              max_memory: int | None = None, threads: int | None = None, yes: bool = False):
     """The model of a rule set (a name, a file or rules), reporting to the terminal: notes on
-    standard error, progress bars unless quiet or JSON."""
+    standard error, progress bars unless quiet or JSON. Without `yes`, work estimated to take
+    longer than ten minutes is refused before it starts."""
     from yz.solver import Model
+    from yz.solver.limits import LONG_WORK_SECONDS
 
     reporter = TerminalReporter(bars=not quiet and not as_json, notes=not quiet or as_json)
     return Model(rules, use_cache=use_cache, max_memory=max_memory, threads=threads,
-                 report=reporter)
+                 max_seconds=None if yes else LONG_WORK_SECONDS, report=reporter)
+
+
+YesOpt = Annotated[bool, typer.Option(
+    "--yes", "-y", help="Go ahead with work estimated to take longer than ten minutes (it is "
+    "refused otherwise, with the estimate).")]
 
 
 StrategyOpt = Annotated[str, typer.Option(

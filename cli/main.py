@@ -9,6 +9,8 @@ the result (`cli.render`); the modules: `rules_cmds` (variants, rules, score), `
 
 from __future__ import annotations
 
+import contextlib
+import os
 import sys
 
 import typer
@@ -45,10 +47,63 @@ def usage_error_text(exc) -> str:
     return f"error: {path}: {message} See '{path} --help'."
 
 
+class OutputFailed(Exception):
+    """Writing to standard output failed (a full disk, a closed pipe)."""
+
+
+class _GuardedOutput:
+    """Standard output whose write errors are `OutputFailed`, told apart from every other
+    OSError; everything else is the real stream's."""
+
+    def __init__(self, stream) -> None:
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        try:
+            return self._stream.write(text)
+        except OSError as exc:
+            raise OutputFailed(exc) from None
+
+    def flush(self) -> None:
+        try:
+            self._stream.flush()
+        except OSError as exc:
+            raise OutputFailed(exc) from None
+
+    def __getattr__(self, name: str):
+        return getattr(self._stream, name)
+
+
+def _drop_output() -> None:
+    """Point standard output at /dev/null: the interpreter's last flush cannot fail again."""
+    with contextlib.suppress(OSError, ValueError, AttributeError):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.__stdout__.fileno())
+
+
 def run(args: list[str] | None = None) -> int:
-    """Console-script entry point: the exit code (2 for bad input, 130 when interrupted)."""
+    """Console-script entry point: the exit code (2 for bad input or output that cannot be
+    written, 130 when interrupted, 141 quietly when the reader of a pipe has gone)."""
+    real_stdout = sys.stdout
+    sys.stdout = _GuardedOutput(real_stdout)
+    try:
+        return _run(args)
+    except OutputFailed as failed:
+        exc = failed.args[0]
+        _drop_output()
+        if isinstance(exc, BrokenPipeError):  # `yz variants | head -1`: as Unix tools do
+            return 141
+        with contextlib.suppress(OSError):
+            typer.echo(f"error: could not write the output: {exc.strerror or exc}.", err=True)
+        return 2
+    finally:
+        sys.stdout = real_stdout
+
+
+def _run(args: list[str] | None) -> int:
     try:
         code = app(args=args, prog_name="yz", standalone_mode=False)
+        sys.stdout.flush()
     except UsageError as exc:
         if type(exc).__name__ == "NoArgsIsHelpError":  # a bare `yz` or `yz rules`: the help
             typer.echo(exc.format_message(), err=True)

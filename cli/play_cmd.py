@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from .app import QuietOpt, VariantOpt, app, handles_errors, model_for
+from .app import QuietOpt, VariantOpt, YesOpt, app, handles_errors, model_for
 
 HELP_LINE = ("Type the dice to keep (66, 6 6, all, none) or a box to score (its key, name or "
              "the start of it); also: hint, card, undo, quit.")
@@ -28,6 +28,7 @@ def play_cmd(
         "--own-dice", help="Roll real dice and type them in, instead of the program "
         "rolling.")] = False,
     quiet: QuietOpt = False,
+    yes: YesOpt = False,
 ) -> None:
     """Play a whole game with the optimal strategy watching.
 
@@ -36,7 +37,7 @@ def play_cmd(
     the score card, the points lost, your worst decisions and how your score ranks in the
     exact distribution of final scores. Reads one answer per line from standard input.
     """
-    play_game(variant, seed, coach_threshold, own_dice, quiet)
+    play_game(variant, seed, coach_threshold, own_dice, quiet, yes)
 
 
 @app.command("serve")
@@ -83,7 +84,7 @@ def _ask(prompt: str) -> str:
 
 
 def play_game(variant: str, seed: int | None, threshold: float | None, own_dice: bool,
-              quiet: bool) -> None:
+              quiet: bool, yes: bool = False) -> None:
     import secrets
 
     from yz.rules import YzError
@@ -92,7 +93,7 @@ def play_game(variant: str, seed: int | None, threshold: float | None, own_dice:
     if seed is None:
         seed = secrets.randbelow(1_000_000)
     check_seed(seed)
-    model = model_for(variant, quiet)
+    model = model_for(variant, quiet, yes=yes)
     game = model.coach(seed, own_dice)
     solution = game.solution
     t = solution.tables

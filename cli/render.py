@@ -358,7 +358,7 @@ def advice_text(t: RuleTables, pos, dice, rolls_left, advice, top: int) -> str:
     lines.append(f"best: {best.label()}  ({what} {final(best.value)})")
     def loss(a) -> str:
         if advice.target is not None:
-            return f"{100 * (a.value - best.value):+.3f} pts"
+            return f"{100 * (a.value - best.value):+.3f} percentage points"
         return f"{a.value - best.value:+.4f}"
 
     rows = [[a.label(), final(a.value), loss(a)] for a in advice.actions[1: 1 + top]]
@@ -611,7 +611,8 @@ def target_json(table, rows) -> dict:
 
 def target_text(table, rows) -> str:
     how = "from the cache" if table.cached else f"solved in {table.seconds:.1f} s"
-    body = [[str(t), _pct(p), _pct(q), f"{(p - q) * 100:+.2f} pts"] for t, p, q in rows]
+    body = [[str(t), _pct(p), _pct(q), f"{(p - q) * 100:+.2f}"] for t, p, q in rows]
     return (f"{table.solution.rules.name}: P(final score >= target), playing for the target "
             f"vs playing for the mean (table up to {table.max_target}, {how})\n"
-            + _table(["target", "target play", "mean play", "gain"], body, right={0, 1, 2, 3}))
+            + _table(["target", "target play", "mean play", "gain (percentage points)"], body,
+                     right={0, 1, 2, 3}))

@@ -19,6 +19,7 @@ from .app import (
     StrategyOpt,
     UpperTotalOpt,
     VariantOpt,
+    YesOpt,
     app,
     emit_json,
     handles_errors,
@@ -54,6 +55,7 @@ def advise_cmd(
         "points instead of by the mean (needs every filled box's score).")] = None,
     quiet: QuietOpt = False,
     as_json: JsonOpt = False,
+    yes: YesOpt = False,
 ) -> None:
     """Best move in a position: which dice to keep or box to score.
 
@@ -63,7 +65,7 @@ def advise_cmd(
     from yz.rules.position import parse_dice, parse_filled
 
     sc = read_card(card)
-    model = model_for(variant or sc.variant or "official-free-joker", quiet, as_json)
+    model = model_for(variant or sc.variant or "official-free-joker", quiet, as_json, yes=yes)
     t = model.tables
     pos = parse_filled(filled if filled is not None else sc.filled, t,
                        upper_total if upper_total is not None else sc.upper_total,
@@ -93,7 +95,8 @@ def solve_cmd(variant: VariantOpt = "official-free-joker", no_cache: NoCacheOpt 
                   "--max-memory", metavar="SIZE", show_default=False,
                   help="Refuse a solve needing more memory than this, e.g. 2G or 512M "
                   "[default: three quarters of this machine's memory].")] = None,
-              quiet: QuietOpt = False, as_json: JsonOpt = False) -> None:
+              quiet: QuietOpt = False, as_json: JsonOpt = False, yes: YesOpt = False,
+              ) -> None:
     """Solve a rule set exactly: optimal expected score and SD.
 
     The SD is the exact standard deviation of the final score under optimal play; both are
@@ -102,7 +105,7 @@ def solve_cmd(variant: VariantOpt = "official-free-joker", no_cache: NoCacheOpt 
     import time
 
     model = model_for(variant, quiet, as_json, use_cache=not no_cache,
-                      max_memory=parse_size(max_memory))
+                      max_memory=parse_size(max_memory), yes=yes)
     solution = model.solve(with_sd=not no_sd)
     start = time.perf_counter()
     moments = None if no_sd else model.moments()
@@ -124,6 +127,7 @@ def compare_cmd(
         "--no-risk", help="Only the means: skip the SD, median, 5th/95th percentiles and upper "
         "bonus rate (exact, computed once per rule set and cached).")] = False,
     no_cache: NoCacheOpt = False, quiet: QuietOpt = False, as_json: JsonOpt = False,
+    yes: YesOpt = False,
 ) -> None:
     """Compare rule sets: expected score and risk.
 
@@ -137,7 +141,8 @@ def compare_cmd(
     specs = variants or sorted(builtin_names(big=False),
                                key=lambda name: name != "official-free-joker")
     all_rules = [load_rules(s) for s in specs]  # every file is checked before any solving
-    models = [model_for(rules, quiet, as_json, use_cache=not no_cache) for rules in all_rules]
+    models = [model_for(rules, quiet, as_json, use_cache=not no_cache, yes=yes)
+              for rules in all_rules]
     solutions = [model.solve() for model in models]
     risks = None if no_risk else [(model.distribution(), model.figures()) for model in models]
     rows = render.compare_rows(solutions, risks)
@@ -170,6 +175,7 @@ def simulate_cmd(
         "(then only the exact mean of optimal play is shown).", show_default=False)] = None,
     quiet: QuietOpt = False,
     as_json: JsonOpt = False,
+    yes: YesOpt = False,
 ) -> None:
     """Play games; sampled figures beside exact ones.
 
@@ -181,7 +187,7 @@ def simulate_cmd(
     check_simulation(games, seed, strategy)  # before any work
     if plot is not None:
         render.check_plot_target(plot)
-    model = model_for(variant, quiet, as_json)
+    model = model_for(variant, quiet, as_json, yes=yes)
     wait = model.figures_wait(strategy)
     if wait is not None and exact is not False and not quiet and not as_json:
         note(f"the exact SD and per-box figures of {model.name} take about "
@@ -229,6 +235,7 @@ def distribution_cmd(
         "--plot", metavar="FILE.png", help="Also draw it to this PNG file (needs "
         "matplotlib).")] = None,
     no_cache: NoCacheOpt = False, quiet: QuietOpt = False, as_json: JsonOpt = False,
+    yes: YesOpt = False,
 ) -> None:
     """The exact distribution of the final score.
 
@@ -240,7 +247,8 @@ def distribution_cmd(
     check_strategy(strategy)
     if plot is not None:
         render.check_plot_target(plot)
-    model = model_for(variant, quiet or csv == "-", as_json, use_cache=not no_cache)
+    model = model_for(variant, quiet or csv == "-", as_json, use_cache=not no_cache,
+                      yes=yes)
     dist = model.distribution(strategy)
     if csv == "-":
         typer.echo(render.distribution_csv(dist), nl=False)
@@ -273,6 +281,7 @@ def duel_cmd(
     strategy_b: Annotated[str, typer.Option("--strategy-b", metavar="NAME",
                                             help="Player B's strategy.")] = "optimal",
     quiet: QuietOpt = False, as_json: JsonOpt = False,
+    yes: YesOpt = False,
 ) -> None:
     """The exact chance that player A beats player B.
 
@@ -284,7 +293,7 @@ def duel_cmd(
 
     check_strategy(strategy_a)
     check_strategy(strategy_b)
-    first, second = (model_for(load_rules(spec), quiet, as_json) for spec in (a, b))
+    first, second = (model_for(load_rules(spec), quiet, as_json, yes=yes) for spec in (a, b))
     result = first.duel(second, strategy_a, strategy_b)
     dists = (first.distribution(strategy_a), second.distribution(strategy_b))
     if as_json:
@@ -297,12 +306,14 @@ def duel_cmd(
 @handles_errors
 def target_cmd(
     variant: VariantOpt = "official-free-joker",
-    max_target: Annotated[int, typer.Option(
-        "--max-target", metavar="N", help="Solve every target up to N at once.")] = 500,
+    max_target: Annotated[int | None, typer.Option(
+        "--max-target", metavar="N", help="Solve every target up to N at once [default: the "
+        "highest of --targets, else 500; never above the game's highest score].")] = None,
     targets_opt: Annotated[str | None, typer.Option(
         "--targets", metavar="LIST", help="The targets to print, e.g. 200,250,300 [default: "
         "round scores up to the maximum].")] = None,
     no_cache: NoCacheOpt = False, quiet: QuietOpt = False, as_json: JsonOpt = False,
+    yes: YesOpt = False,
 ) -> None:
     """Play for a target: the best chance of reaching T.
 
@@ -310,21 +321,26 @@ def target_cmd(
     (cached), and prints it beside P(final score >= T) under the mean-optimal strategy.
     """
     from yz.rules import InputError
-    from yz.solver.target import check_max_target
+    from yz.solver.target import DEFAULT_MAX_TARGET, MAX_TARGET, check_max_target
 
-    check_max_target(max_target)
-    wanted = [t for t in render.ROUND_SCORES if t <= max_target] or [max_target]
+    if max_target is not None:
+        check_max_target(max_target)
     if targets_opt is not None:
         try:
             wanted = [int(x) for x in targets_opt.replace(" ", "").split(",") if x]
         except ValueError:
             raise InputError(f"--targets: '{targets_opt}' is not a list of whole numbers, "
                              "e.g. 200,250,300.") from None
-        bad = [x for x in wanted if not 1 <= x <= max_target]
+        top = max_target if max_target is not None else MAX_TARGET
+        bad = [x for x in wanted if not 1 <= x <= top]
         if bad or not wanted:
             raise InputError(f"--targets: give scores from 1 to the maximum target "
-                             f"{max_target} (got {', '.join(map(str, bad)) or 'none'}).")
-    model = model_for(variant, quiet, as_json, use_cache=not no_cache)
+                             f"{top} (got {', '.join(map(str, bad)) or 'none'}).")
+        max_target = max_target if max_target is not None else max(wanted)
+    else:
+        max_target = max_target if max_target is not None else DEFAULT_MAX_TARGET
+        wanted = [t for t in render.ROUND_SCORES if t <= max_target] or [max_target]
+    model = model_for(variant, quiet, as_json, use_cache=not no_cache, yes=yes)
     table = model.targets(max_target)
     dist = model.distribution()
     rows = [(x, table.p_reach(x), dist.p_at_least(x)) for x in wanted]

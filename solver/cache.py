@@ -39,7 +39,11 @@ MAX_META_BYTES = 1 << 20
 
 # Names yz writes: <variant>-<20 hex digits><part>, and its temporary files.
 _NAME = r"(?P<variant>[A-Za-z0-9_.-]{1,60})-(?P<key>[0-9a-f]{20})"
-OWN_FILE = re.compile(_NAME + r"(?P<part>\.json|\.[a-z][a-z0-9-]*\.(json|npy)|\.npz)$")
+OWN_FILE = re.compile(_NAME + r"(?P<part>\.json|\.[a-z][a-z0-9-]*\.json"
+                      r"|\.(values|targets-[0-9]+)\.npy|\.npz)$")
+# What yz's files start with: its JSON (json.dumps of a mapping), NumPy's .npy, a zip (.npz).
+OWN_HEADERS = {".json": (b'{"',), ".npy": (b"\x93NUMPY",), ".npz": (b"PK\x03\x04", b"PK\x05\x06")}
+FRESH_TEMP_SECONDS = 60  # a temporary file this young may belong to a write in progress
 TEMP_FILE = re.compile(r"^\.tmp-(yz-.+|[a-z0-9_]{8}\.(npz|json))$")  # the second: format 1
 
 
@@ -281,6 +285,13 @@ def load_array(t: RuleTables, what: str) -> CheckedArray | None:
     return checked
 
 
+def remove_array(t: RuleTables, what: str) -> None:
+    """Delete a cached big table and its metadata (yz's own names; absent is fine)."""
+    for path in (figures_path(t, what), array_path(t, what)):
+        with contextlib.suppress(FileNotFoundError):
+            path.unlink()
+
+
 def cached_target_maxima(t: RuleTables) -> list[int]:
     """The maximum targets of the target tables cached for these rules, smallest first."""
     stem = cache_stem(t)
@@ -311,7 +322,8 @@ class CacheEntry:
 def _describe(path: Path) -> CacheEntry:
     size = path.stat().st_size
     if TEMP_FILE.match(path.name):
-        return CacheEntry(path, "-", "temporary", "stale", size)
+        young = time.time() - path.stat().st_mtime < FRESH_TEMP_SECONDS
+        return CacheEntry(path, "-", "temporary", "writing" if young else "stale", size)
     m = OWN_FILE.match(path.name)
     variant, part = m["variant"], m["part"]
     if part == ".npz":  # format 1: a value table with its metadata inside
@@ -345,12 +357,26 @@ def _describe(path: Path) -> CacheEntry:
 
 
 def own_files(root: Path | None = None) -> list[Path]:
-    """The files in the cache folder whose names yz writes (nothing else is ever touched)."""
+    """The files in the cache folder whose names and first bytes are those yz writes (nothing
+    else is ever touched: a user's `house-<hash>.backup.npy` or a renamed text file stays)."""
     root = cache_dir() if root is None else root
     if not root.is_dir():
         return []
-    return sorted(p for p in root.iterdir()
-                  if p.is_file() and (OWN_FILE.match(p.name) or TEMP_FILE.match(p.name)))
+    return sorted(p for p in root.iterdir() if p.is_file() and _is_own(p))
+
+
+def _is_own(path: Path) -> bool:
+    if TEMP_FILE.match(path.name):
+        return True
+    if not OWN_FILE.match(path.name):
+        return False
+    headers = OWN_HEADERS[path.suffix]
+    try:
+        with path.open("rb") as fh:
+            start = fh.read(max(len(h) for h in headers))
+    except OSError:
+        return False
+    return start.startswith(headers) or (path.suffix == ".json" and start.lstrip()[:1] == b"{")
 
 
 def entries() -> list[CacheEntry]:
@@ -366,7 +392,8 @@ def clear(variant: str | None = None, stale_only: bool = False) -> list[Path]:
     """Delete yz's files from the cache folder (only those of `variant` when given; only
     stale, damaged and temporary ones with `stale_only`); returns the paths removed.
 
-    Temporary files younger than a minute may belong to a solve in progress and are kept.
+    Temporary files younger than a minute may belong to a solve in progress and are kept
+    (listed as "writing", never as stale).
     """
     removed = []
     now = time.time()
@@ -375,7 +402,7 @@ def clear(variant: str | None = None, stale_only: bool = False) -> list[Path]:
             continue
         if stale_only and entry.status == "ok":
             continue
-        if entry.kind == "temporary" and now - entry.path.stat().st_mtime < 60:
+        if entry.kind == "temporary" and now - entry.path.stat().st_mtime < FRESH_TEMP_SECONDS:
             continue
         with contextlib.suppress(FileNotFoundError):
             entry.path.unlink()

@@ -50,7 +50,9 @@ if TYPE_CHECKING:
 # Part of every cache key: a change to what the solver computes for some rule set (not only to
 # how fast) must bump it, so no older table is ever read back as this version's.
 SOLVER_VERSION = 3
-PROGRESS_STATES = 1_000_000  # states between progress reports within a big layer
+# Seconds of work between two returns to Python within a layer: progress moves, and Ctrl-C
+# (which Python handles only between kernel calls) stops a solve within about this long.
+PART_SECONDS = 0.5
 
 
 @dataclass(frozen=True)
@@ -101,13 +103,14 @@ def backward(model: Model, VAL: np.ndarray, store: np.ndarray | None = None,
     K, L = model.kernel_tables, layout.kernel_layout()
     cols = model.batch_width()
     total = int(layout.LAYER_PTR[-2])  # every state but the full card
+    part_states = max(1, int(PART_SECONDS * model.threads / model.seconds_per_state()))
     decisions = m1 is not None or m2 is not None
     for k in range(t.n_categories - 1, -1, -1):
         R = layout.rows(k)
         ptr = layer.batches(R.NU, cols)
         done = total - int(layout.LAYER_PTR[k + 1])
-        # Big layers (Maxi Yatzy's take half a minute) go in parts, so progress moves.
-        stride = max(1, (len(ptr) - 1) // max(1, int(R.NU.sum()) // PROGRESS_STATES))
+        # Big layers (Maxi Yatzy's take half a minute) go in parts of about PART_SECONDS.
+        stride = max(1, (len(ptr) - 1) // max(1, int(R.NU.sum()) // part_states))
         for b in range(0, len(ptr) - 1, stride):
             part = ptr[b:min(b + stride, len(ptr) - 1) + 1]
             if decisions:

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import os
 
+from yz.rules import InputError
+
 MAX_MOVES = 400  # a game has at most boxes x (rolls + 1) moves; more is not a game
 
 
@@ -95,13 +97,47 @@ SECONDS_PER_BOX_STEP = 1.55e-9
 SECONDS_PER_ROW_STEP = 2.6e-10
 
 
-def solve_seconds(t, layout) -> float:
+# Of `solve_seconds` (the values, then the exact distribution), the share of the values
+# (measured: the distribution takes a half to two thirds).
+VALUES_SHARE = 0.35
+# Work estimated to take longer than this stops before it starts, saying so (a budget).
+LONG_WORK_SECONDS = 600.0
+
+
+class WorkTooLong(InputError):
+    """A piece of work estimated to take longer than the budget, refused before it starts."""
+
+    def __init__(self, what: str, seconds: float, budget: float, why: str):
+        self.what, self.seconds, self.budget = what, seconds, budget
+        self.estimate = (f"{what} would take about {duration(seconds)} on this machine "
+                         f"(estimated {why}), more than the budget of {duration(budget)}")
+        super().__init__(f"{self.estimate}; give a larger budget (max_seconds, or None for "
+                         "none) to go ahead.", param="max_seconds")
+
+
+def duration(seconds: float) -> str:
+    """Seconds in words a person reads at a glance: '40 s', '23 minutes', '18.2 hours'."""
+    if seconds < 90:
+        return f"{seconds:.0f} s"
+    if seconds < 5400:
+        return f"{seconds / 60:.0f} minutes"
+    return f"{seconds / 3600:.1f} hours"
+
+
+# Batches narrower than this many columns lose the vector units: a game with so many keeps
+# that only 2 columns fit the scratch table (8 dice of 10 faces) ran 7.5x slower per step.
+VECTOR_COLS = 16
+
+
+def solve_seconds(t, layout, cols: int = 256) -> float:
     """A rough estimate of the seconds `solve` and then `distribution` take for these tables,
-    with the kernels already compiled (`warmup.compile_seconds` more the first time)."""
+    with the kernels already compiled (`warmup.compile_seconds` more the first time), in
+    batches of `cols` columns."""
     keep_steps = t.n_keeps * t.n_faces * (t.rolls - 1)
     box_steps = t.n_distinct_rolls * t.n_categories
     rows = int((layout.OFFSET >= 0).sum())
+    narrow = max(1.0, VECTOR_COLS / max(1, cols))
     return (SOLVE_OVERHEAD_SECONDS
-            + layout.reachable * (keep_steps * SECONDS_PER_KEEP_STEP
-                                  + box_steps * SECONDS_PER_BOX_STEP)
+            + narrow * layout.reachable * (keep_steps * SECONDS_PER_KEEP_STEP
+                                           + box_steps * SECONDS_PER_BOX_STEP)
             + rows * (keep_steps + box_steps) * SECONDS_PER_ROW_STEP)

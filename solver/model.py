@@ -52,7 +52,11 @@ class Model:
 
     def __init__(self, rules: RuleSet | RuleTables | str | Path, *, use_cache: bool = True,
                  threads: int | None = None, max_memory: int | None = None,
+                 max_seconds: float | None = limits.LONG_WORK_SECONDS,
                  report: Reporter = SILENT):
+        """`max_seconds`: the budget of one piece of work (a solve, a distribution, figures):
+        work estimated to take longer is refused before it starts (`limits.WorkTooLong`);
+        None for no budget."""
         if isinstance(rules, str | Path):
             rules = load_rules(rules)
         self.report = report
@@ -61,6 +65,7 @@ class Model:
         self.threads = thread_count(threads)
         self.use_cache = use_cache
         self.max_memory = max_memory
+        self.max_seconds = max_seconds
         self._lock = threading.RLock()
         self._memo: dict[str, Any] = {}
         self._turns: OrderedDict = OrderedDict()
@@ -144,10 +149,21 @@ class Model:
         check_solve_memory(self.tables, self.layout, with_sd, self.max_memory, self.threads,
                            self.batch_width())
 
+    def check_time(self, what: str, seconds: float) -> None:
+        """WorkTooLong when `seconds` (an estimate) exceeds the budget `max_seconds`."""
+        if self.max_seconds is not None and seconds > self.max_seconds:
+            raise limits.WorkTooLong(f"{what} {self.name}", seconds, self.max_seconds,
+                                     f"from its {self.layout.reachable:,} states")
+
     def solve_seconds(self) -> float:
         """A rough estimate of the seconds `solve()` and then `distribution()` take here, the
         kernels compiled (`compile_seconds` adds the first time's compiling)."""
-        return limits.solve_seconds(self.tables, self.layout)
+        return limits.solve_seconds(self.tables, self.layout, self.batch_width())
+
+    def seconds_per_state(self) -> float:
+        """A rough estimate of one thread's seconds per stored state of the DP."""
+        work = limits.VALUES_SHARE * (self.solve_seconds() - limits.SOLVE_OVERHEAD_SECONDS)
+        return max(1e-9, work * self.threads / max(1, self.layout.size))
 
     def compile_seconds(self, *works: str) -> float:
         """Seconds of compiling these kinds of work ("solve", "distribution", ...) still need
@@ -235,6 +251,8 @@ class Model:
         from .dp import solve_values
         from .warmup import ensure_compiled, work_families
 
+        share = limits.VALUES_SHARE * (2 if with_sd else 1)
+        self.check_time("solving", share * self.solve_seconds())
         ensure_compiled(work_families("solve-sd" if with_sd else "solve"), self.report)
         start = time.perf_counter()
         with self.report.stage(f"solving {self.name}", "states") as step:
@@ -317,6 +335,7 @@ class Model:
         def compute() -> ExactFigures:
             from .warmup import ensure_compiled, work_families
 
+            self.check_time("the exact figures of", self.figures_seconds())
             moments = self.moments(strategy)
             ensure_compiled(work_families("figures"), self.report)
             with self.report.stage(f"figures of {self.name}", "boxes") as step:
@@ -340,6 +359,8 @@ class Model:
         def compute():
             from .warmup import ensure_compiled, work_families
 
+            self.check_time("the exact distribution of",
+                            (1 - limits.VALUES_SHARE) * self.solve_seconds())
             solution = self.solve()
             ensure_compiled(work_families("distribution"), self.report)
             with self.report.stage(f"distribution of {self.name}", "boxes") as step:
@@ -382,47 +403,71 @@ class Model:
 
     # ------------------------------------------------------------ target play
 
-    def targets(self, max_target: int):
-        """The target-play table up to at least `max_target` (`solver.target`): from the
-        cache when a table of this or a higher maximum is there, else solved and cached."""
-        from .target import check_max_target, check_target_memory, solve_targets
+    def targets(self, max_target: int | None = None):
+        """The target-play table for every need up to `max_target` (default 500), built no
+        higher than the game's highest possible score (above it every chance is 0). From
+        memory, or the cache when a table that high is there, else solved. The cache keeps
+        one table per game: a higher one replaces the lower ones. A damaged cached table is
+        noted and recomputed, also when the damage shows only as its rows are read."""
+        from .distribution import highest_score
+        from .target import DEFAULT_MAX_TARGET, check_max_target, check_target_memory
 
+        max_target = DEFAULT_MAX_TARGET if max_target is None else max_target
         check_max_target(max_target)
+        ceiling = highest_score(self.tables)
+        top = min(max_target, ceiling)
         have = self._cached("targets")
-        if have is not None and have.max_target >= max_target:
+        if have is not None and have.max_target >= top:
             return have
-        check_target_memory(self.tables, max_target)  # before any solving
+        check_target_memory(self.tables, top)  # before any solving
         solution = self.solve()
-        table = self._load_targets(solution, max_target)
+        table = self._load_targets(solution, top, ceiling)
         if table is None:
-            from .warmup import ensure_compiled, work_families
-
-            ensure_compiled(work_families("targets"), self.report)
-            with self.report.stage(f"target play, {self.name}", "columns") as step:
-                table = solve_targets(solution, max_target, step)
-            if self.use_cache:
-                with contextlib.suppress(OSError):
-                    cache.store_array(self.tables, f"targets-{max_target}", table.W)
+            table = self._solve_targets(solution, top, ceiling)
         with self._lock:
             self._memo["targets"] = table
         return table
 
-    def _load_targets(self, solution: Solution, max_target: int):
+    def _solve_targets(self, solution: Solution, top: int, ceiling: int):
+        from dataclasses import replace as with_fields
+
+        from .target import solve_targets
+        from .warmup import ensure_compiled, work_families
+
+        ensure_compiled(work_families("targets"), self.report)
+        with self.report.stage(f"target play, {self.name}", "columns") as step:
+            table = with_fields(solve_targets(solution, top, step), ceiling=ceiling)
+        if self.use_cache:
+            with contextlib.suppress(OSError):
+                cache.store_array(self.tables, f"targets-{top}", table.W)
+                for lower in cache.cached_target_maxima(self.tables):
+                    if lower < top:
+                        cache.remove_array(self.tables, f"targets-{lower}")
+        return table
+
+    def _load_targets(self, solution: Solution, top: int, ceiling: int):
         from .target import TargetTable
 
         if not self.use_cache:
             return None
         start = time.perf_counter()
         for have in cache.cached_target_maxima(self.tables):
-            if have < max_target:
+            if have < top:
                 continue
             try:
                 table = cache.load_array(self.tables, f"targets-{have}")
             except cache.CorruptCache as exc:
                 self._note_damage(exc)
+                cache.remove_array(self.tables, f"targets-{have}")
                 continue
             if table is not None:
-                return TargetTable(solution, have, table, time.perf_counter() - start, True)
+                def heal(exc: Exception, have: int = have):
+                    self._note_damage(exc)
+                    cache.remove_array(self.tables, f"targets-{have}")
+                    return self._solve_targets(solution, have, ceiling)
+
+                return TargetTable(solution, have, table, time.perf_counter() - start, True,
+                                   ceiling, heal)
         return None
 
     # ------------------------------------------------------------ play
@@ -467,12 +512,13 @@ class Model:
         banked = position.banked(t, check_bonus_points(t, position, bonus_points))
         if target is None:
             return advise(self.solve(), position, dice, rolls_left, banked)
-        from .target import check_target_memory
+        from .distribution import highest_score
+        from .target import check_max_target, check_target_memory
 
+        check_max_target(target, "target")
         check_target(t, position, banked, target)
-        check_target_memory(t, max(target, 500), param="target")
-        return advise_target(self.targets(max(target, 500)), position, dice, rolls_left, banked,
-                             target)
+        check_target_memory(t, min(target, highest_score(t)), param="target")
+        return advise_target(self.targets(target), position, dice, rolls_left, banked, target)
 
     def turn_tables(self, position):
         """The advisor's turn recursion for a position (memoised: a replayed game and the

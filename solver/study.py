@@ -71,7 +71,8 @@ def solve_point(rule_data: dict, what: str = "figures", threads: int | None = No
 
     warm_up(what)
     start = time.perf_counter()
-    model = Model(RuleSet.model_validate(rule_data), use_cache=False, threads=threads)
+    model = Model(RuleSet.model_validate(rule_data), use_cache=False, threads=threads,
+                  max_seconds=None)  # a sweep is work asked for in bulk
     solution = model.solve()
     row: dict[str, Any] = {"expected_score": solution.expected_score}
     if what in ("figures", "distribution"):

@@ -16,6 +16,7 @@ computation), so the official rules up to N = 500 need about 0.8 GB.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -27,12 +28,14 @@ from .layout import StateLayout, build_layout
 from .report import Step
 
 MAX_TARGET = 5000
+DEFAULT_MAX_TARGET = 500  # the table `targets()` builds when not told how high
 NEED_RUN = 256  # needs of one state solved side by side (a row of the sweep)
 
 
 @dataclass(frozen=True)
 class TargetTable:
-    """W[state, need] for every turn-start state of a solution's layout."""
+    """W[state, need] for every turn-start state of a solution's layout, needs up to
+    `max_target`; above `ceiling` (the game's highest possible score) every chance is 0."""
 
     solution: Solution = field(repr=False)
     max_target: int
@@ -40,15 +43,34 @@ class TargetTable:
     W: np.ndarray = field(repr=False)
     seconds: float
     cached: bool = False
+    ceiling: int | None = None
+    # Called with the CorruptCache a cached table raised; returns a recomputed table.
+    heal: Callable[[Exception], TargetTable] | None = field(default=None, repr=False,
+                                                            compare=False)
 
     def row(self, index: int) -> np.ndarray:
-        """W[index, :] (checked against its checksum first when it comes from the cache)."""
-        return self.W.row(index) if hasattr(self.W, "row") else self.W[index]
+        """W[index, :] (checked against its checksum first when it comes from the cache; a
+        damaged cached table is recomputed once, through `heal`)."""
+        if not hasattr(self.W, "row"):
+            return self.W[index]
+        from .cache import CorruptCache
+
+        try:
+            return self.W.row(index)
+        except CorruptCache as exc:
+            if self.heal is None:
+                raise
+            fresh = self.heal(exc)
+            for name in ("W", "seconds", "cached", "heal"):
+                object.__setattr__(self, name, getattr(fresh, name))
+            return self.row(index)
 
     def chance(self, mask: int, upper_total: int, yahtzee_full: bool, need: int) -> float:
         """The best chance of scoring at least `need` more points from a turn start."""
         if need <= 0:
             return 1.0
+        if self.ceiling is not None and need > self.ceiling:
+            return 0.0
         if need > self.max_target:
             raise InputError(f"target: {need} more points is beyond the table's "
                              f"{self.max_target}; solve with a higher maximum target.",

@@ -59,7 +59,7 @@ def test_leftovers_of_a_killed_solve_are_listed_and_cleared(isolated_cache, solv
 
 def test_stale_formats_are_marked_and_cleared_by_variant(isolated_cache, solved_no_bonus):
     old = isolated_cache / f"gist-{'0' * 20}.npz"  # a format-1 table
-    old.write_bytes(b"PK")
+    old.write_bytes(b"PK\x03\x04 a format-1 zip")
     rows = json.loads(yz("cache", "list", "--json").stdout)["entries"]
     status = {os.path.basename(e["path"]): e["status"] for e in rows}
     assert status[old.name] == "stale"

@@ -17,6 +17,7 @@ from collections import OrderedDict
 
 from yz.rules import InputError, RulesError, YzError
 from yz.solver import Model
+from yz.solver.limits import duration
 
 from .settings import MAX_YAML_DEPTH, MAX_YAML_NODES, WebSettings
 from .solving import Busy
@@ -153,9 +154,9 @@ def _check_solvable(model: Model, settings: WebSettings, variant: str | None) ->
     estimate = model.solve_seconds()
     if estimate > settings.max_solve_seconds:
         raise RulesError(f"{model.name}: solving it exactly would take about "
-                         f"{_duration(estimate)} on this machine (estimated from its "
+                         f"{duration(estimate)} on this machine (estimated from its "
                          f"{model.layout.reachable:,} states), more than this server's limit "
-                         f"of {_duration(settings.max_solve_seconds)}; play it with "
+                         f"of {duration(settings.max_solve_seconds)}; play it with "
                          f"{_offline(settings, variant)}.", param="rules")
     model.check_memory()
     model.check_distribution_memory(MAX_DISTRIBUTION_MEMORY)
@@ -164,14 +165,6 @@ def _check_solvable(model: Model, settings: WebSettings, variant: str | None) ->
 def _offline(settings: WebSettings, variant: str | None) -> str:
     return settings.offline_command.format(
         rules=variant if variant is not None else "rules.yaml (the pasted text, saved)")
-
-
-def _duration(seconds: float) -> str:
-    if seconds < 90:
-        return f"{seconds:.0f} s"
-    if seconds < 5400:
-        return f"{seconds / 60:.0f} minutes"
-    return f"{seconds / 3600:.1f} hours"
 
 
 def rules_json(model: Model) -> dict:

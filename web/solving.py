@@ -26,14 +26,12 @@ from typing import Any
 
 from yz.rules import YzError
 from yz.solver import Model
+from yz.solver.limits import VALUES_SHARE
 from yz.solver.report import Reporter
 
 from .settings import WebSettings
 
 KEPT_SOLUTIONS = 8  # strategies kept in memory (least recently used dropped)
-# Of a solve's estimated time (Model.solve_seconds), the share of the values; the
-# exact distribution takes the rest (measured: a quarter to a half).
-VALUES_SHARE = 0.35
 
 
 class NotReady(Exception):
@@ -228,7 +226,7 @@ class Solver:
         t = job.model.tables
         # A model of the worker's own, reporting to the job: the request's model is shared
         # with other requests, and its reporter stays silent.
-        model = Model(t, report=_JobReporter(self, job))
+        model = Model(t, max_seconds=None, report=_JobReporter(self, job))  # checked before
         try:
             self._check_waited_for(job)
             solution = model.solve()

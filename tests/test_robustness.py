@@ -1,0 +1,180 @@
+"""yz in a person's hands: Ctrl-C, output that cannot be written, long work refused before it
+starts, target tables sized to the question and healed when damaged, a cache folder shared
+with the user's own files."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+from yz.solver import Model, cache
+from yz.solver.limits import WorkTooLong
+
+HANG_GUARD = 60  # seconds: only a hang trips it; the times themselves are in bench/ and notes
+
+
+def yz_cmd(*args: str) -> list[str]:
+    return [sys.executable, "-m", "yz.cli.entry", *args]
+
+
+def run(*args: str, cache_dir: Path, **kwargs) -> subprocess.CompletedProcess:
+    env = dict(os.environ, YZ_CACHE_DIR=str(cache_dir))
+    kwargs.setdefault("stdout", subprocess.PIPE)
+    return subprocess.run(yz_cmd(*args), stderr=subprocess.PIPE, text=True, env=env,
+                          timeout=600, **kwargs)
+
+
+# ---------------------------------------------------------------- a long solve
+
+def big_game(folder: Path) -> Path:
+    """8 dice of 10 faces, 5 rolls, 18 boxes: an hour's solve on this machine."""
+    lines = ["name: big-eight", "dice: 8", "faces: 10", "rolls: 5", "categories:"]
+    lines += [f"  - {{key: f{f}, pattern: {{kind: face, face: {f}}}, score: face_total}}"
+              for f in range(1, 11)]
+    lines += [f"  - {{key: k{c}, pattern: {{kind: of_a_kind, count: {c}}}, score: sum_all}}"
+              for c in range(2, 9)]
+    lines.append("  - {key: chance, pattern: any, score: sum_all}")
+    path = folder / "big-eight.yaml"
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def test_a_long_solve_is_refused_before_it_starts_then_stops_at_ctrl_c(tmp_path):
+    rules = big_game(tmp_path)
+    cache_dir = tmp_path / "cache"
+    refused = run("solve", "--variant", str(rules), cache_dir=cache_dir)
+    assert refused.returncode == 2, refused.stderr
+    error = refused.stderr.strip().splitlines()[-1]
+    assert error.startswith("error: solving big-eight would take about ")
+    assert "--yes" in error and "Traceback" not in refused.stderr
+
+    env = dict(os.environ, YZ_CACHE_DIR=str(cache_dir))
+    proc = subprocess.Popen(yz_cmd("solve", "--variant", str(rules), "--yes"),
+                            stderr=subprocess.PIPE, text=True, env=env)
+    seen = ""
+    deadline = time.monotonic() + 300
+    while "solving big-eight" not in seen:
+        assert time.monotonic() < deadline and proc.poll() is None, seen
+        seen += proc.stderr.read(1)
+    time.sleep(2)  # well inside the kernels
+    proc.send_signal(signal.SIGINT)
+    sent = time.monotonic()
+    rest = proc.stderr.read()
+    assert proc.wait(timeout=HANG_GUARD) == 130, seen + rest
+    assert time.monotonic() - sent < HANG_GUARD
+    assert "interrupted" in rest and "Traceback" not in rest
+    leftovers = subprocess.run(["pgrep", "-P", str(proc.pid)], capture_output=True, text=True)
+    assert not leftovers.stdout.strip()
+    assert not cache_dir.exists() or not any(cache_dir.iterdir())  # no partial files
+
+
+def test_the_budget_is_the_models():
+    model = Model("official-free-joker", use_cache=False, max_seconds=1e-3)
+    with pytest.raises(WorkTooLong, match="solving official-free-joker would take about"):
+        model.solve()
+    assert "max_seconds" in str(pytest.raises(WorkTooLong, model.solve).value)
+    assert Model("no-bonus", use_cache=False, max_seconds=None).solve().expected_score > 0
+
+
+# ---------------------------------------------------------------- standard output
+
+def test_a_full_disk_is_one_error_line(tmp_path):
+    with open("/dev/full", "w") as full:
+        for args in (("rules", "schema"), ("variants",), ("variants", "--json")):
+            res = run(*args, cache_dir=tmp_path, stdout=full)
+            assert res.returncode == 2, res.stderr
+            assert res.stderr.strip() == ("error: could not write the output: No space left "
+                                          "on device."), res.stderr
+
+
+def test_a_closed_pipe_ends_quietly(tmp_path):
+    env = dict(os.environ, YZ_CACHE_DIR=str(tmp_path))
+    # The reader has gone before yz writes: `yz rules schema | true`.
+    proc = subprocess.Popen(yz_cmd("rules", "schema"), stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, env=env)
+    proc.stdout.close()
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=HANG_GUARD) == 141
+    assert err == ""
+
+
+# ---------------------------------------------------------------- target tables
+
+def target_files(t) -> list[str]:
+    stem = cache.cache_stem(t)
+    return sorted(p.name[len(stem.name) + 1:] for p in stem.parent.glob(f"{stem.name}.targets-*"))
+
+
+def test_target_tables_are_sized_to_the_question_and_grow_as_one(isolated_cache):
+    res = run("target", "--variant", "no-bonus", "--targets", "100,150", "--json",
+              cache_dir=isolated_cache)
+    assert res.returncode == 0, res.stderr
+    assert json.loads(res.stdout)["max_target"] == 150
+    model = Model("no-bonus")
+    assert target_files(model.tables) == ["targets-150.json", "targets-150.npy"]
+    # Above the game's highest possible score every chance is 0: the table stops there.
+    from yz.solver.distribution import highest_score
+
+    top = highest_score(model.tables)
+    table = model.targets(5000)
+    assert table.max_target == top and table.p_reach(top + 1) == 0.0
+    assert target_files(model.tables) == [f"targets-{top}.json", f"targets-{top}.npy"]
+    advice = Model("no-bonus").advise(dice=(1, 1, 2, 3, 6), rolls_left=2, target=120)
+    assert 0 < advice.best.value < 1
+    assert target_files(model.tables) == [f"targets-{top}.json", f"targets-{top}.npy"]
+
+
+def test_a_damaged_target_table_is_noted_and_recomputed(isolated_cache):
+    from yz.solver.report import Reporter
+
+    class Notes(Reporter):
+        def __init__(self):
+            self.notes = []
+
+        def note(self, message):
+            self.notes.append(message)
+
+    fresh = Model("no-bonus").targets(120)
+    expected = fresh.p_reach(100)
+    path = cache.array_path(fresh.solution.tables, "targets-120")
+    data = bytearray(path.read_bytes())
+    data[-4] ^= 0x40  # a bit of the last row (the start state's row is the first)
+    path.write_bytes(bytes(data))
+    notes = Notes()
+    model = Model("no-bonus", report=notes)
+    table = model.targets(120)
+    assert table.cached
+    last = model.layout.size - 1
+    table.row(last)  # the damaged block: noted, recomputed, answered
+    assert any("damaged" in n for n in notes.notes), notes.notes
+    assert table.p_reach(100) == pytest.approx(expected, abs=0)
+    again = Model("no-bonus").targets(120)
+    np.testing.assert_array_equal(again.row(last), np.asarray(fresh.W)[last])
+
+
+# ---------------------------------------------------------------- the cache folder
+
+def test_clear_keeps_files_named_like_yz_but_not_written_by_it(isolated_cache):
+    Model("no-bonus").solve()
+    stem = cache.cache_stem(Model("no-bonus").tables)
+    backup = stem.with_name(stem.name + ".backup.npy")
+    backup.write_bytes(b"\x93NUMPY the user's backup")
+    lookalike = stem.with_name(stem.name + ".notes.json")
+    lookalike.write_text("my notes, not JSON")
+    young = isolated_cache / ".tmp-yz-writing"
+    young.write_bytes(b"half a table")
+    listed = json.loads(run("cache", "list", "--json", cache_dir=isolated_cache).stdout)
+    status = {Path(e["path"]).name: e["status"] for e in listed["entries"]}
+    assert backup.name not in status and lookalike.name not in status
+    assert status[young.name] == "writing"
+    cleared = run("cache", "clear", "--stale", "--json", cache_dir=isolated_cache)
+    assert cleared.returncode == 0, cleared.stderr
+    run("cache", "clear", "--json", cache_dir=isolated_cache)
+    assert backup.exists() and lookalike.exists() and young.exists()
