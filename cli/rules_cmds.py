@@ -29,13 +29,14 @@ from .report import TerminalReporter
 @app.command("variants")
 @handles_errors
 def variants_cmd(as_json: JsonOpt = False) -> None:
-    """List the built-in rule sets.
+    """List the built-in rule sets and the shipped examples (example:NAME).
 
     For each: its key, boxes, bonuses, Joker rule and description.
     """
-    from yz.rules import builtin_names, load_rules
+    from yz.rules import builtin_names, example_names, load_rules
 
-    rows = [render.variant_summary(load_rules(name)) for name in builtin_names()]
+    names = [*builtin_names(), *(f"example:{n}" for n in example_names())]
+    rows = [{**render.variant_summary(load_rules(name)), "variant": name} for name in names]
     if as_json:
         emit_json(rows)
     else:

@@ -256,7 +256,11 @@ class Model:
         ensure_compiled(work_families("solve-sd" if with_sd else "solve"), self.report)
         start = time.perf_counter()
         with self.report.stage(f"solving {self.name}", "states") as step:
-            values, sd = solve_values(self, with_sd, step)
+            # The DP counts stored entries; a person reads the reachable states the summary
+            # names, so the bar counts those.
+            reachable, stored = self.layout.reachable, max(1, int(self.layout.LAYER_PTR[-2]))
+            values, sd = solve_values(self, with_sd, lambda done, total: step(
+                done * reachable // stored, reachable))
         solution = Solution(self, values, time.perf_counter() - start, self.layout.reachable,
                             sd=sd)
         if self.use_cache:

@@ -68,6 +68,9 @@ def _example_text(name: str, named_by: str) -> str:
 
 def load_rules(spec: str | Path) -> RuleSet:
     """Resolve a built-in name or a YAML path to a validated rule set; RulesError if it can't."""
+    if not str(spec).strip():
+        raise RulesError("variant: the name is empty; give a built-in rule set's name, "
+                         "example:NAME or the path of a YAML rule file.")
     data, marks, origin = _resolve(str(spec), chain=())
     return _validate(data, marks, origin)
 
