@@ -178,3 +178,35 @@ def test_clear_keeps_files_named_like_yz_but_not_written_by_it(isolated_cache):
     assert cleared.returncode == 0, cleared.stderr
     run("cache", "clear", "--json", cache_dir=isolated_cache)
     assert backup.exists() and lookalike.exists() and young.exists()
+
+
+# ---------------------------------------------------------------- small things a person trips on
+
+def test_variants_lists_the_shipped_examples(tmp_path):
+    rows = json.loads(run("variants", "--json", cache_dir=tmp_path).stdout)
+    names = {r["variant"] for r in rows}
+    assert {"official-free-joker", "example:yacht", "example:house-rules"} <= names
+
+
+def test_an_empty_variant_name_is_named_as_such(tmp_path):
+    res = run("solve", "--variant", "", cache_dir=tmp_path)
+    assert res.returncode == 2
+    assert res.stderr.strip() == ("error: variant: the name is empty; give a built-in rule "
+                                  "set's name, example:NAME or the path of a YAML rule file.")
+
+
+def test_the_progress_counts_the_states_the_summary_names():
+    import contextlib
+
+    from yz.solver.report import Reporter
+
+    seen = []
+
+    class Counting(Reporter):
+        @contextlib.contextmanager
+        def stage(self, label, unit):
+            yield lambda done, total: seen.append((unit, done, total))
+
+    solution = Model("no-bonus", use_cache=False, report=Counting()).solve()
+    states = [(done, total) for unit, done, total in seen if unit == "states"]
+    assert states[-1] == (solution.states, solution.states)
