@@ -4,13 +4,15 @@ The machine is shared and noisy, so both are measured in one run, alternating, e
 process with a warm numba cache, and the report gives ratios (after / before; below 1 is
 faster):
 
-    .venv/bin/python bench/bench_core.py                       # against 60dd663
-    .venv/bin/python bench/bench_core.py --base 60dd663 --rounds 7 official-free-joker yatzy
+    .venv/bin/python bench/bench_core.py                       # against 847cd9e
+    .venv/bin/python bench/bench_core.py --base 847cd9e --rounds 7 official-free-joker yatzy
 
 Per variant: `dp` (in-process DP, best of the rounds), `dp_sd` (the DP with the exact SD),
-`process` (a whole `yz solve --no-cache --quiet` process, SD included, started as the console
-script starts it) and, once, `startup` (a process that imports the solver as a library and
-loads its compiled kernels on a one-box game).
+`pmf` (the exact distribution on a solved game), `process` (a whole `yz solve --no-cache
+--quiet` process, SD included, started as the console script starts it), `cached` (a whole
+`yz solve --quiet` process answered from the cache) and, once, `startup` (a process that
+imports the solver as a library and loads its compiled kernels on a one-box game). Both the
+`Model` API and the functions before it are driven.
 The base commit is checked out into a temporary git worktree and imported from there.
 """
 
@@ -34,13 +36,23 @@ TIMING = """
 import json, sys, time
 from yz.rules import compile_rules, load_rules
 from yz.solver.dp import solve_values
-t = compile_rules(load_rules({name!r}))
-solve_values(t, with_sd=True); solve_values(t)  # compile or load the kernels
+from yz.solver.distribution import score_distribution
+try:  # the Model API (issue 21 on)
+    from yz.solver import Model
+    game = Model({name!r}, use_cache=False)
+    solution = game.solve()
+except ImportError:  # before it: the tables themselves
+    from yz.solver import solve
+    game = compile_rules(load_rules({name!r}))
+    solution = solve(game, use_cache=False)
+solve_values(game, with_sd=True); score_distribution(solution)  # compile or load the kernels
 out = {{}}
-for key, sd in (("dp", False), ("dp_sd", True)):
+for key, work in (("dp", lambda: solve_values(game)),
+                  ("dp_sd", lambda: solve_values(game, with_sd=True)),
+                  ("pmf", lambda: score_distribution(solution))):
     best = 1e9
     for _ in range(3):
-        start = time.perf_counter(); solve_values(t, with_sd=sd)
+        start = time.perf_counter(); work()
         best = min(best, time.perf_counter() - start)
     out[key] = best
 print(json.dumps(out))
@@ -54,7 +66,11 @@ from yz.solver.dp import solve_values
 rules = RuleSet.model_validate({"name": "one", "dice": 1, "rolls": 1, "categories": [
     {"key": "chance", "name": "Chance", "section": "lower", "pattern": "any",
      "score": "sum_all"}]})
-solve_values(compile_rules(rules))
+try:
+    from yz.solver import Model
+    solve_values(Model(rules, use_cache=False))
+except ImportError:
+    solve_values(compile_rules(rules))
 print(time.perf_counter() - start)
 """
 
@@ -90,10 +106,10 @@ main()
 """
 
 
-def process_time(src: Path | None, name: str, env: dict) -> float:
+def process_time(src: Path | None, name: str, env: dict, *options: str) -> float:
+    args = ",".join(repr(a) for a in ("solve", *options, "--quiet", "-v", name))
     code = ("import subprocess,sys,time;t=time.perf_counter();"
-            f"subprocess.run([sys.executable,'-c',{CONSOLE_SCRIPT!r},"
-            f"'solve','--no-cache','--quiet','-v',{name!r}],check=True,"
+            f"subprocess.run([sys.executable,'-c',{CONSOLE_SCRIPT!r},{args}],check=True,"
             "stdout=subprocess.DEVNULL);print(time.perf_counter()-t)")
     return float(run(src, code, env))
 
@@ -101,7 +117,7 @@ def process_time(src: Path | None, name: str, env: dict) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("variants", nargs="*", default=["official-free-joker", "yatzy"])
-    parser.add_argument("--base", default="60dd663", help="the commit to compare against")
+    parser.add_argument("--base", default="847cd9e", help="the commit to compare against")
     parser.add_argument("--rounds", type=int, default=5)
     args = parser.parse_args()
     tmp = Path(tempfile.mkdtemp(prefix="yz-bench-core-"))
@@ -115,15 +131,19 @@ def main() -> None:
               "times are the best of each side, ratio = after / before")
         rows = {}
         for name in args.variants:
-            got = {side: {"dp": [], "dp_sd": [], "process": []} for side in sides}
+            got = {side: {"dp": [], "dp_sd": [], "pmf": [], "process": [], "cached": []}
+                   for side in sides}
             for _ in range(args.rounds):
                 for side, src in sides.items():
                     timing = json.loads(run(src, TIMING.format(name=name), env))
-                    got[side]["dp"].append(timing["dp"])
-                    got[side]["dp_sd"].append(timing["dp_sd"])
-                    got[side]["process"].append(process_time(src, name, env))
+                    for key in ("dp", "dp_sd", "pmf"):
+                        got[side][key].append(timing[key])
+                    got[side]["process"].append(process_time(src, name, env, "--no-cache"))
+                    side_env = dict(env, YZ_CACHE_DIR=str(tmp / f"cache-{side}"))
+                    process_time(src, name, side_env)  # fills this side's cache
+                    got[side]["cached"].append(process_time(src, name, side_env))
             rows[name] = got
-            for key in ("dp", "dp_sd", "process"):
+            for key in ("dp", "dp_sd", "pmf", "process", "cached"):
                 before, after = min(got["before"][key]), min(got["after"][key])
                 print(f"{name:<22}{key:<9} before {before:7.3f} s  after {after:7.3f} s  "
                       f"ratio {after / before:5.2f}")
