@@ -29,7 +29,7 @@ from .report import TerminalReporter
 @app.command("variants")
 @handles_errors
 def variants_cmd(as_json: JsonOpt = False) -> None:
-    """List the built-in rule sets and the shipped examples (example:NAME).
+    """List the built-in rule sets and shipped examples.
 
     For each: its key, boxes, bonuses, Joker rule and description.
     """
