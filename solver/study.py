@@ -261,7 +261,8 @@ def _pool_round(workers: int, todo: dict[int, dict], what: str, per: int, finish
     from concurrent.futures import ProcessPoolExecutor, as_completed
 
     ctx = multiprocessing.get_context("spawn")
-    pool = ProcessPoolExecutor(max_workers=min(workers, len(todo)), mp_context=ctx)
+    pool = ProcessPoolExecutor(max_workers=min(workers, len(todo)), mp_context=ctx,
+                               initializer=die_with_parent, initargs=(os.getpid(),))
     try:
         futures = {pool.submit(solve_point, d, what, per): i for i, d in todo.items()}
         for fut in as_completed(futures):
@@ -275,6 +276,21 @@ def _pool_round(workers: int, todo: dict[int, dict], what: str, per: int, finish
         _stop_workers(pool)
         raise
     pool.shutdown(wait=True)
+
+
+def die_with_parent(parent: int) -> None:
+    """In a worker process: end when the sweep's process ends, however it ends (killed too).
+    On Linux the kernel sends the worker SIGTERM (PR_SET_PDEATHSIG); a parent already gone
+    when this runs ends the worker at once."""
+    import contextlib
+    import signal
+
+    with contextlib.suppress(Exception):  # not Linux: the pool's own shutdown stops them
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(1, int(signal.SIGTERM))  # PR_SET_PDEATHSIG
+    if os.getppid() != parent:
+        os._exit(1)
 
 
 def _stop_workers(pool) -> None:

@@ -210,3 +210,33 @@ def test_the_progress_counts_the_states_the_summary_names():
     solution = Model("no-bonus", use_cache=False, report=Counting()).solve()
     states = [(done, total) for unit, done, total in seen if unit == "states"]
     assert states[-1] == (solution.states, solution.states)
+
+
+def test_a_killed_sweep_leaves_no_workers(tmp_path):
+    """SIGKILL to `yz sweep --workers 2`: its worker processes end with it."""
+    sweep = tmp_path / "slow.sweep.yaml"
+    sweep.write_text("base: yatzy\naxes:\n  upper_bonus.threshold: [40, 50, 60, 63, 70, 80]\n")
+    env = dict(os.environ, YZ_CACHE_DIR=str(tmp_path / "cache"))
+    proc = subprocess.Popen(yz_cmd("sweep", str(sweep), "--workers", "2", "--quiet",
+                                   "--what", "mean"), stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL, env=env)
+
+    def children() -> list[int]:
+        out = subprocess.run(["pgrep", "-P", str(proc.pid)], capture_output=True, text=True)
+        return [int(p) for p in out.stdout.split()]
+
+    deadline = time.monotonic() + 120
+    while len(children()) < 2:
+        assert proc.poll() is None and time.monotonic() < deadline, "no workers started"
+        time.sleep(0.2)
+    workers = children()
+    time.sleep(3)  # inside their solves
+    proc.kill()
+    proc.wait(timeout=HANG_GUARD)
+    deadline = time.monotonic() + HANG_GUARD
+    alive = workers
+    while alive and time.monotonic() < deadline:
+        time.sleep(0.2)
+        alive = [p for p in alive if Path(f"/proc/{p}").exists()
+                 and "Z" not in Path(f"/proc/{p}/stat").read_text().split()[2]]
+    assert not alive, f"workers {alive} outlived their sweep"
