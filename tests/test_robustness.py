@@ -240,3 +240,13 @@ def test_a_killed_sweep_leaves_no_workers(tmp_path):
         alive = [p for p in alive if Path(f"/proc/{p}").exists()
                  and "Z" not in Path(f"/proc/{p}/stat").read_text().split()[2]]
     assert not alive, f"workers {alive} outlived their sweep"
+
+
+def test_removing_every_box_is_told_at_the_users_line(tmp_path):
+    path = tmp_path / "no-boxes.yaml"
+    path.write_text("name: no-boxes\nextends: official-free-joker\nremove_categories: [ones, "
+                    "twos, threes, fours, fives, sixes, three_of_a_kind, four_of_a_kind, "
+                    "full_house, small_straight, large_straight, chance, yahtzee]\n")
+    res = run("rules", "validate", str(path), cache_dir=tmp_path)
+    assert res.returncode == 2
+    assert f"{path}:3:1: categories: a rule set needs at least one box" in res.stderr

@@ -614,6 +614,9 @@ def _remove_categories(data, marks, removals, raw_marks, origin) -> None:
             moved[p] = m
         elif p[1] in renumbered:  # a removed box's marks go with it
             moved[("categories", renumbered[p[1]], *p[2:])] = m
+    if not kept and raw_marks.get(("remove_categories",)) is not None:
+        # Every inherited box removed: a card left empty is the removal's doing, told there.
+        moved[("categories",)] = raw_marks[("remove_categories",)]
     marks.clear()
     marks.update(moved)
     data["categories"] = [cats[i] for i in kept]
@@ -817,6 +820,8 @@ def _explain(err: dict, path: Path_, data: Any) -> str:
         return "this field is required"
     if kind == "tuple_type":
         return "should be a list, e.g. [a, b]"
+    if kind == "too_short" and path == ("categories",):
+        return "a rule set needs at least one box (none is left)"
     if kind == "union_tag_not_found":
         field_name = next((str(p) for p in reversed(path) if isinstance(p, str)), "")
         return (f"no `kind` given ({FIELDS_HELP.get(field_name, '')}); a {field_name} in an "
