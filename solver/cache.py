@@ -186,12 +186,18 @@ def store(t: RuleTables, values: np.ndarray, states: int, expected_score: float,
     return path
 
 
-def load_figures(t: RuleTables, what: str) -> dict | None:
+def load_figures(t: RuleTables, what: str, strict: bool = False) -> dict | None:
     """Cached figures, or None when absent, stale, altered or unreadable (the caller then
-    recomputes and rewrites them)."""
+    recomputes and rewrites them); with `strict`, an altered or unreadable file is a
+    CorruptCache (to be noted), not None."""
+    path = figures_path(t, what)
+    if strict and not path.exists():
+        return None
     try:
-        data = _read_sealed(figures_path(t, what))
+        data = _read_sealed(path)
     except CorruptCache:
+        if strict:
+            raise
         return None
     if data.get("digest") != t.digest or data.get("solver_version") != SOLVER_VERSION or \
             data.get("what") != what or not isinstance(data.get("figures"), dict):

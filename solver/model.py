@@ -397,7 +397,17 @@ class Model:
         return duel(self.distribution(strategy), other.distribution(other_strategy))
 
     def _load_figures(self, what: str) -> dict | None:
-        return cache.load_figures(self.tables, what) if self.use_cache else None
+        if not self.use_cache:
+            return None
+        try:
+            return cache.load_figures(self.tables, what, strict=True)
+        except cache.CorruptCache as exc:
+            with self._lock:
+                noted = self._memo.setdefault("damage noted", set())
+                if what not in noted:  # once: several calls may look for the same file
+                    noted.add(what)
+                    self._note_damage(exc)
+            return None
 
     def _store_figures(self, what: str, figures: dict) -> None:
         if self.use_cache:

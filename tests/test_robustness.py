@@ -250,3 +250,33 @@ def test_removing_every_box_is_told_at_the_users_line(tmp_path):
     res = run("rules", "validate", str(path), cache_dir=tmp_path)
     assert res.returncode == 2
     assert f"{path}:3:1: categories: a rule set needs at least one box" in res.stderr
+
+
+@pytest.mark.parametrize("what", ["pmf-optimal", "optimal", "moments-greedy"])
+def test_damaged_cached_figures_are_noted_and_recomputed(isolated_cache, what):
+    from yz.solver.report import Reporter
+
+    class Notes(Reporter):
+        def __init__(self):
+            self.notes = []
+
+        def note(self, message):
+            self.notes.append(message)
+
+    def compute(model):
+        if what == "pmf-optimal":
+            return model.distribution().probabilities.tolist()
+        if what == "optimal":
+            return model.figures().as_dict()["box_mean"]
+        return model.moments("greedy").sd
+
+    expected = compute(Model("no-bonus"))
+    path = cache.figures_path(Model("no-bonus").tables, what)
+    text = path.read_text()
+    path.write_text(text.replace("0", "1", 1))  # one character altered: the seal breaks
+    notes = Notes()
+    assert compute(Model("no-bonus", report=notes)) == expected
+    assert sum("damaged" in n for n in notes.notes) == 1, notes.notes
+    quiet = Notes()
+    compute(Model("no-bonus", report=quiet))  # the recomputed file replaced the bad one
+    assert not quiet.notes
