@@ -120,9 +120,21 @@ def handles_errors(func):
             return func(*args, **kwargs)
         except YzError as exc:
             typer.echo(error_text(exc), err=True)
+            _estimate_as_json(exc, kwargs.get("as_json"))
             raise typer.Exit(2) from None
 
     return wrapper
+
+
+def _estimate_as_json(exc: YzError, as_json: bool | None) -> None:
+    """With --json, work refused for its estimated time is also an object on standard
+    output: what, the estimate and the budget, in seconds (a script decides on --yes)."""
+    from yz.solver.limits import WorkTooLong
+
+    if as_json and isinstance(exc, WorkTooLong):
+        typer.echo(json.dumps({"error": error_text(exc)[len("error: "):], "refused": exc.what,
+                               "estimate_seconds": round(exc.seconds, 1),
+                               "budget_seconds": exc.budget}))
 
 
 def note(text: str) -> None:

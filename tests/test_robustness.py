@@ -49,11 +49,14 @@ def big_game(folder: Path) -> Path:
 def test_a_long_solve_is_refused_before_it_starts_then_stops_at_ctrl_c(tmp_path):
     rules = big_game(tmp_path)
     cache_dir = tmp_path / "cache"
-    refused = run("solve", "--variant", str(rules), cache_dir=cache_dir)
+    refused = run("solve", "--variant", str(rules), "--json", cache_dir=cache_dir)
     assert refused.returncode == 2, refused.stderr
     error = refused.stderr.strip().splitlines()[-1]
     assert error.startswith("error: solving big-eight would take about ")
     assert "--yes" in error and "Traceback" not in refused.stderr
+    told = json.loads(refused.stdout)  # with --json, the estimate for a script to read
+    assert told["refused"] == "solving big-eight" and told["budget_seconds"] == 600
+    assert told["estimate_seconds"] > 600
 
     env = dict(os.environ, YZ_CACHE_DIR=str(cache_dir))
     proc = subprocess.Popen(yz_cmd("solve", "--variant", str(rules), "--yes"),
