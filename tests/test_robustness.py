@@ -283,3 +283,21 @@ def test_damaged_cached_figures_are_noted_and_recomputed(isolated_cache, what):
     quiet = Notes()
     compute(Model("no-bonus", report=quiet))  # the recomputed file replaced the bad one
     assert not quiet.notes
+
+
+def test_a_problem_in_an_added_box_names_the_box(tmp_path):
+    path = tmp_path / "one-bad.yaml"
+    path.write_text("name: one-bad\nextends: official-free-joker\ncategories:\n  - key: extra\n"
+                    "    pattern: {kind: face, face: 9}\n    score: face_total\n")
+    res = run("rules", "validate", str(path), cache_dir=tmp_path)
+    assert res.returncode == 2
+    assert (f"{path}:5:27: categories[13].pattern.face: face 9 does not exist on a 6-sided die "
+            "(1..6) (box 'extra')") in res.stderr
+
+
+def test_play_from_the_cache_says_no_solving(isolated_cache):
+    Model("no-bonus").solve()
+    res = run("play", "--variant", "no-bonus", "--seed", "1", cache_dir=isolated_cache,
+              input="quit\n")
+    assert res.returncode == 0, res.stderr
+    assert "solving" not in res.stderr and "yz play: no-bonus" in res.stdout

@@ -666,11 +666,11 @@ def _validate(data: dict, marks: dict[Path_, Mark], origin: str) -> RuleSet:
         broken.add(path[:2] if path[:1] == ("categories",) else path[:1])
         if len(lines) < MAX_LISTED_PROBLEMS:  # explaining is the costly part: only those shown
             lines.append(f"{_at(marks, path, origin)}: {_dotted(path)}: "
-                         f"{_explain(err, path, data)}")
+                         f"{_explain(err, path, data)}{_box_named(path, data)}")
     if field_errors:
         problems = _problems_despite(data, broken)
     for path, msg, causes in problems[:max(0, MAX_LISTED_PROBLEMS - len(lines))]:
-        lines.append(_located(marks, path, msg, causes, origin))
+        lines.append(_located(marks, path, msg, causes, origin) + _box_named(path, data))
     total = len(field_errors) + len(problems)
     if total > len(lines):
         lines.append(f"... and {total - len(lines):,} more (fix these first)")
@@ -751,6 +751,17 @@ def _stand_in(entry: Any, i: int) -> dict:
     return {"key": key if usable else f"invalid_box_{i}",
             "section": section if section in ("upper", "lower") else "lower",
             "pattern": "any", "score": "sum_all"}
+
+
+def _box_named(path: Path_, data: Any) -> str:
+    """' (box KEY)' after a problem inside a box past the first: a file that extends another
+    adds its boxes after the inherited ones, so its first box is not categories[0]."""
+    if len(path) < 2 or path[0] != "categories" or not isinstance(path[1], int) or not path[1]:
+        return ""
+    cats = data.get("categories") if isinstance(data, dict) else None
+    box = cats[path[1]] if isinstance(cats, list) and path[1] < len(cats) else None
+    key = box.get("key") if isinstance(box, dict) else None
+    return f" (box '{key[:40]}')" if isinstance(key, str) and key else ""
 
 
 def _located(marks: dict[Path_, Mark], path: Path_, msg: str, causes: tuple[Path_, ...],
