@@ -337,7 +337,8 @@ def _describe(path: Path) -> CacheEntry:
     if part.endswith(".npy"):
         meta = path.with_name(path.name[: -len(".values.npy")] + ".json") \
             if part == ".values.npy" else path.with_suffix(".json")
-        return CacheEntry(path, variant, "store", "ok" if meta.exists() else "damaged", size)
+        intact = meta.exists() and _npy_size_matches(path, size)
+        return CacheEntry(path, variant, "store", "ok" if intact else "damaged", size)
     try:
         data = _read_sealed(path)
     except CorruptCache:
@@ -360,6 +361,21 @@ def _describe(path: Path) -> CacheEntry:
                           str(data.get("created", "")) or None)
     return CacheEntry(path, str(data.get("variant", variant)), "figures",
                       "ok" if current else "stale", size)
+
+
+def _npy_size_matches(path: Path, size: int) -> bool:
+    """Whether an .npy file is as long as its header says (a cheap check: a truncated or
+    padded table is damaged; an altered byte is found by the checksums when it is read)."""
+    try:
+        with path.open("rb") as fh:
+            major, _ = np.lib.format.read_magic(fh)
+            read_header = (np.lib.format.read_array_header_1_0 if major == 1
+                           else np.lib.format.read_array_header_2_0)
+            shape, _, dtype = read_header(fh)
+            offset = fh.tell()
+    except (OSError, ValueError):
+        return False
+    return size == offset + int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
 
 
 def own_files(root: Path | None = None) -> list[Path]:

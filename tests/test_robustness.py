@@ -301,3 +301,14 @@ def test_play_from_the_cache_says_no_solving(isolated_cache):
               input="quit\n")
     assert res.returncode == 0, res.stderr
     assert "solving" not in res.stderr and "yz play: no-bonus" in res.stdout
+
+
+def test_cache_list_reports_a_truncated_table(isolated_cache):
+    solution = Model("no-bonus").solve()
+    path = cache.values_path(solution.tables)
+    listed = json.loads(run("cache", "list", "--json", cache_dir=isolated_cache).stdout)
+    assert {e["status"] for e in listed["entries"]} == {"ok"}
+    path.write_bytes(path.read_bytes()[:-8])  # the last value cut off
+    listed = json.loads(run("cache", "list", "--json", cache_dir=isolated_cache).stdout)
+    status = {Path(e["path"]).name: e["status"] for e in listed["entries"]}
+    assert status[path.name] == "damaged"
