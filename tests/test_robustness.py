@@ -312,3 +312,9 @@ def test_cache_list_reports_a_truncated_table(isolated_cache):
     listed = json.loads(run("cache", "list", "--json", cache_dir=isolated_cache).stdout)
     status = {Path(e["path"]).name: e["status"] for e in listed["entries"]}
     assert status[path.name] == "damaged"
+
+
+def test_target_gains_are_percentage_points(isolated_cache):
+    res = run("target", "--variant", "no-bonus", "--targets", "100", cache_dir=isolated_cache)
+    assert res.returncode == 0, res.stderr
+    assert "gain (percentage points)" in res.stdout and "pts" not in res.stdout
