@@ -1,6 +1,6 @@
 """How often following one piece of work goes back into a module it already left.
 
-Runs a snippet under `sys.setprofile` and records every call from one yz module into another
+Runs a piece of work under `sys.setprofile` and records every call from one yz module into another
 (`yz.solver.dp` -> `yz.solver.layout`, say). A call into a module that *another* module had
 entered before is a return to a module already left: the reader following the work has to go
 back to a file read before, from a new place. Each distinct (caller, callee) edge is counted
@@ -10,8 +10,8 @@ the figures). Two counts: calls to module-level functions (the flow of the work)
 calls, including methods and properties of records (`RuleTables.n_categories`,
 `StateLayout.size`: reading data).
 
-    python bench/trace_modules.py                      # Model(...).figures() on this checkout
-    python bench/trace_modules.py --snippet OLD_CODE   # the same work through an older API
+    python bench/trace_modules.py              # Model(...).figures() on this checkout
+    python bench/trace_modules.py --api old    # the same work through the functions before it
 
 Run it from the checkout's virtualenv (or another checkout's, for a before/after pair); the
 kernels are compiled first, outside the trace.
@@ -22,13 +22,23 @@ from __future__ import annotations
 import argparse
 import sys
 
-NEW = ("from yz.solver import Model\n"
-       "Model('no-bonus', use_cache=False).figures()")
-# Before issue 21: the same figures through the functions the CLI called.
-OLD = ("from yz.rules import compile_rules, load_rules\n"
-       "from yz.solver import solve, exact_figures\n"
-       "exact_figures(solve(compile_rules(load_rules('no-bonus')), use_cache=False), "
-       "use_cache=False)")
+
+def new_api() -> None:
+    from yz.solver import Model
+
+    Model("no-bonus", use_cache=False).figures()
+
+
+def old_api() -> None:
+    """Before issue 21 (847cd9e): the same figures through the functions the CLI called."""
+    from yz.rules import compile_rules, load_rules
+    from yz.solver import exact_figures, solve
+
+    exact_figures(solve(compile_rules(load_rules("no-bonus")), use_cache=False),
+                  use_cache=False)
+
+
+WORK = {"new": new_api, "old": old_api}
 
 
 def module_of(frame) -> str | None:
@@ -36,7 +46,7 @@ def module_of(frame) -> str | None:
     return name if name.startswith("yz.") else None
 
 
-def trace(snippet: str, functions_only: bool) -> tuple[list[str], list[tuple[str, str]]]:
+def trace(work, functions_only: bool) -> tuple[list[str], list[tuple[str, str]]]:
     """(modules in the order first entered, the distinct calls back into a module that
     another module had entered first)."""
     first_caller: dict[str, str] = {}
@@ -61,10 +71,9 @@ def trace(snippet: str, functions_only: bool) -> tuple[list[str], list[tuple[str
             back.append(edge)
         first_caller.setdefault(callee, caller)
 
-    code = compile(snippet, "<snippet>", "exec")
     sys.setprofile(profile)
     try:
-        exec(code, {})
+        work()
     finally:
         sys.setprofile(None)
     return list(first_caller), back
@@ -72,13 +81,13 @@ def trace(snippet: str, functions_only: bool) -> tuple[list[str], list[tuple[str
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--snippet", default=None, help="Python code to trace (default: "
-                        "Model('no-bonus').figures(); 'old' for the pre-issue-21 calls).")
+    parser.add_argument("--api", choices=sorted(WORK), default="new", help="new: Model(...)"
+                        ".figures(); old: the functions before issue 21 (run it on 847cd9e).")
     args = parser.parse_args()
-    snippet = {None: NEW, "old": OLD}.get(args.snippet, args.snippet)
-    exec(compile(snippet, "<warm-up>", "exec"), {})  # compile the kernels outside the trace
+    work = WORK[args.api]
+    work()  # compile the kernels outside the trace
     for functions_only, what in ((True, "module functions"), (False, "all calls")):
-        entered, back = trace(snippet, functions_only)
+        entered, back = trace(work, functions_only)
         print(f"{what}: {len(entered)} modules entered, {len(back)} returns to a module "
               "already left")
         for caller, callee in back:
