@@ -175,17 +175,24 @@ def test_a_whole_game_by_keyboard_alone(server, browser, tmp_path):
     assert not seen["errors"], seen
 
 
-def hold_by_keyboard(page, keep: list[int], by_tab: bool) -> None:
-    """Hold exactly the dice of `keep`: keys 1-8, or Tab to each die and Space."""
+def dice_to_toggle(page, keep: list[int]) -> tuple[list[int], list[int]]:
+    """(the dice shown, the indices whose held state must change to hold exactly `keep`)."""
     dice = page.evaluate("window.yz.game.dice")
     held = page.evaluate("window.yz.held")
-    want = list(keep)
+    want, toggle = list(keep), []
     for i, value in enumerate(dice):
         hold = value in want
         if hold:
             want.remove(value)
-        if held[i] == hold:
-            continue
+        if held[i] != hold:
+            toggle.append(i)
+    return dice, toggle
+
+
+def hold_by_keyboard(page, keep: list[int], by_tab: bool) -> None:
+    """Hold exactly the dice of `keep`: keys 1-8, or Tab to each die and Space."""
+    dice, toggle = dice_to_toggle(page, keep)
+    for i in toggle:
         if by_tab:
             tab_to(page, f"#dice .die[data-index='{i}']")
             assert focus_is_visible(page)
@@ -249,15 +256,8 @@ def test_a_whole_game_on_a_phone_by_touch(server, browser, tmp_path):
 
 
 def tap_dice(page, keep: list[int]) -> None:
-    dice = page.evaluate("window.yz.game.dice")
-    held = page.evaluate("window.yz.held")
-    want = list(keep)
-    for i, value in enumerate(dice):
-        hold = value in want
-        if hold:
-            want.remove(value)
-        if held[i] != hold:
-            page.tap(f"#dice .die[data-index='{i}']")
+    for i in dice_to_toggle(page, keep)[1]:
+        page.tap(f"#dice .die[data-index='{i}']")
 
 
 # ---------------------------------------------------------------- accessibility and docs
