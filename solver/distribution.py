@@ -106,7 +106,8 @@ def score_distribution(solution: Solution, strategy: str = "optimal",
     check_strategy(strategy)
     check_distribution_memory(solution.tables, solution.layout)
     begin = time.perf_counter()
-    found = walk(solution, strategy_values(solution, strategy), pmf=True, step=step)
+    found = walk(solution, strategy_values(solution, strategy), pmf=True, step=step,
+                 figures=False)
     return Distribution(solution.rules.name, strategy, found.scores, found.probabilities,
                         time.perf_counter() - begin)
 

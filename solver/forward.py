@@ -32,19 +32,25 @@ from .report import Step
 
 @dataclass(frozen=True)
 class Walk:
-    """What the forward pass found (see the module docstring)."""
+    """What the forward pass found (see the module docstring); the figures are None when
+    only the distribution was asked for."""
 
-    box_mean: np.ndarray  # float64 [box]: expected score in each box
-    box_zero_rate: np.ndarray  # float64 [box]: probability it ends with 0
-    events: np.ndarray  # float64 [event]: expected count of each EVENT_* (kernels.turn)
+    box_mean: np.ndarray | None  # float64 [box]: expected score in each box
+    box_zero_rate: np.ndarray | None  # float64 [box]: probability it ends with 0
+    events: np.ndarray | None  # float64 [event]: expected count of each EVENT_* (kernels.turn)
     scores: np.ndarray | None  # int64: lowest .. highest final score (with `pmf`)
     probabilities: np.ndarray | None  # float64
 
 
+FIGURE_COLUMNS = ("target", "gain", "box", "points", "flags", "prob")
+PMF_COLUMNS = ("target", "gain", "prob")
+
+
 def walk(solution: Solution, V: np.ndarray, pmf: bool = False, step: Step | None = None,
-         ) -> Walk:
+         figures: bool = True) -> Walk:
     """Follow the play that V's values make (the solved values: optimal play) from the empty
-    card to the full one; with `pmf`, carry the distribution of the points banked too."""
+    card to the full one: the figures (unless `figures` is False) and, with `pmf`, the
+    distribution of the points banked too."""
     from .kernels.turn import N_EVENTS
 
     model = solution.model
@@ -56,27 +62,32 @@ def walk(solution: Solution, V: np.ndarray, pmf: bool = False, step: Step | None
     box_stats = np.zeros((2, n_cat))
     events = np.zeros(N_EVENTS)
     for k in range(n_cat):
-        src, out = layer_outcomes(model, V, index)
-        w = reach[src] * out["prob"]
-        box_stats[0] += np.bincount(out["box"], weights=w * out["points"], minlength=n_cat)
-        box_stats[1] += np.bincount(out["box"], weights=w * (out["points"] == 0),
-                                    minlength=n_cat)
-        for e in range(N_EVENTS):
-            events[e] += w[(out["flags"] >> e) & 1 == 1].sum()
+        src, out = layer_outcomes(model, V, index, FIGURE_COLUMNS if figures else PMF_COLUMNS)
         index, slot = np.unique(out["target"], return_inverse=True)
-        reach = np.bincount(slot, weights=w, minlength=len(index))
+        if figures:
+            w = reach[src] * out["prob"]
+            box_stats[0] += np.bincount(out["box"], weights=w * out["points"], minlength=n_cat)
+            box_stats[1] += np.bincount(out["box"], weights=w * (out["points"] == 0),
+                                        minlength=n_cat)
+            for e in range(N_EVENTS):
+                events[e] += w[(out["flags"] >> e) & 1 == 1].sum()
+            reach = np.bincount(slot, weights=w, minlength=len(index))
         if windows is not None:
             windows = windows.convolve(src, slot.astype(np.int64), out["gain"], out["prob"],
                                        len(index), model.threads)
         if step is not None:
             step(k + 1, n_cat)
     scores, probabilities = windows.final() if windows is not None else (None, None)
+    if not figures:
+        return Walk(None, None, None, scores, probabilities)
     return Walk(box_stats[0], box_stats[1], events, scores, probabilities)
 
 
-def layer_outcomes(model, V: np.ndarray, index: np.ndarray) -> tuple[np.ndarray, dict]:
+def layer_outcomes(model, V: np.ndarray, index: np.ndarray,
+                   names: tuple[str, ...] = FIGURE_COLUMNS) -> tuple[np.ndarray, dict]:
     """Every move a turn ends with from the states at store indices `index` (sorted): the
-    position in `index` of its source, and its target, gain, box, points, flags and prob."""
+    position in `index` of its source, and the columns `names` of FIGURE_COLUMNS (its target,
+    gain, box, points, flags and prob)."""
     from .kernels import layer
 
     t, layout = model.tables, model.layout
@@ -85,23 +96,29 @@ def layer_outcomes(model, V: np.ndarray, index: np.ndarray) -> tuple[np.ndarray,
     no_choice = np.zeros((0, t.rolls, t.n_distinct_rolls), dtype=np.int64)
     parts = []
     block = model.outcome_block()
+    # One set of buffers for every block: fresh ones would be paged in again block by block.
+    size = min(block, len(index))
+    buffers = {name: np.empty((size, most), dtype=np.int64)
+               for name in ("TARGET", "GAIN", "BOX", "POINTS", "FLAGS")}
+    buffers["PROB"] = np.empty((size, most))
+    buffers["COUNT"] = np.zeros(size, dtype=np.int64)
     for b0 in range(0, len(index), block):
         part = slice(b0, b0 + block)
         rows = rows_of_states(States(mask[part], flag[part], u[part]))
         n = len(mask[part])
-        out = build(Outcomes, **{name: np.empty((n, most), dtype=np.int64) for name in
-                                 ("TARGET", "GAIN", "BOX", "POINTS", "FLAGS")},
-                    PROB=np.empty((n, most)), COUNT=np.zeros(n, dtype=np.int64))
+        out = build(Outcomes, **{name: array[:n] for name, array in buffers.items()})
         cols = model.batch_width(int(rows.NU.max(initial=1)))
         layer.decide(model.kernel_tables, layout.kernel_layout(), rows,
                      layer.batches(rows.NU, cols),
                      cols, model.threads, Next(V, None, None), choice=no_choice, out=out)
-        keep = np.arange(most)[None, :] < out.COUNT[:, None]
-        parts.append((np.repeat(np.arange(b0, b0 + n, dtype=np.int64), out.COUNT),
-                      out.TARGET[keep], out.GAIN[keep], out.BOX[keep], out.POINTS[keep],
-                      out.FLAGS[keep], out.PROB[keep]))
-    columns = [np.concatenate(c) for c in zip(*parts, strict=True)]
-    names = ("target", "gain", "box", "points", "flags", "prob")
+        # The filled slots, state by state: state i's outcomes are its first COUNT[i] slots.
+        count = out.COUNT
+        first = np.cumsum(count) - count
+        slots = np.repeat(np.arange(n, dtype=np.int64) * most - first, count)
+        slots += np.arange(len(slots), dtype=np.int64)
+        parts.append((np.repeat(np.arange(b0, b0 + n, dtype=np.int64), count),
+                      *(getattr(out, name.upper()).ravel()[slots] for name in names)))
+    columns = [np.concatenate(c) if len(parts) > 1 else c[0] for c in zip(*parts, strict=True)]
     return columns[0], dict(zip(names, columns[1:], strict=True))
 
 

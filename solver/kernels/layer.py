@@ -191,7 +191,7 @@ def _outcomes(K, L, R, rows, CH, BOX, s_p, OUT, S):
         return
     cols = _batch_columns(R, rows[0], rows[1])
     n_rows = K.KEEP_CHILD.shape[0] + K.SCORE.shape[0]
-    turn_outcomes(K, L, R, rows, CH, BOX, s_p[: n_rows * cols].reshape((n_rows, cols)), OUT, S)
+    turn_outcomes(K, L, R, rows, CH, BOX, s_p[: n_rows * cols].reshape((cols, n_rows)), OUT, S)
 
 
 @kernel(nogil=True)

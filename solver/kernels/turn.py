@@ -506,9 +506,10 @@ def follow_choice(A, ARG, n_roll, nu):
 
 @kernel(_nrt=False)
 def follow_dice(K, CH, P, cols):
-    """P[r, j]: the chance that a turn from column j's state, choosing CH[L - 1, r, j] with L
-    re-rolls left, ends on final roll r; P[n_keep + r, j] that it stops at first roll r to
-    claim a first-roll bonus (CH >= n_keep: n_keep + the box). P has n_keep + n_roll rows.
+    """P[j, r]: the chance that a turn from column j's state, choosing CH[L - 1, r, j] with L
+    re-rolls left, ends on final roll r; P[j, n_keep + r] that it stops at first roll r to
+    claim a first-roll bonus (CH >= n_keep: n_keep + the box). P has a row of n_keep + n_roll
+    per column, so one column's walk stays in a few cache lines.
 
     The dice are followed forward: the first throw's odds, then at each re-roll the mass of a
     roll moves to the keep chosen from it, and each keep's mass to the rolls its free dice can
@@ -517,25 +518,40 @@ def follow_dice(K, CH, P, cols):
     n_roll = K.SCORE.shape[0]
     n_keep = K.KEEP_CHILD.shape[0]
     for j in range(cols):
+        Pj = P[j]
+        if j > 0 and _same_keeps(CH, j, K.rolls - 1, n_roll):
+            for e in range(n_keep + n_roll):  # neighbouring totals often keep alike
+                Pj[e] = P[j - 1, e]
+            continue
         for r in range(n_roll):
-            P[r, j] = K.ROLL_PROB[r]
-            P[n_keep + r, j] = 0.0
+            Pj[r] = K.ROLL_PROB[r]
+            Pj[n_keep + r] = 0.0
         for left in range(K.rolls - 1, 0, -1):
             for k in range(n_roll, n_keep):
-                P[k, j] = 0.0
+                Pj[k] = 0.0
             for r in range(n_roll):
                 k = CH[left - 1, r, j]
                 if k >= n_keep:
-                    P[n_keep + r, j] = P[r, j]
-                    P[r, j] = 0.0
+                    Pj[n_keep + r] = Pj[r]
+                    Pj[r] = 0.0
                 elif k != r:
-                    P[k, j] += P[r, j]
-                    P[r, j] = 0.0
+                    Pj[k] += Pj[r]
+                    Pj[r] = 0.0
             for k in range(n_roll, n_keep):
-                q = P[k, j]
+                q = Pj[k]
                 if q > 0.0:
                     for e in range(K.KEEP_OUT_INDPTR[k], K.KEEP_OUT_INDPTR[k + 1]):
-                        P[K.KEEP_OUT_ROLL[e], j] += q * K.KEEP_OUT_PROB[e]
+                        Pj[K.KEEP_OUT_ROLL[e]] += q * K.KEEP_OUT_PROB[e]
+
+
+@kernel(_nrt=False)
+def _same_keeps(CH, j, stages, n_roll):
+    """Whether column j chooses every keep as column j - 1 does."""
+    for left in range(stages):
+        for r in range(n_roll):
+            if CH[left, r, j] != CH[left, r, j - 1]:
+                return False
+    return True
 
 
 @kernel(_nrt=False)
@@ -543,8 +559,9 @@ def turn_outcomes(K, L, R, rows, CH, BOX, P, OUT, S):
     """For every column of a batch: the distinct moves a turn ends with under the choices made
     (CH[L - 1, r, col]: the keep from roll r with L re-rolls left; BOX[r, col]: the box for
     final roll r), with where they lead, what they win and their probabilities, into OUT (an
-    `Outcomes` bundle). The batch is `rows` = (b0, b1): rows b0 .. b1 - 1 of R; P (n_keep +
-    n_roll rows, see `follow_dice`) and S = (acc, touched, rep_roll, rep_box) are scratch.
+    `Outcomes` bundle). The batch is `rows` = (b0, b1): rows b0 .. b1 - 1 of R; P (a row of
+    n_keep + n_roll per column, see `follow_dice`) and S = (acc, touched, rep_roll, rep_box)
+    are scratch.
 
     A move is known by its box and the box's normal score (K.SCORE_KEY) and whether it was a
     first roll kept whole: every roll with the same key scores the same and leads to the same
@@ -567,10 +584,10 @@ def turn_outcomes(K, L, R, rows, CH, BOX, P, OUT, S):
         for j in range(R.NU[i]):
             col = off + j
             count = 0
-            for e in range(2 * n_roll):
+            for e in range(2 * n_roll if K.first_roll_bonus == 1 else n_roll):
                 first = e >= n_roll
                 r = e - n_roll if first else e
-                p = P[n_keep + r, col] if first else P[r, col]
+                p = P[col, n_keep + r] if first else P[col, r]
                 if p == 0.0:
                     continue
                 c = CH[K.rolls - 2, r, col] - n_keep if first else BOX[r, col]
