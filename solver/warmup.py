@@ -6,6 +6,12 @@ combination (`solver.kernels.layer`); doing it on a tiny game first keeps that t
 figures a command reports ("solved in 0.3 s") and lets a front end say what is happening.
 `yz warmup` compiles them all.
 
+Compiling is one core's work, so with two or more families to compile and a core to spare, a
+second process compiles one group of them while this one compiles the other. The groups split
+by the driver they specialise (`_value_batches` or `_decision_batches` in
+`solver.kernels.layer`): the two processes never write the same driver's entry in numba's
+cache index, so neither can overwrite the other's.
+
     values      the DP without the SD, and nothing else
     decisions   the DP with the SD; the SD of optimal play on cached values
     moments     the mean and SD of greedy or heuristic play
@@ -16,6 +22,8 @@ figures a command reports ("solved in 0.3 s") and lets a front end say what is h
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 from .kernel_cache import compiled, mark_compiled
 from .report import SILENT, Reporter
@@ -31,6 +39,11 @@ WORK_FAMILIES = {"solve": ("values",), "solve-sd": ("decisions",), "sd": ("decis
                  "moments": ("moments",), "figures": ("follow",),
                  "distribution": ("follow", "forward"), "targets": ("targets",),
                  "simulate": ("play",)}
+
+
+# The families compiled in a second process when there is a core for it: the decision driver's
+# specialisations (the rest specialise the value driver or kernels of their own).
+DECISION_GROUP = ("decisions", "moments", "follow")
 
 
 def work_families(work: str) -> tuple[str, ...]:
@@ -106,19 +119,79 @@ def missing(families: tuple[str, ...]) -> list[str]:
 
 def ensure_compiled(families: tuple[str, ...], report: Reporter = SILENT) -> None:
     """Compile the families of kernels not compiled yet, telling `report` first (once per
-    installation: numba keeps them on disk)."""
+    installation: numba keeps them on disk); two groups at once when there is a core to
+    spare (see the module docstring)."""
     todo = missing(families)
     if not todo:
         return
-    seconds = sum(COMPILE_SECONDS[f] for f in todo)
+    here = [f for f in todo if f not in DECISION_GROUP]
+    there = [f for f in todo if f in DECISION_GROUP]
+    if not here or not there or _cores() < 2:
+        here, there = todo, []
+    seconds = max(sum(COMPILE_SECONDS[f] for f in here),
+                  sum(COMPILE_SECONDS[f] for f in there))
     report.note(f"compiling the solver's kernels for this kind of work, once per installation "
                 f"({', '.join(todo)}): about {seconds} s here")
-    model = tiny_model()
-    with report.stage("compiling the solver's kernels", "kernels") as step:
-        for i, family in enumerate(todo):
+    with (report.stage("compiling the solver's kernels", "kernels") as step,
+          _Helper(there) as helper):
+        model = tiny_model()
+        for i, family in enumerate(here):
             _run(family, model)
             mark_compiled(family)
-            step(i + 1, len(todo))
+            step(i + 1 + helper.done(), len(todo))
+        helper.wait(lambda n: step(len(here) + n, len(todo)))
+
+
+def _cores() -> int:
+    from .limits import cores
+
+    return cores()
+
+
+class _Helper:
+    """A second process that compiles `families` one after the other (nothing when empty)."""
+
+    def __init__(self, families: list[str]) -> None:
+        self.families = families
+        self.futures: list = []
+        self.pool = None
+
+    def __enter__(self) -> _Helper:
+        import multiprocessing
+
+        if self.families and not multiprocessing.current_process().daemon:
+            from concurrent.futures import ProcessPoolExecutor
+
+            try:
+                context = multiprocessing.get_context("spawn")
+                self.pool = ProcessPoolExecutor(1, mp_context=context)
+                self.futures = [self.pool.submit(compile_family, f) for f in self.families]
+            except (OSError, RuntimeError):  # no process to be had: compiled here instead
+                self.futures = []
+        return self
+
+    def done(self) -> int:
+        return sum(f.done() for f in self.futures)
+
+    def wait(self, step: Callable[[int], None]) -> None:
+        """Wait for every family, calling step(how many are done) as each finishes; a family
+        the helper could not compile is compiled here instead."""
+        for i, family in enumerate(self.families):
+            try:
+                self.futures[i].result()
+            except Exception:  # no helper, or one that died: this process compiles it
+                compile_family(family)
+            step(max(i + 1, self.done()))
+
+    def __exit__(self, *exc) -> None:
+        if self.pool is not None:
+            self.pool.shutdown(wait=exc[0] is None, cancel_futures=True)
+
+
+def compile_family(family: str) -> None:
+    """Compile one family on the tiny game and mark it compiled (the helper process's task)."""
+    _run(family, tiny_model())
+    mark_compiled(family)
 
 
 def ensure_loaded(families: tuple[str, ...], report: Reporter = SILENT) -> None:
