@@ -102,6 +102,8 @@ SECONDS_PER_ROW_STEP = 2.6e-10
 VALUES_SHARE = 0.35
 # Work estimated to take longer than this stops before it starts, saying so (a budget).
 LONG_WORK_SECONDS = 600.0
+# Work expected to take longer than this is announced with its estimate before it starts.
+ANNOUNCE_WORK_SECONDS = 120.0
 
 
 class WorkTooLong(InputError):

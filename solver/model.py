@@ -150,10 +150,15 @@ class Model:
                            self.batch_width())
 
     def check_time(self, what: str, seconds: float) -> None:
-        """WorkTooLong when `seconds` (an estimate) exceeds the budget `max_seconds`."""
+        """WorkTooLong when `seconds` (an estimate) exceeds the budget `max_seconds`; work
+        that goes ahead and is expected to take minutes is announced with its estimate."""
         if self.max_seconds is not None and seconds > self.max_seconds:
             raise limits.WorkTooLong(f"{what} {self.name}", seconds, self.max_seconds,
                                      f"from its {self.layout.reachable:,} states")
+        if seconds > limits.ANNOUNCE_WORK_SECONDS:
+            self.report.note(f"{what} {self.name} will take about {limits.duration(seconds)} "
+                             "on this machine (estimated from its "
+                             f"{self.layout.reachable:,} states)")
 
     def solve_seconds(self) -> float:
         """A rough estimate of the seconds `solve()` and then `distribution()` take here, the
