@@ -57,7 +57,12 @@ def work_families(work: str) -> tuple[str, ...]:
 
 def compile_seconds(families: tuple[str, ...]) -> float:
     """Seconds of compiling these families still need here (0 when compiled)."""
-    return float(max(_seconds(group) for group in _groups(missing(families))))
+    return float(_estimate(missing(families)))
+
+
+def _estimate(todo: list[str]) -> int:
+    """Seconds compiling `todo` takes, its two groups side by side."""
+    return max(_seconds(group) for group in _groups(todo))
 
 
 def _seconds(group: list[str]) -> int:
@@ -145,9 +150,8 @@ def ensure_compiled(families: tuple[str, ...], report: Reporter = SILENT) -> Non
     if not todo:
         return
     here, there = _groups(todo)
-    seconds = max(_seconds(here), _seconds(there))
     report.note(f"compiling the solver's kernels for this kind of work, once per installation "
-                f"({', '.join(todo)}): about {seconds} s here")
+                f"({', '.join(todo)}): about {_estimate(todo)} s here")
     with (report.stage("compiling the solver's kernels", "kernels") as step,
           _Helper(there) as helper):
         model = tiny_model()
@@ -193,10 +197,13 @@ class _Helper:
         """Wait for every family, calling step(how many are done) as each finishes; a family
         the helper could not compile is compiled here instead."""
         for i, family in enumerate(self.families):
-            try:
-                self.futures[i].result()
-            except Exception:  # no helper, or one that died: this process compiles it
+            if not self.futures:  # the helper never started
                 compile_family(family)
+            else:
+                try:
+                    self.futures[i].result()
+                except Exception:  # the helper died: this process compiles it
+                    compile_family(family)
             step(max(i + 1, self.done()))
 
     def __exit__(self, *exc) -> None:
