@@ -38,6 +38,7 @@ EVENT_UPPER_BONUS, EVENT_YAHTZEE_BONUS, EVENT_JOKER = 0, 1, 2
 N_EVENTS = 3
 ZERO = np.int64(0)  # a zero of the type every score has (a literal 0 would make numba
 # compile a second version of each function it is passed to)
+NO = np.bool_(False)  # the same for False
 
 
 # ---------------------------------------------------------------- the transition
@@ -180,8 +181,7 @@ def _offer_each(W, r, cols, c, g, V, idx):
         _take(W, r, a + j, c, g, v, read(V.M1, src + j, v), read(V.M2, src + j, 0.0))
 
 
-@kernel(inline="always")
-def relax(W, V, r, run, c, move, dest, T, upper_bonus):
+def _relax(W, V, r, run, c, move, dest, T, upper_bonus):
     """Offer one move to the columns of `run` = (mask, flag, u0, nu, off): off .. off + nu - 1,
     the upper totals u0 .. u0 + nu - 1. The move is roll r in box c, `move` = (points
     in the box, points with the Yahtzee bonus, counts toward the upper bonus); `dest` = (store
@@ -220,6 +220,13 @@ def relax(W, V, r, run, c, move, dest, T, upper_bonus):
         _offer_one(W, r, (off + mid, off + nu), c, g, V, top)
 
 
+# Two compiled forms of `_relax`: inlined where a run meets most of its moves (the positive
+# scores of ordinary rolls), and called elsewhere (the zero moves, extra Yahtzees, first-roll
+# stops): each inlined copy costs the first solve of an installation seconds of compiling.
+relax_inline = kernel(inline="always")(_relax)
+relax = kernel(_nrt=False)(_relax)
+
+
 @kernel(_nrt=False)
 def final_rolls(K, L, V, W, run):
     """W.KV[r, off + j]: the value of ending the turn with roll r at upper total u0 + j, for
@@ -245,7 +252,7 @@ def final_rolls(K, L, V, W, run):
         if not is_open(K, mask, c):
             continue
         nm = mask | (1 << c)
-        relax(W, V, z, run, c, (ZERO, ZERO, False), (L.OFFSET[nm, flag], L.U0[nm]), T, ub)
+        relax(W, V, z, run, c, (ZERO, ZERO, NO), (L.OFFSET[nm, flag], L.U0[nm]), T, ub)
     for r in range(n_roll):
         if ybox_filled and K.YAHTZEE_FACE[r] >= 0:
             continue
@@ -269,7 +276,7 @@ def final_rolls(K, L, V, W, run):
             if ybox_filled and K.YAHTZEE_FACE[r] >= 0:
                 continue
             pts = K.SCORE[r, c]
-            relax(W, V, r, run, c, (pts, pts, counted), dest, T, ub)
+            relax_inline(W, V, r, run, c, (pts, pts, counted), dest, T, ub)
     if not ybox_filled:
         return
     for r in range(n_roll):
