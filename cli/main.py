@@ -10,6 +10,7 @@ the result (`cli.render`); the modules: `rules_cmds` (variants, rules, score), `
 from __future__ import annotations
 
 import contextlib
+import copy
 import os
 import sys
 
@@ -100,9 +101,25 @@ def run(args: list[str] | None = None) -> int:
         sys.stdout = real_stdout
 
 
+def app_for(args: list[str]):
+    """The app to parse `args` with: for one top-level command named before any option, an
+    app holding just that command (typer reads every command's signature to build the
+    parser, a sixth of a cached `yz solve`'s time), else the whole app. Both parse the
+    command's arguments, say its errors and print its help alike."""
+    name = args[0] if args else None
+    only = [c for c in app.registered_commands if name is not None and c.name == name]
+    if len(only) != 1:
+        return app
+    one = copy.copy(app)
+    one.registered_commands = only
+    one.registered_groups = []
+    return one
+
+
 def _run(args: list[str] | None) -> int:
+    args = sys.argv[1:] if args is None else list(args)
     try:
-        code = app(args=args, prog_name="yz", standalone_mode=False)
+        code = app_for(args)(args=args, prog_name="yz", standalone_mode=False)
         sys.stdout.flush()
     except UsageError as exc:
         if type(exc).__name__ == "NoArgsIsHelpError":  # a bare `yz` or `yz rules`: the help

@@ -126,17 +126,10 @@ class RuleTables:
 
     def keep_index(self, dice) -> int:
         """Index of the keep holding these dice (any order, 0..n of them)."""
-        counts = np.zeros(self.n_faces, dtype=np.int8)
+        counts = [0] * self.n_faces
         for d in dice:
             counts[int(d) - 1] += 1
-        return int(self._keep_lookup[_counts_key(counts, self.n_dice)])
-
-
-def _counts_key(counts, n_dice: int) -> int:
-    key = 0
-    for c in counts:
-        key = key * (n_dice + 1) + int(c)
-    return key
+        return int(self._keep_lookup[tuple(counts)])
 
 
 def _multisets(n_faces: int, size: int) -> list[tuple[int, ...]]:
@@ -198,33 +191,27 @@ def compile_rules(rules: RuleSet) -> RuleTables:
 
 
 def _keep_graph(keeps: list[tuple[int, ...]], n: int, f: int):
-    """Face counts and sizes of every keep, its index by counts, the keep one die more makes
-    (KEEP_CHILD) and the keeps one die fewer makes (SUB_* in CSR form)."""
-    n_keeps = len(keeps)
-    keep_counts = np.zeros((n_keeps, f), dtype=np.int8)
-    for k, dice in enumerate(keeps):
+    """Face counts and sizes of every keep, its index by counts (a tuple of Python ints: plain
+    tuples hash fast, and a new installation's first command builds these tables), the keep
+    one die more makes (KEEP_CHILD) and the keeps one die fewer makes (SUB_* in CSR form)."""
+    counts = []
+    for dice in keeps:
+        c = [0] * f
         for d in dice:
-            keep_counts[k, d - 1] += 1
-    keep_size = keep_counts.sum(axis=1).astype(np.int8)
-    lookup = {_counts_key(keep_counts[k], n): k for k in range(n_keeps)}
-    keep_child = np.full((n_keeps, f), -1, dtype=np.int32)
+            c[d - 1] += 1
+        counts.append(tuple(c))
+    lookup = {c: k for k, c in enumerate(counts)}
+    keep_child = np.full((len(keeps), f), -1, dtype=np.int32)
     sub_lists: list[list[int]] = []
-    for k in range(n_keeps):
-        if keep_size[k] < n:
-            for v in range(f):
-                c = keep_counts[k].copy()
-                c[v] += 1
-                keep_child[k, v] = lookup[_counts_key(c, n)]
-        subs = []
-        for v in range(f):
-            if keep_counts[k, v] > 0:
-                c = keep_counts[k].copy()
-                c[v] -= 1
-                subs.append(lookup[_counts_key(c, n)])
-        sub_lists.append(subs)
-    sub_indptr = np.zeros(n_keeps + 1, dtype=np.int32)
+    for k, c in enumerate(counts):
+        if len(keeps[k]) < n:
+            keep_child[k] = [lookup[(*c[:v], c[v] + 1, *c[v + 1:])] for v in range(f)]
+        sub_lists.append([lookup[(*c[:v], c[v] - 1, *c[v + 1:])] for v in range(f) if c[v]])
+    sub_indptr = np.zeros(len(keeps) + 1, dtype=np.int32)
     sub_indptr[1:] = np.cumsum([len(s) for s in sub_lists])
     sub_indices = np.array([i for s in sub_lists for i in s], dtype=np.int32)
+    keep_counts = np.array(counts, dtype=np.int8).reshape(len(keeps), f)
+    keep_size = keep_counts.sum(axis=1).astype(np.int8)
     return keep_counts, keep_size, lookup, keep_child, sub_indptr, sub_indices
 
 
@@ -235,17 +222,22 @@ def _keep_outcomes(keep_counts: np.ndarray, keep_size: np.ndarray, lookup: dict,
     out_indptr = [0]
     out_roll: list[int] = []
     out_prob: list[float] = []
-    for k in range(len(keep_counts)):
-        free = n - int(keep_size[k])
+    # The free dice's face counts and multinomial odds, once per number of free dice.
+    throws: dict[int, list[tuple[tuple[int, ...], float]]] = {}
+    for free in range(n + 1):
+        throws[free] = []
         for extra in _multisets(f, free):
-            c = keep_counts[k].copy()
+            added = [0] * f
+            for d in extra:
+                added[d - 1] += 1
             mult = math.factorial(free)
-            for v in range(f):
-                m = extra.count(v + 1)
-                c[v] += m
+            for m in added:
                 mult //= math.factorial(m)
-            out_roll.append(lookup[_counts_key(c, n)])
-            out_prob.append(mult / f**free)
+            throws[free].append((tuple(added), mult / f**free))
+    for k, counts in enumerate(keep_counts.tolist()):
+        for added, prob in throws[n - int(keep_size[k])]:
+            out_roll.append(lookup[tuple(a + b for a, b in zip(counts, added, strict=True))])
+            out_prob.append(prob)
         out_indptr.append(len(out_roll))
     return (np.array(out_indptr, dtype=np.int64), np.array(out_roll, dtype=np.int32),
             np.array(out_prob, dtype=np.float64))
@@ -291,13 +283,13 @@ def _box_scores(score: np.ndarray, joker_score: np.ndarray, first_bonus: np.ndar
     first-roll bonus. Supersets are safe (a bound a little high costs a few unused states);
     a missing score is not (play would reach a state the layout does not store)."""
     out = []
-    for c in range(score.shape[1]):
-        values = np.union1d(score[:, c], joker_score[:, c]).astype(np.int64)
+    for c in range(score.shape[1]):  # (sets: np.union1d's first call imports numpy.ma)
+        values = set(score[:, c].tolist()) | set(joker_score[:, c].tolist())
         if only_after[c]:
-            values = np.union1d(values, [0])
+            values.add(0)
         if first_bonus[c]:
-            values = np.union1d(values, values[values > 0] + int(first_bonus[c]))
-        out.append(values)
+            values |= {v + int(first_bonus[c]) for v in values if v > 0}
+        out.append(np.array(sorted(values), dtype=np.int64))
     return tuple(out)
 
 
