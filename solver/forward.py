@@ -43,7 +43,6 @@ class Walk:
 
 
 FIGURE_COLUMNS = ("target", "gain", "box", "points", "flags", "prob")
-PMF_COLUMNS = ("target", "gain", "prob")
 
 
 def walk(solution: Solution, V: np.ndarray, pmf: bool = False, step: Step | None = None,
@@ -62,8 +61,11 @@ def walk(solution: Solution, V: np.ndarray, pmf: bool = False, step: Step | None
     box_stats = np.zeros((2, n_cat))
     events = np.zeros(N_EVENTS)
     for k in range(n_cat):
-        src, out = layer_outcomes(model, V, index, FIGURE_COLUMNS if figures else PMF_COLUMNS)
-        index, slot = np.unique(out["target"], return_inverse=True)
+        # Only the columns used: each is a gather of millions of moves per layer.
+        names = ("target", "prob", *(("box", "points", "flags") if figures else ()),
+                 *(("gain",) if pmf else ()))
+        src, out = layer_outcomes(model, V, index, names)
+        index, slot = distinct(out["target"])
         if figures:
             w = reach[src] * out["prob"]
             box_stats[0] += np.bincount(out["box"], weights=w * out["points"], minlength=n_cat)
@@ -120,6 +122,19 @@ def layer_outcomes(model, V: np.ndarray, index: np.ndarray,
                       *(getattr(out, name.upper()).ravel()[slots] for name in names)))
     columns = [np.concatenate(c) if len(parts) > 1 else c[0] for c in zip(*parts, strict=True)]
     return columns[0], dict(zip(names, columns[1:], strict=True))
+
+
+def distinct(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """`np.unique(values, return_inverse=True)` for store indices, by marking rather than
+    sorting: a layer's moves (millions) lead into one layer's range of the store, so a table
+    over that range costs less than sorting them."""
+    if len(values) == 0:
+        return values.copy(), values.copy()
+    low = int(values.min())
+    seen = np.zeros(int(values.max()) - low + 1, dtype=bool)
+    seen[values - low] = True
+    rank = np.cumsum(seen, dtype=np.int64) - 1
+    return np.flatnonzero(seen).astype(np.int64) + low, rank[values - low]
 
 
 def rows_of_states(states: States) -> Rows:

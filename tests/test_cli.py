@@ -208,6 +208,29 @@ def test_parser_errors_are_one_paragraph(capsys, args, needle):
     assert "Usage:" not in err and "Traceback" not in err and "╭" not in err
 
 
+@pytest.mark.parametrize("args", [["solve", "--help"], ["score", "--help"],
+                                  ["solve", "--bogus"], ["warmup", "extra"],
+                                  ["advise", "--variant"]])
+def test_one_command_app_answers_as_the_whole_app(capsys, monkeypatch, args):
+    """`run` parses a top-level command with an app holding only that command: its help and
+    its errors are the whole app's, word for word."""
+    from yz.cli import main
+
+    assert [c.name for c in main.app_for(args).registered_commands] == [args[0]]
+    code = main.run(args)
+    pruned = capsys.readouterr()
+    monkeypatch.setattr(main, "app_for", lambda args: main.app)
+    assert main.run(args) == code
+    assert capsys.readouterr() == pruned
+
+
+@pytest.mark.parametrize("args", [[], ["rules", "show"], ["--version"], ["sol"]])
+def test_groups_and_options_use_the_whole_app(args):
+    from yz.cli import main
+
+    assert main.app_for(args) is main.app
+
+
 def test_bare_yz_prints_the_help(capsys):
     from yz.cli.main import run
 
