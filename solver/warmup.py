@@ -32,10 +32,10 @@ FAMILIES = ("values", "decisions", "moments", "follow", "play", "forward", "targ
 # Seconds each takes to compile on this project's 2-core machine (bench/bench_compile.py,
 # quiet): alone in a fresh process, and after another family in the same process (the kernels
 # they share are compiled by then).
-ALONE_SECONDS = {"values": 25, "decisions": 31, "moments": 32, "follow": 35, "play": 44,
-                 "forward": 39, "targets": 29}
-AFTER_SECONDS = {"values": 24, "decisions": 29, "moments": 26, "follow": 30, "play": 5,
-                 "forward": 2, "targets": 15}
+ALONE_SECONDS = {"values": 17, "decisions": 22, "moments": 22, "follow": 24, "play": 28,
+                 "forward": 27, "targets": 22}
+AFTER_SECONDS = {"values": 15, "decisions": 21, "moments": 16, "follow": 21, "play": 3,
+                 "forward": 1, "targets": 11}
 
 
 # The families each kind of work compiles (a family compiles once for all the kinds that use it).

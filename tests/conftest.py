@@ -9,6 +9,18 @@ import time
 import pytest
 
 
+def pytest_sessionstart(session):
+    """Compile every kind of work's kernels before the test processes start (`yz warmup`, two
+    at a time): on a fresh clone each xdist worker would otherwise compile the same kernels
+    at the same moment, and the first test of each kind would wait for it. Nothing to do once
+    compiled. (xdist starts its workers in its own, later, sessionstart.)"""
+    if hasattr(session.config, "workerinput"):
+        return
+    from yz.solver.warmup import warm_up
+
+    warm_up()
+
+
 @pytest.fixture(scope="module")
 def shared_cache(tmp_path_factory):
     return tmp_path_factory.mktemp("yz-cache")
