@@ -229,7 +229,10 @@ def _ranked(solution: Solution, pos: Position, dice, rolls_left, banked, target,
             final_value=None) -> Advice:
     t = solution.tables
     check_rolls_left(t, dice, rolls_left)
-    tables = turn_tables(solution, pos, final_value)
+    if final_value is None:  # the optimal values: memoised by the model
+        tables = solution.model.turn_tables(pos, solution)
+    else:
+        tables = turn_tables(solution, pos, final_value)
     final_value = final_value or (lambda p, r, first=False: box_values(solution, p, r, first))
     if dice is None:
         return Advice(tables.start_value, [], banked, target)

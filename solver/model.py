@@ -539,22 +539,24 @@ class Model:
         check_target_memory(t, min(target, highest_score(t)), param="target")
         return advise_target(self.targets(target), position, dice, rolls_left, banked, target)
 
-    def turn_tables(self, position):
-        """The advisor's turn recursion for a position (memoised: a replayed game and the
-        next request of a web page reuse it)."""
+    def turn_tables(self, position, solution: Solution | None = None):
+        """The advisor's turn recursion for a position, from `solution`'s values (default:
+        `solve()`), memoised: every roll and re-roll count of a turn shares it, and a
+        replayed game and the next request of a web page reuse it."""
         from .advice import turn_tables
 
+        solution = solution or self.solve()
         t = self.tables
         upper = min(position.upper_total, t.upper_threshold) if t.upper_threshold else 0
         key = (position.mask, upper, position.yahtzee_full)
         with self._lock:
             hit = self._turns.get(key)
-            if hit is not None:
+            if hit is not None and hit[0] is solution.values:
                 self._turns.move_to_end(key)
-                return hit
-        tables = turn_tables(self.solve(), position)
+                return hit[1]
+        tables = turn_tables(solution, position)
         with self._lock:
-            self._turns[key] = tables
+            self._turns[key] = (solution.values, tables)  # valid for these values only
             while len(self._turns) > TURN_MEMO_SIZE:
                 self._turns.popitem(last=False)
         return tables

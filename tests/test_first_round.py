@@ -27,9 +27,10 @@ from __future__ import annotations
 
 import itertools
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 
+import numpy as np
 import pytest
 import yz.solver.advice as advice_module
 from yz.rules import load_rules
@@ -85,21 +86,10 @@ def first():
     t = sol.tables
     empty = parse_filled(None, t)
     rolls = [tuple(int(x) for x in row) for row in t.ROLL_DICE]
-    # advise() recomputes the turn tables of the position on every call (~40 ms); the 756
-    # calls below all share the empty card, so compute them once (a test below checks that
-    # unshortcut calls give the same answers).
-    tables = advice_module.turn_tables(sol, empty)
-    original = advice_module.turn_tables
-
-    def memo(solution, pos, final_value=None):
-        if solution is sol and pos == empty and final_value is None:
-            return tables
-        return original(solution, pos, final_value)
-
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(advice_module, "turn_tables", memo)
-        table = {(d, left): advise(sol, empty, dice=d, rolls_left=left)
-                 for d in rolls for left in (BEFORE_SECOND, BEFORE_THIRD, CHOOSE_BOX)}
+    # Every call shares the empty card's turn tables, memoised by the model (a test below
+    # checks them against a fresh computation).
+    table = {(d, left): advise(sol, empty, dice=d, rolls_left=left)
+             for d in rolls for left in (BEFORE_SECOND, BEFORE_THIRD, CHOOSE_BOX)}
     return FirstRound(sol, empty, rolls, table)
 
 
@@ -312,14 +302,27 @@ def test_252_combinations_and_756_situations(first):
     assert all(first.advice[key].actions for key in first.advice)
 
 
-def test_memoised_turn_tables_match_plain_advise(first):
+def test_memoised_turn_tables_match_a_fresh_computation(first):
+    sol, empty = first.solution, first.empty
+    memo = sol.model.turn_tables(empty, sol)
+    assert sol.model.turn_tables(empty, sol) is memo  # every roll of the turn shares it
+    fresh = advice_module.turn_tables(sol, empty)
+    assert fresh is not memo and fresh.start_value == memo.start_value
+    for a, b in zip(fresh.roll_values + fresh.keep_values[1:],
+                    memo.roll_values + memo.keep_values[1:], strict=True):
+        assert np.array_equal(a, b)
+    # Other values for the same rules (another table, or the SD's solve) are not served from
+    # the memo of these.
+    other = replace(sol, values=sol.values * 0.5)
+    halved = sol.model.turn_tables(empty, other)
+    assert halved.start_value == advice_module.turn_tables(other, empty).start_value
+    assert halved.start_value < memo.start_value - 50
+    assert sol.model.turn_tables(empty, sol).start_value == memo.start_value
     for text, left in [("11236", 2), ("12356", 1), ("23446", 0), ("11122", 2), ("55666", 0)]:
         d = dice_of(text)
-        plain = advise(first.solution, first.empty, dice=d, rolls_left=left)
-        shortcut = first.advice[d, left]
-        assert [(a.kind, a.keep, a.box, a.value) for a in plain.actions] == \
-            [(a.kind, a.keep, a.box, a.value) for a in shortcut.actions]
-        assert plain.position_value == shortcut.position_value
+        again = advise(sol, empty, dice=d, rolls_left=left)
+        assert [(a.kind, a.keep, a.box, a.value) for a in again.actions] == \
+            [(a.kind, a.keep, a.box, a.value) for a in first.advice[d, left].actions]
 
 
 def test_hand_counts(first):
