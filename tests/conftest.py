@@ -1,5 +1,6 @@
 """Shared fixtures: every test gets its own empty strategy cache, or, in a module that sets
-`SHARE_CACHE = True`, one cache for the whole module; the browser tests' server and chromium."""
+`SHARE_CACHE = True` or for a test marked `share_cache`, one cache for the whole module; the
+browser tests' server and chromium."""
 
 from __future__ import annotations
 
@@ -28,7 +29,8 @@ def shared_cache(tmp_path_factory):
 
 @pytest.fixture(autouse=True)
 def isolated_cache(request, tmp_path, monkeypatch):
-    if getattr(request.module, "SHARE_CACHE", False):
+    if getattr(request.module, "SHARE_CACHE", False) or \
+            request.node.get_closest_marker("share_cache"):
         cache = request.getfixturevalue("shared_cache")
     else:
         cache = tmp_path / "yz-cache"
