@@ -43,9 +43,10 @@ def yz_command() -> list[str]:
     return [sys.executable, "-m", "yz.cli.main"]
 
 
-def _child_setup() -> None:
-    # A CI runner may start the tests with SIGINT ignored (a background job), and a child
-    # inherits that; the Ctrl-C test needs Python's own handler, which the default gives.
+def default_sigint() -> None:
+    """For a child that will get Ctrl-C: a CI runner may start the tests with SIGINT ignored
+    (a background job of a shell ignores it), and a child inherits that; Python installs its
+    own handler only over the default."""
     signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
@@ -77,7 +78,7 @@ def run_in_pty(args: list[str], columns: int, timeout: float = 120.0, *,
         env.pop(name, None)
     proc = subprocess.Popen([*yz_command(), *args], stdin=slave, stdout=slave, stderr=slave,
                             env=env, close_fds=True, start_new_session=True,
-                            preexec_fn=_child_setup)
+                            preexec_fn=default_sigint)
     os.close(slave)
     out = bytearray()
     deadline = time.monotonic() + timeout
