@@ -93,6 +93,10 @@ class TurnTables:
     keep_values: list[np.ndarray | None]  # keep_values[L]: keep k now, L - 1 re-rolls after
     start_value: float
 
+    @property
+    def nbytes(self) -> int:
+        return sum(a.nbytes for a in (*self.roll_values, *self.keep_values) if a is not None)
+
 
 def turn_tables(solution: Solution, pos: Position, final_value=None) -> TurnTables:
     """The turn recursion for one state: final rolls, then keeps and rolls, stage by stage.

@@ -44,7 +44,9 @@ from .strategies import check_strategy
 
 # Tables of a game with more keeps than this take a few seconds to build: say so first.
 SLOW_TABLES_KEEPS = 5_000
-TURN_MEMO_SIZE = 4096  # positions whose turn tables the advisor keeps (a game replays them)
+# Memory for the turn tables the advisor keeps (a game replays positions, and every roll of a
+# turn shares one): about 4,000 positions of the official rules, fewer of a game with more keeps.
+TURN_MEMO_BYTES = 64 << 20
 
 
 class Model:
@@ -557,7 +559,9 @@ class Model:
         tables = turn_tables(solution, position)
         with self._lock:
             self._turns[key] = (solution.values, tables)  # valid for these values only
-            while len(self._turns) > TURN_MEMO_SIZE:
+            self._turns.move_to_end(key)
+            most = max(1, TURN_MEMO_BYTES // tables.nbytes)
+            while len(self._turns) > most:
                 self._turns.popitem(last=False)
         return tables
 

@@ -34,7 +34,7 @@ import numpy as np
 import pytest
 import yz.solver.advice as advice_module
 from yz.rules import load_rules
-from yz.rules.position import parse_filled
+from yz.rules.position import Position, parse_filled
 from yz.solver import solve
 from yz.solver.advice import Advice, advise
 
@@ -323,6 +323,17 @@ def test_memoised_turn_tables_match_a_fresh_computation(first):
         again = advise(sol, empty, dice=d, rolls_left=left)
         assert [(a.kind, a.keep, a.box, a.value) for a in again.actions] == \
             [(a.kind, a.keep, a.box, a.value) for a in first.advice[d, left].actions]
+
+
+def test_the_turn_memo_is_bounded_in_bytes(first, monkeypatch):
+    import yz.solver.model as model_module
+
+    sol = first.solution
+    one = sol.model.turn_tables(first.empty, sol).nbytes
+    monkeypatch.setattr(model_module, "TURN_MEMO_BYTES", 3 * one)
+    for mask in range(1, 9):  # eight other positions: the oldest are let go
+        sol.model.turn_tables(Position(mask=mask), sol)
+    assert len(sol.model._turns) == 3
 
 
 def test_hand_counts(first):
