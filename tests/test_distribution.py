@@ -117,10 +117,24 @@ def test_distribution_matches_brute_force_on_small_games(rules):
               naive_distribution_multiset(rules, advisor_choices(solution)))
 
 
+@pytest.fixture(scope="module")
+def solved():
+    """`solved(name)`: a built-in's solution (with its SD) and exact distribution, computed
+    once for the module."""
+    memo = {}
+
+    def get(name: str):
+        if name not in memo:
+            solution = solve(load_rules(name), use_cache=False, with_sd=True)
+            memo[name] = solution, score_distribution(solution)
+        return memo[name]
+
+    return get
+
+
 @pytest.mark.parametrize("name", ["official-free-joker", "yatzy", "gist"])
-def test_distribution_agrees_with_the_dp_and_the_moments(name):
-    solution = solve(load_rules(name), use_cache=False, with_sd=True)
-    dist = score_distribution(solution)
+def test_distribution_agrees_with_the_dp_and_the_moments(name, solved):
+    solution, dist = solved(name)
     assert dist.probabilities.sum() == pytest.approx(1.0, abs=1e-12)
     assert np.all(dist.probabilities >= 0)
     assert dist.expected_score == pytest.approx(solution.expected_score, abs=1e-9)
@@ -141,9 +155,8 @@ def test_other_strategies_distributions(strategy):
     assert dist.sd == pytest.approx(moments.sd, abs=1e-9)
 
 
-def test_simulated_histogram_agrees_with_the_exact_pmf():
-    solution = solve(load_rules("official-free-joker"), use_cache=False)
-    dist = score_distribution(solution)
+def test_simulated_histogram_agrees_with_the_exact_pmf(solved):
+    solution, dist = solved("official-free-joker")
     games = simulate(solution, 40_000, seed=3)
     n = games.games
     # Counts in bands of scores: each within 4.5 binomial standard errors.
