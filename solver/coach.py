@@ -197,7 +197,7 @@ class Game:
                  for c, v in box_values(self.solution, pos, roll, self.first_roll)]
         if self.rolls_left == 0:
             return _in_order(boxes)
-        ek = self.solution.model.turn_tables(pos).keep_values[self.rolls_left]
+        ek = self.solution.model.turn_tables(pos, self.solution).keep_values[self.rolls_left]
         keeps = []
         for k, kept in sub_keeps(t, self.dice):
             rest = list(self.dice)
@@ -348,7 +348,8 @@ class Game:
         opts = self.options()
         if opts:
             return self.banked + opts[0].value
-        return self.banked + self.solution.model.turn_tables(self.position).start_value
+        tables = self.solution.model.turn_tables(self.position, self.solution)
+        return self.banked + tables.start_value
 
     def card(self) -> list[dict]:
         """The score card: every box (score or None), then the bonuses and the total."""

@@ -236,6 +236,10 @@ class Model:
                 if damage is not None:
                     note = f"{damage}; {solution.cache_note}" if solution.cache_note else damage
                     solution = replace(solution, cache_note=note)
+            if have is not None and np.array_equal(have.values, solution.values):
+                # The SD's solve makes the same values: keep the array already handed out, so
+                # what was memoised for it (the advisor's turn tables) stays valid.
+                solution = replace(solution, values=have.values)
             self._memo["solution"] = solution
             return solution
 

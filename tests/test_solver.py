@@ -276,3 +276,13 @@ def test_cache_key_changes_with_the_rules():
 def test_no_cache_writes_nothing(isolated_cache):
     solve(load_rules("no-bonus"), use_cache=False)
     assert not isolated_cache.exists() or not list(isolated_cache.iterdir())
+
+
+def test_the_sds_solve_keeps_the_values_already_handed_out():
+    """Asking for the SD after the values solves again; the values are the same, and the array
+    already handed out (and what was memoised for it) stays the model's."""
+    model = Model("no-upper-bonus", use_cache=False)
+    plain = model.solve()
+    with_sd = model.solve(with_sd=True)
+    assert with_sd.sd is not None and with_sd.values is plain.values
+    assert model.solve() is with_sd
