@@ -45,7 +45,7 @@ from .strategies import check_strategy
 # Tables of a game with more keeps than this take a few seconds to build: say so first.
 SLOW_TABLES_KEEPS = 5_000
 # Memory for the turn tables the advisor keeps (a game replays positions, and every roll of a
-# turn shares one): about 4,000 positions of the official rules, fewer of a game with more keeps.
+# turn shares one): about 5,000 positions of the official rules, fewer of a game with more keeps.
 TURN_MEMO_BYTES = 64 << 20
 
 
