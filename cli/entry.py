@@ -17,7 +17,15 @@ COMMAND_THRESHOLDS = (20_000, 10, 10)  # the default first generation is 700 all
 
 
 def main() -> int:
-    """Console-script entry point: the exit code of `cli.main.run`."""
+    """Console-script entry point: the exit code of `cli.main.run` (or, for a repeated plain
+    `yz solve`, of its remembered answer: `cli.quick`)."""
+    import sys
+
+    from .quick import answer
+
+    code = answer(sys.argv[1:])
+    if code is not None:
+        return code
     gc.disable()
     try:
         from .main import run

@@ -18,6 +18,8 @@ from yz.rules.models import (
     StraightPattern,
 )
 
+from . import quick
+
 
 def _table(headers: list[str], rows: list[list[str]], right: set[int] = frozenset()) -> str:
     widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h)
@@ -220,22 +222,20 @@ def progress(label: str, enabled: bool = True,
 
 
 def solution_json(s, moments=None) -> dict:
-    return {"variant": s.rules.name, "expected_score": s.expected_score,
-            "sd": moments.sd if moments is not None else None, "states": s.states,
-            "seconds": s.seconds, "cached": s.cached}
+    return quick.solution_json(s.rules.name, s.expected_score,
+                               moments.sd if moments is not None else None, s.states,
+                               s.seconds, s.cached)
 
 
 def solution_text(s, moments=None, sd_seconds: float = 0.0) -> str:
-    spread = f"\n  standard deviation of the final score {moments.sd:.4f}" \
-        if moments is not None else ""
     if not s.cached:
         how = f"solved in {s.seconds:.2f} s"
     elif moments is not None and not moments.cached:  # the SD was computed now
         how = f"solved in {s.seconds + sd_seconds:.2f} s (values from the cache, SD computed)"
     else:
         how = f"from the cache in {s.seconds:.2f} s"
-    return (f"{s.rules.name}: expected score {s.expected_score:.4f}{spread}\n"
-            f"  {s.states:,} reachable turn-start states, {how}")
+    return quick.solution_text(s.rules.name, s.expected_score,
+                               moments.sd if moments is not None else None, s.states, how)
 
 
 def compare_rows(solutions, risks=None) -> list[dict]:

@@ -104,12 +104,22 @@ def solve_cmd(variant: VariantOpt = "official-free-joker", no_cache: NoCacheOpt 
     """
     import time
 
-    model = model_for(variant, quiet, as_json, use_cache=not no_cache,
-                      max_memory=parse_size(max_memory), yes=yes)
+    from yz.rules.loader import recording_sources
+
+    with recording_sources() as sources:
+        model = model_for(variant, quiet, as_json, use_cache=not no_cache,
+                          max_memory=parse_size(max_memory), yes=yes)
     solution = model.solve(with_sd=not no_sd)
     start = time.perf_counter()
     moments = None if no_sd else model.moments()
     sd_seconds = time.perf_counter() - start
+    if moments is not None and not no_cache:  # the next plain `yz solve` answers at once
+        from yz.solver import cache
+
+        from .quick import remember
+
+        remember(variant, sources, cache.meta_path(model.tables), solution.rules.name,
+                 solution.expected_score, moments.sd, solution.states)
     if as_json:
         emit_json(render.solution_json(solution, moments))
     else:

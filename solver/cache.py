@@ -6,6 +6,8 @@ solver version and this format):
     <variant>-<key>.json              metadata: variant, figures, store size, checksums
     <variant>-<key>.values.npy        the value store (see solver.layout), memory-mappable
     <variant>-<key>.<what>.json       exact figures of a strategy (what: the strategy's name)
+    <name>-<key>.answer.json          what the last plain `yz solve` of a rule file or built-in
+                                      printed, for the next one (written by `yz.cli.quick`)
 
 Every file is written to a temporary name (`.tmp-yz-...`) and renamed into place, the metadata
 last, so a reader never sees half a solve. The metadata carries the SHA-256 of each block of
@@ -317,7 +319,7 @@ class CacheEntry:
 
     path: Path
     variant: str
-    kind: str  # "values" (metadata), "store" (the values), "figures", "temporary"
+    kind: str  # "values" (metadata), "store" (the values), "figures", "answer", "temporary"
     status: str  # "ok", "stale" (an older format or solver), "damaged"
     size_bytes: int
     expected_score: float | None = None
@@ -359,7 +361,8 @@ def _describe(path: Path) -> CacheEntry:
                           and math.isfinite(score) else None,
                           data.get("states") if isinstance(data.get("states"), int) else None,
                           str(data.get("created", "")) or None)
-    return CacheEntry(path, str(data.get("variant", variant)), "figures",
+    return CacheEntry(path, str(data.get("variant", variant)),
+                      "answer" if part == ".answer.json" else "figures",
                       "ok" if current else "stale", size)
 
 

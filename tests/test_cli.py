@@ -149,11 +149,11 @@ def test_solve_json_end_to_end(isolated_cache):
     assert "254.5896" in text and "from the cache" in text
     listing = yz_json("cache", "list")
     kinds = sorted(e["kind"] for e in listing["entries"])
-    assert kinds == ["store", "values"]  # the value table and its metadata
+    assert kinds == ["answer", "store", "values"]  # solve's answer, the table, its metadata
     assert {e["variant"] for e in listing["entries"]} == {"official-free-joker"}
     assert all(e["status"] == "ok" for e in listing["entries"])
     assert listing["cache_dir"] == str(isolated_cache)
-    assert yz_json("cache", "clear")["removed"] == 2
+    assert yz_json("cache", "clear")["removed"] == 3
     assert yz_json("cache", "list")["entries"] == []
     assert "no files of yz" in yz("cache", "list").stdout
 

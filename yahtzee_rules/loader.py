@@ -6,12 +6,16 @@ line and column of every key, so a validation error reads ``file:line:col: path:
 
 from __future__ import annotations
 
+import contextlib
 import difflib
+import hashlib
 import os
 import re
 import stat
 import sys
 import typing
+from collections.abc import Iterator
+from contextvars import ContextVar
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -88,6 +92,22 @@ def rules_from_data(data: Any, marks: dict[Path_, Mark], origin: str) -> RuleSet
     return _validate(data, marks, origin)
 
 
+_SOURCES: ContextVar[list[tuple[str, str]] | None] = ContextVar("yz_rule_sources", default=None)
+
+
+@contextlib.contextmanager
+def recording_sources() -> Iterator[list[tuple[str, str]]]:
+    """Within it, the (resolved path, SHA-256 of the text) of every rule file read from disk
+    is added to the list it gives (built-ins and examples are part of yz, not listed): what a
+    rule set rests on, for a caller that remembers an answer about it."""
+    sources: list[tuple[str, str]] = []
+    token = _SOURCES.set(sources)
+    try:
+        yield sources
+    finally:
+        _SOURCES.reset(token)
+
+
 def looks_like_path(spec: str) -> bool:
     """True for a rule-file path (a folder separator or a YAML suffix), False for a name."""
     if spec.startswith(EXAMPLE_PREFIX):
@@ -127,6 +147,9 @@ def _resolve(spec: str, chain: tuple[str, ...], base_dir: Path | None = None):
         identity = str(path.resolve())
         text = read_input_text(origin, "rule file", RulesError)
         base = path.parent
+        sources = _SOURCES.get()
+        if sources is not None:
+            sources.append((identity, hashlib.sha256(text.encode("utf-8")).hexdigest()))
     if identity in chain:
         cycle = " -> ".join([*chain, identity])
         raise RulesError(f"{origin}: `extends` forms a cycle ({cycle}); one of these files must "
