@@ -8,7 +8,8 @@ loops over every possibility:
 - ``naive_score``: the points a category gives a roll under the normal rules;
 - ``naive_box_points``: the points of putting a final roll in an open box in a given position,
   with the Joker and the extra Yahtzee bonus (``None`` if the forced Joker forbids that box);
-- ``naive_solve``: the optimal expected final score by expectimax over ordered dice outcomes;
+- ``naive_solve``: the optimal expected final score by expectimax over ordered dice outcomes,
+  with saved rolls (a bank of unused rolls carried to later turns) when asked;
 - ``naive_solve_multiset``: the same by expectimax over dice multisets with multinomial
   chances (a second, faster oracle for 6-dice games, checked against ``naive_solve``).
 """
@@ -243,10 +244,19 @@ class NaiveGame:
     of the F**m outcomes of the m thrown dice has probability 1/F**m). The turn's first roll
     earns first-roll bonuses: after it, with re-rolls left, the player may stop and fill a box
     with it; with `rolls: 1` it is also the final roll.
+
+    Saved rolls (`saved`: an object with `carry_unused`, `start` and `cap`, by default the
+    rules' `saved_rolls` if they have one) add the bank b of saved rolls to the state. A turn
+    that starts with b saved rolls may roll up to `rolls` + b times (at least once) and may
+    stop and fill a box after any roll. Filling a box with L re-rolls still unused leaves a
+    bank of min(cap, L) when unused rolls are carried (no cap: L), else of min(b, L): the
+    regular rolls left are lost and only the saved rolls not drawn on stay. The game starts
+    with `start` saved rolls.
     """
 
-    def __init__(self, rules):
+    def __init__(self, rules, saved=None):
         self.rules = rules
+        self.saved = saved if saved is not None else getattr(rules, "saved_rolls", None)
         self.keys = tuple(c.key for c in rules.categories)
         self.threshold = rules.upper_bonus.threshold if rules.upper_bonus is not None else 0
         self.amount = rules.upper_bonus.amount if rules.upper_bonus is not None else 0
@@ -256,42 +266,54 @@ class NaiveGame:
         self._values: dict = {}
         self._after_box: dict = {}
 
-    def is_first(self, left: int) -> bool:
-        """Whether a roll with `left` re-rolls left is the turn's first roll."""
-        return left == self.rules.rolls - 1
+    def is_first(self, left: int, bank: int = 0) -> bool:
+        """Whether a roll with `left` re-rolls left is the first of a turn begun with `bank`
+        saved rolls."""
+        return left == self.rules.rolls - 1 + bank
 
-    def value(self, filled: frozenset[str], upper: int, yfull: bool) -> float:
+    def start_bank(self) -> int:
+        return self.saved.start if self.saved is not None else 0
+
+    def next_bank(self, bank: int, left: int) -> int:
+        """Saved rolls after filling a box with `left` re-rolls unused, in a turn begun with
+        `bank` saved rolls."""
+        if self.saved is None:
+            return 0
+        if self.saved.carry_unused:
+            return left if self.saved.cap is None else min(self.saved.cap, left)
+        return min(bank, left)
+
+    def value(self, filled: frozenset[str], upper: int, yfull: bool, bank: int = 0) -> float:
         """Expected points still to come from the start of a turn in this state."""
-        key = (filled, upper, yfull)
+        key = (filled, upper, yfull, bank)
         if key not in self._values:
             full = len(filled) == len(self.keys)
-            self._values[key] = 0.0 if full else self._turn_value(filled, upper, yfull)
+            self._values[key] = 0.0 if full else self._turn_value(filled, upper, yfull, bank)
         return self._values[key]
 
-    def _turn_value(self, filled, upper, yfull) -> float:
+    def _turn_value(self, filled, upper, yfull, bank: int = 0) -> float:
         """Expected points of this turn and the rest, over every ordered first roll."""
         memo: dict = {}
-        return sum(self.first_roll_value(filled, upper, yfull, o, memo)
+        return sum(self.first_roll_value(filled, upper, yfull, o, memo, bank)
                    for o in self.outcomes) / len(self.outcomes)
 
-    def first_roll_value(self, filled, upper, yfull, dice, memo=None) -> float:
+    def first_roll_value(self, filled, upper, yfull, dice, memo=None, bank: int = 0) -> float:
         """Value of the turn's first roll: play on, or (with re-rolls left) stop and score it
         with its first-roll bonus."""
         memo = {} if memo is None else memo
-        left = self.rules.rolls - 1
-        best = self._hold(filled, upper, yfull, dice, left, memo)
-        if left > 0:
-            best = max(best, *self.box_values(filled, upper, yfull, dice, first=True).values())
-        return best
+        return self._hold(filled, upper, yfull, dice, self.rules.rolls - 1 + bank, memo, bank)
 
-    def box_values(self, filled, upper, yfull, dice, first: bool = False) -> dict[str, float]:
+    def box_values(self, filled, upper, yfull, dice, first: bool = False, bank: int = 0,
+                   left: int = 0) -> dict[str, float]:
         """Value of scoring a roll in each legal open box (points now + what follows); with
-        `first` the roll is the turn's first."""
+        `first` the roll is the turn's first; `bank` and `left` (saved rolls at the turn's
+        start, re-rolls unused) decide the bank the next turn starts with."""
         out = {}
+        after_bank = self.next_bank(bank, left)
         for key in self.keys:
             parts = naive_box_parts(self.rules, dice, key, filled, yfull, first)
             if parts is not None:
-                out[key] = self._move_value(filled, upper, yfull, key, *parts)
+                out[key] = self._move_value(filled, upper, yfull, key, *parts, after_bank)
         assert out, "no legal box: the rules left a roll nowhere to go"
         return out
 
@@ -309,16 +331,16 @@ class NaiveGame:
         new_yfull = yfull or (key == self.flag_key and box > 0)
         return points, (filled | {key}, new_upper, new_yfull)
 
-    def _move_value(self, filled, upper, yfull, key, box, ybonus) -> float:
-        """Points of a move plus the value of the state it leads to."""
+    def _move_value(self, filled, upper, yfull, key, box, ybonus, bank: int = 0) -> float:
+        """Points of a move plus the value of the state it leads to (with `bank` saved)."""
         points, after = self.move((filled, upper, yfull), key, box, ybonus)
-        memo_key = (filled, key, after[1], after[2])  # cheaper to hash than a new frozenset
+        memo_key = (filled, key, after[1], after[2], bank)  # cheaper to hash than a frozenset
         if memo_key not in self._after_box:
-            self._after_box[memo_key] = self.value(*after)
+            self._after_box[memo_key] = self.value(*after, bank)
         return points + self._after_box[memo_key]
 
-    def keep_values(self, filled, upper, yfull, dice, left,
-                    memo: dict | None = None) -> dict[tuple[int, ...], float]:
+    def keep_values(self, filled, upper, yfull, dice, left, memo: dict | None = None,
+                    bank: int = 0) -> dict[tuple[int, ...], float]:
         """Value of each keep (as sorted kept dice) with `left` re-rolls remaining, left >= 1."""
         memo = {} if memo is None else memo
         n, faces = self.rules.dice, self.rules.faces
@@ -331,25 +353,32 @@ class NaiveGame:
                 new = list(dice)
                 for i, face in zip(thrown, new_faces, strict=True):
                     new[i] = face
-                total += self._hold(filled, upper, yfull, tuple(new), left - 1, memo)
+                total += self._hold(filled, upper, yfull, tuple(new), left - 1, memo, bank)
             out[kept] = total / faces ** len(thrown)
         return out
 
-    def _hold(self, filled, upper, yfull, dice, left, memo) -> float:
-        """Value of holding these dice with `left` re-throws still allowed."""
+    def _hold(self, filled, upper, yfull, dice, left, memo, bank: int = 0) -> float:
+        """Value of holding these dice with `left` re-throws still allowed, in a turn begun
+        with `bank` saved rolls (`memo` is that turn's): fill a box now (with none left, after
+        the first roll, or at any roll with saved rolls), or keep some dice and throw again."""
         key = (dice, left)
         if key not in memo:
-            if left == 0:
-                memo[key] = max(self.box_values(filled, upper, yfull, dice,
-                                                first=self.is_first(0)).values())
-            else:
-                memo[key] = max(self.keep_values(filled, upper, yfull, dice, left, memo).values())
+            first = self.is_first(left, bank)
+            best = -float("inf")
+            if left == 0 or first or self.saved is not None:
+                best = max(self.box_values(filled, upper, yfull, dice, first=first, bank=bank,
+                                           left=left).values())
+            if left > 0:
+                best = max(best, *self.keep_values(filled, upper, yfull, dice, left, memo,
+                                                   bank).values())
+            memo[key] = best
         return memo[key]
 
 
-def naive_solve(rules) -> float:
-    """Optimal expected final score of a whole game (see NaiveGame)."""
-    return NaiveGame(rules).value(frozenset(), 0, False)
+def naive_solve(rules, saved=None) -> float:
+    """Optimal expected final score of a whole game (see NaiveGame; `saved`: saved rolls)."""
+    game = NaiveGame(rules, saved)
+    return game.value(frozenset(), 0, False, game.start_bank())
 
 
 START = (frozenset(), 0, False)  # the empty card: no box filled, upper total 0, flag down
@@ -393,6 +422,7 @@ class NaiveMultisetGame(NaiveGame):
 
     def __init__(self, rules):
         super().__init__(rules)
+        assert self.saved is None, "saved rolls: NaiveGame (ordered dice) only, so far"
         n, faces = rules.dice, rules.faces
         # The dice arithmetic is the same in every state: work it out once.
         self.rolls = [(d, naive_multiset_chance(d, faces)) for d in naive_multisets(faces, n)]
@@ -406,7 +436,7 @@ class NaiveMultisetGame(NaiveGame):
         self._parts: dict = {}
         self._stages: dict = {}
 
-    def _turn_value(self, filled, upper, yfull) -> float:
+    def _turn_value(self, filled, upper, yfull, bank: int = 0) -> float:
         """Expected points of this turn and the rest, over every first roll (a multiset)."""
         first = self.first_roll_values(filled, upper, yfull)
         return sum(p * first[d] for d, p in self.rolls)
@@ -443,10 +473,12 @@ class NaiveMultisetGame(NaiveGame):
         left in a turn that started in `state`: what the best move is worth."""
         return self.stages(*state)[left][tuple(sorted(dice))]
 
-    def box_values(self, filled, upper, yfull, dice, first: bool = False) -> dict[str, float]:
+    def box_values(self, filled, upper, yfull, dice, first: bool = False, bank: int = 0,
+                   left: int = 0) -> dict[str, float]:
         """NaiveGame.box_values, with the legal boxes of each roll worked out once per
         (filled, flag, first)."""
-        out = {key: self._move_value(filled, upper, yfull, key, box, ybonus)
+        after_bank = self.next_bank(bank, left)
+        out = {key: self._move_value(filled, upper, yfull, key, box, ybonus, after_bank)
                for key, box, ybonus in self.legal_boxes(filled, yfull, first)[dice]}
         assert out, "no legal box: the rules left a roll nowhere to go"
         return out

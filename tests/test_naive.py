@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from types import SimpleNamespace
 
 import pytest
 from naive import naive_box_points, naive_score, naive_solve
@@ -143,3 +144,60 @@ def test_tiny_games_solve():
     value = naive_solve(rules)
     assert time.perf_counter() - start < 60
     assert 0 < value < 20 + 12 + 3 + 5 + 60
+
+
+# ---------------------------------------------------------------- saved rolls (a bank)
+
+
+def _saved(carry_unused: bool = True, start: int = 0, cap: int | None = None):
+    return SimpleNamespace(carry_unused=carry_unused, start=start, cap=cap)
+
+
+CHANCE_TWICE = [CHANCE, {**CHANCE, "key": "chance2", "name": "Chance 2"}]
+
+
+@pytest.mark.parametrize(("saved", "expected"), [
+    # One two-faced die, two Chance boxes, two rolls a turn. A last turn with b saved rolls
+    # rolls until it shows a 2, at most 2 + b times: W(b) = 2 - 2^-(2 + b), so W(0) = 1.75,
+    # W(1) = 1.875, W(2) = 1.9375. Without a bank: 2 * W(0).
+    (None, 3.5),
+    # Carried: a first-roll 2 stops (2 + W(1) = 3.875 against 1.5 + W(0) = 3.25); a 1 throws
+    # again (3.25 against 1 + W(1) = 2.875). (3.875 + 3.25) / 2 = 57/16.
+    (_saved(), 57 / 16),
+    (_saved(cap=0), 3.5),  # a bank capped at 0 is no bank
+    (_saved(carry_unused=False), 3.5),  # nothing carried, nothing to start with
+    # Carried, one saved at the start: three rolls in the first turn; stopping with L left
+    # leaves L. Third roll: 1.5 + W(0) = 3.25. Second: a 2 stops (3.875), a 1 goes on (3.25):
+    # 3.5625. First: a 2 stops (2 + W(2) = 3.9375), a 1 goes on (3.5625): 3.75.
+    (_saved(start=1), 3.75),
+    # One extra roll for the game, unused rolls lost: the bank after the first turn is
+    # min(1, L). Third roll: 3.25; second: a 2 stops (2 + W(1)), a 1 goes on: 3.5625; first:
+    # a 2 stops (3.875), a 1 goes on (3.5625): 119/32.
+    (_saved(carry_unused=False, start=1), 119 / 32),
+])
+def test_saved_rolls_by_hand(saved, expected):
+    rules = _rules(CHANCE_TWICE, dice=1, faces=2, rolls=2)
+    assert naive_solve(rules, saved) == pytest.approx(expected, abs=1e-12)
+
+
+def test_a_bank_that_never_holds_a_roll_changes_nothing():
+    """Saved rolls that can never be more than none: any roll may end the turn, yet the
+    values are those of the game without saved rolls (stopping early is keeping every die)."""
+    cats = [_face("ones", 1), _face("threes", 3),
+            {"key": "yahtzee", "name": "Y", "section": "lower", "pattern": "all_same",
+             "score": {"kind": "fixed", "points": 20}}]
+    rules = _rules(cats, dice=2, faces=3, rolls=3, upper_bonus={"threshold": 5, "amount": 7},
+                   yahtzee_bonus={"amount": 30}, joker={"mode": "free"})
+    plain = naive_solve(rules)
+    for saved in (_saved(carry_unused=False), _saved(cap=0)):
+        assert naive_solve(rules, saved) == pytest.approx(plain, abs=1e-12)
+
+
+def test_a_larger_bank_is_worth_more():
+    rules = _rules([_face("ones", 1), _face("twos", 2), CHANCE], dice=2, faces=3, rolls=2,
+                   upper_bonus={"threshold": 4, "amount": 5})
+    by_cap = [naive_solve(rules, _saved(cap=cap)) for cap in (0, 1, 2, None)]
+    assert naive_solve(rules) == pytest.approx(by_cap[0], abs=1e-12)
+    assert by_cap[0] < by_cap[1] <= by_cap[2] <= by_cap[3] + 1e-12
+    assert naive_solve(rules, _saved(carry_unused=False, start=1)) < \
+        naive_solve(rules, _saved(carry_unused=False, start=2))
