@@ -81,7 +81,7 @@ class Solution:
 
     @property
     def expected_score(self) -> float:
-        return float(self.values[self.layout.index(0, 0, 0)])
+        return float(self.values[self.layout.start])
 
     def value(self, mask: int, upper_total: int = 0, yahtzee_full: bool = False) -> float:
         """Expected score still to come from a turn start (upper total is capped for you)."""
@@ -107,7 +107,7 @@ def backward(model: Model, VAL: np.ndarray, store: np.ndarray | None = None,
     decisions = m1 is not None or m2 is not None
     for k in range(t.n_categories - 1, -1, -1):
         R = layout.rows(k)
-        ptr = layer.batches(R.NU, cols)
+        ptr = layer.batches(R.NU, cols, R.BANK)
         done = total - int(layout.LAYER_PTR[k + 1])
         # Big layers (Maxi Yatzy's take half a minute) go in parts of about PART_SECONDS.
         stride = max(1, (len(ptr) - 1) // max(1, int(R.NU.sum()) // part_states))
@@ -126,13 +126,16 @@ def solve_values(model: Model, with_sd: bool = False, step: Step | None = None,
     """Run the DP: the value store, and with `with_sd` the standard deviation of the final
     score under the optimal play it finds (else None)."""
     layout = model.layout
+    if with_sd and model.tables.n_banks > 1:
+        raise SolverError(f"{model.name}: the standard deviation of a game with saved rolls is "
+                          "not computed yet; its expected score is.")
     V = np.zeros(layout.size)
     M2 = np.zeros(layout.size) if with_sd else None
     backward(model, V, store=V, m2=M2, step=step)
     check_values(model.tables, layout, V, "expected points to come", 0.0)
     sd = None
     if M2 is not None:
-        start = layout.index(0, 0, 0)
+        start = layout.start
         sd = float(np.sqrt(max(0.0, M2[start] - V[start] ** 2)))
     return V, sd
 

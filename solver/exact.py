@@ -71,7 +71,7 @@ def exact_moments(solution: Solution, strategy: str = "optimal",
     M1 = None if strategy == "optimal" else np.zeros(layout.size)
     M2 = np.zeros(layout.size)
     backward(solution.model, V, m1=M1, m2=M2, step=step)
-    start = layout.index(0, 0, 0)
+    start = layout.start
     mean = float((V if M1 is None else M1)[start])
     return Moments(strategy, mean, float(np.sqrt(max(0.0, M2[start] - mean * mean))))
 

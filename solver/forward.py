@@ -55,7 +55,7 @@ def walk(solution: Solution, V: np.ndarray, pmf: bool = False, step: Step | None
     model = solution.model
     t, layout = model.tables, model.layout
     n_cat = t.n_categories
-    index = np.array([layout.index(0, 0, 0)], dtype=np.int64)
+    index = np.array([layout.start], dtype=np.int64)
     reach = np.ones(1)
     windows = _Windows.start() if pmf else None
     box_stats = np.zeros((2, n_cat))
@@ -146,7 +146,8 @@ def rows_of_states(states: States) -> Rows:
     new_run[1:] = (m[1:] != m[:-1]) | (f[1:] != f[:-1]) | (u[1:] != u[:-1] + 1)
     first = np.flatnonzero(new_run).astype(np.int64)
     width = np.diff(np.append(first, n)).astype(np.int64)
-    return build(Rows, MASK=m[first], FLAG=f[first], U0=u[first], NU=width, OUT=first)
+    return build(Rows, MASK=m[first], FLAG=f[first], BANK=np.zeros_like(first), U0=u[first],
+                 NU=width, OUT=first)
 
 
 @dataclass(frozen=True)

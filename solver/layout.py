@@ -8,6 +8,11 @@ states with k boxes filled), and inside a layer by mask, flag, then u:
 
     store[OFFSET[mask, flag] + (u - U0[mask])]     for U0[mask] <= u <= U1[mask]
 
+With saved rolls (`saved_rolls`) the state also holds the bank b of saved rolls: its column
+of OFFSET is flag + n_flags * b, and a layer stores its banks one after the other (bank, then
+mask, then flag), so a batch of the DP, which rolls as often as its bank allows, holds one
+bank. Without saved rolls there is one bank and the layout is the one above.
+
 Only totals that can matter are stored: above U1 (what the filled boxes can have made) no play
 arrives, and below U0 the bonus is out of reach whatever comes, so those totals all share the
 value at U0 (`index` clips them). Each layer is a contiguous slice (`layer_slice`), which is
@@ -41,10 +46,12 @@ class StateLayout:
     flag_box: int  # the box whose non-zero score raises the flag, -1 without a flag
     U0: np.ndarray  # int64 [mask]
     U1: np.ndarray  # int64 [mask]
-    OFFSET: np.ndarray  # int64 [mask, flag]; -1 where (mask, flag) is no state
+    OFFSET: np.ndarray  # int64 [mask, flag + n_flags * bank]; -1 where there is no such state
     layer_masks: tuple[np.ndarray, ...]  # int64 masks with k boxes filled, k = 0 .. n_boxes
     LAYER_PTR: np.ndarray  # int64 [n_boxes + 2]: store slice of layer k
     reachable: int  # turn-start states some play reaches (the full card excluded)
+    banks: tuple[int, ...] = (1,)  # banks of saved rolls in each layer (1: no saved rolls)
+    start_bank: int = 0  # saved rolls at the game's first turn
     _rows: dict = field(default_factory=dict, repr=False, compare=False)
 
     @property
@@ -55,20 +62,29 @@ class StateLayout:
     def layer_slice(self, k: int) -> slice:
         return slice(int(self.LAYER_PTR[k]), int(self.LAYER_PTR[k + 1]))
 
-    def index(self, mask: int, flag: int, u: int) -> int:
-        """Store index of state (mask, flag, u); u is capped at the threshold, totals below
-        the first stored one share its value. ValueError for a state that does not exist."""
+    def index(self, mask: int, flag: int, u: int, bank: int = 0) -> int:
+        """Store index of state (mask, flag, u) with `bank` saved rolls; u is capped at the
+        threshold, totals below the first stored one share its value. ValueError for a state
+        that does not exist."""
         flag = flag if self.n_flags == 2 else 0
-        base = int(self.OFFSET[mask, flag])
+        column = flag + self.n_flags * bank
+        base = int(self.OFFSET[mask, column]) if 0 <= column < self.OFFSET.shape[1] else -1
         if base < 0:
-            raise ValueError(f"no turn-start state has box set {mask:#b} with flag {flag}")
+            raise ValueError(f"no turn-start state has box set {mask:#b} with flag {flag}"
+                             + (f" and {bank} saved rolls" if bank else ""))
         u = min(max(u, int(self.U0[mask])), self.threshold)
         if u > int(self.U1[mask]):
             raise ValueError(f"upper total {u} cannot be reached with box set {mask:#b}")
         return base + u - int(self.U0[mask])
 
+    @property
+    def start(self) -> int:
+        """Store index of the game's first turn: the empty card (with the starting bank)."""
+        return self.index(0, 0, 0, self.start_bank)
+
     def rows(self, k: int) -> Rows:
-        """Every state of layer k as runs of upper totals: one row per (mask, flag)."""
+        """Every state of layer k as runs of upper totals: one row per (mask, flag, bank), in
+        store order (so the rows of a bank are consecutive)."""
         if k not in self._rows:
             masks = self.layer_masks[k]
             flags = [np.zeros(len(masks), dtype=np.int64)]
@@ -77,14 +93,18 @@ class StateLayout:
                 with_flag = masks[(masks >> self.flag_box) & 1 == 1]
                 all_masks.append(with_flag)
                 flags.append(np.ones(len(with_flag), dtype=np.int64))
-            m = np.concatenate(all_masks)
-            f = np.concatenate(flags)
-            out = self.OFFSET[m, f]
+            m1 = np.concatenate(all_masks)
+            f1 = np.concatenate(flags)
+            n_banks = self.banks[k] if k < len(self.banks) else 1
+            m = np.tile(m1, n_banks)
+            f = np.tile(f1, n_banks)
+            b = np.repeat(np.arange(n_banks, dtype=np.int64), len(m1))
+            out = self.OFFSET[m, f + self.n_flags * b]
             order = np.argsort(out, kind="stable")
-            m, f, out = m[order], f[order], out[order]
+            m, f, b, out = m[order], f[order], b[order], out[order]
             u0 = self.U0[m].astype(np.int64)
             nu = (self.U1[m] - self.U0[m] + 1).astype(np.int64)
-            self._rows[k] = build(Rows, MASK=m, FLAG=f, U0=u0, NU=nu, OUT=out)
+            self._rows[k] = build(Rows, MASK=m, FLAG=f, BANK=b, U0=u0, NU=nu, OUT=out)
         return self._rows[k]
 
     def state_arrays(self, k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -100,7 +120,7 @@ class StateLayout:
         if "all" not in self._rows:
             every = [self.rows(k) for k in range(self.n_boxes + 1)]
             self._rows["all"] = tuple(np.concatenate(col) for col in zip(*every, strict=True))
-        mask, flag, u0, _nu, out = self._rows["all"]
+        mask, flag, _bank, u0, _nu, out = self._rows["all"]
         row = np.searchsorted(out, index, side="right") - 1
         return mask[row], flag[row], u0[row] + index - out[row]
 
@@ -141,22 +161,28 @@ def build_layout(t: RuleTables) -> StateLayout:
                         for k in range(n_cat + 1))
     if t.in_order:
         layer_masks = tuple(np.array([(1 << k) - 1], dtype=np.int64) for k in range(n_cat + 1))
-    # Rows in store order: layer, mask, flag.
+    # Rows in store order: layer, bank, mask, flag.
     has_flag = np.zeros(n_masks, dtype=bool)
     if n_flags == 2:
         has_flag = ((masks >> flag_box) & 1) == 1
-    row_w = np.stack([width, np.where(has_flag, width, 0)], axis=1)[order]  # [mask, flag]
-    ends = np.cumsum(row_w.ravel())
-    starts = (ends - row_w.ravel()).reshape(-1, 2)
-    OFFSET = np.full((n_masks, n_flags), -1, dtype=np.int64)
-    OFFSET[order, 0] = starts[:, 0]
-    if n_flags == 2:
-        OFFSET[order[has_flag[order]], 1] = starts[has_flag[order], 1]
-    per_mask = row_w.sum(axis=1)
-    cum = np.concatenate([[0], np.cumsum(per_mask)])
-    LAYER_PTR = cum[layer_start].astype(np.int64)
+    banks = tuple(t.banks_in_layer(k) for k in range(n_cat + 1))
+    OFFSET = np.full((n_masks, n_flags * t.n_banks), -1, dtype=np.int64)
+    ptr = [0]
+    for k in range(n_cat + 1):
+        ms = order[layer_start[k]:layer_start[k + 1]]
+        row_w = np.stack([width[ms], np.where(has_flag[ms], width[ms], 0)], axis=1)
+        for bank in range(banks[k]):
+            ends = ptr[-1] + np.cumsum(row_w.ravel())
+            starts = (ends - row_w.ravel()).reshape(-1, 2)
+            OFFSET[ms, n_flags * bank] = starts[:, 0]
+            if n_flags == 2:
+                OFFSET[ms[has_flag[ms]], n_flags * bank + 1] = starts[has_flag[ms], 1]
+            ptr[-1] = int(ends[-1]) if len(ends) else ptr[-1]
+        ptr.append(ptr[-1])
+    LAYER_PTR = np.array(ptr, dtype=np.int64)
     return StateLayout(n_cat, n_flags, T, flag_box, U0, U1, OFFSET, layer_masks, LAYER_PTR,
-                       _reachable_count(t, masks, counted, n_flags, flag_box))
+                       _reachable_count(t, masks, counted, n_flags, flag_box), banks,
+                       t.bank_start)
 
 
 def prefix_masks(n_boxes: int) -> np.ndarray:
@@ -191,6 +217,8 @@ def _reachable_count(t: RuleTables, masks: np.ndarray, counted: np.ndarray, n_fl
         flags += (masks >> flag_box) & 1
     if t.in_order:
         flags = np.where(prefix_masks(t.n_categories), flags, 0)
+    banks = np.array([t.banks_in_layer(k) for k in range(t.n_categories + 1)])
+    flags = flags * banks[popcounts(t.n_categories)]
     return int((n_u_by_subset[subset] * flags)[:-1].sum())  # the full card starts no turn
 
 
@@ -219,4 +247,5 @@ def kernel_tables(t: RuleTables) -> GameTables:
         rolls=t.rolls, threshold=t.upper_threshold, upper_bonus=t.upper_bonus,
         yahtzee_bonus=t.yahtzee_bonus, yahtzee_box=t.yahtzee_box, joker_mode=t.joker_mode,
         n_flags=t.n_flags, flag_box=t.flag_box, in_order=int(t.in_order),
-        first_roll_bonus=int(t.has_first_roll_bonus))
+        first_roll_bonus=int(t.has_first_roll_bonus), n_banks=t.n_banks,
+        bank_carry=int(t.bank_carry), bank_cap=t.bank_cap)

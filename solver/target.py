@@ -126,7 +126,7 @@ def target_rows(layout, k: int, n_need: int) -> tuple[Rows, np.ndarray]:
     need0 = np.tile(starts, len(mask))
     nu = np.tile(lengths, len(mask))
     out = np.repeat(first, len(starts)) * n_need + need0
-    return build(Rows, MASK=m, FLAG=f, U0=uu, NU=nu, OUT=out), need0
+    return build(Rows, MASK=m, FLAG=f, BANK=np.zeros_like(m), U0=uu, NU=nu, OUT=out), need0
 
 
 def solve_targets(solution: Solution, max_target: int, step: Step | None = None

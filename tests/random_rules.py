@@ -95,8 +95,9 @@ def _score(draw, pattern) -> int | str | dict:
 
 
 @st.composite
-def rule_documents(draw, size: Size = QUICK) -> dict:
-    """A valid rule file's contents (a plain mapping)."""
+def rule_documents(draw, size: Size = QUICK, saved_rolls: bool = False) -> dict:
+    """A valid rule file's contents (a plain mapping); with `saved_rolls`, a bank of saved
+    rolls too (carried or not, a starting bank, a cap)."""
     dice = draw(st.integers(1, size.max_dice))
     faces = draw(st.integers(2, 6).filter(
         lambda f: comb(dice + f - 1, dice) <= size.max_rolls_kinds))
@@ -158,6 +159,16 @@ def rule_documents(draw, size: Size = QUICK) -> dict:
 
     if draw(st.integers(0, 3)) == 0:
         doc["order"] = "in_order"
+    if saved_rolls:
+        saved: dict = {}
+        if draw(st.booleans()):
+            saved["carry_unused"] = draw(st.booleans())
+        start = draw(st.integers(0, 2))
+        if start or draw(st.booleans()):
+            saved["start"] = start
+        if draw(st.booleans()):
+            saved["cap"] = draw(st.integers(start, 3))
+        doc["saved_rolls"] = saved
     doc["categories"] = boxes
     return doc
 

@@ -23,7 +23,13 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, note, settings
 from hypothesis import strategies as st
-from naive import START, NaiveMultisetGame, NaiveMultisetTarget, naive_distribution_multiset
+from naive import (
+    START,
+    NaiveMultisetGame,
+    NaiveMultisetTarget,
+    naive_distribution_multiset,
+    naive_solve,
+)
 from random_rules import QUICK, SLOW, as_yaml, rule_documents
 from yz.rules import RulesError, rules_from_text
 from yz.rules.position import Position
@@ -146,6 +152,17 @@ def test_random_rule_sets_match_the_twin(doc, seed):
 @given(rule_documents(SLOW), st.integers(0, 2**31))
 def test_random_rule_sets_match_the_twin_slow(doc, seed):
     check_rule_set(doc, seed)
+
+
+@settings(max_examples=int(os.environ.get("YZ_RANDOM_BANK_EXAMPLES", "60")), deadline=None,
+          derandomize=True, print_blob=True,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@given(rule_documents(QUICK, saved_rolls=True))
+def test_random_rule_sets_with_saved_rolls_match_the_twin(doc):
+    """The DP's value of a game with saved rolls, against the twin over ordered dice."""
+    rules = loaded(doc)
+    value = Model(rules, use_cache=False).solve().expected_score
+    assert value == pytest.approx(naive_solve(rules), rel=1e-9, abs=1e-9)
 
 
 @pytest.mark.slow

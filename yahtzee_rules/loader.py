@@ -29,7 +29,7 @@ from .models import RuleProblems, RuleSet, _dotted
 Path_ = tuple[str | int, ...]
 Mark = tuple[str, int, int]  # file, line, column (1-based)
 
-MERGED_SECTIONS = ("upper_bonus", "yahtzee_bonus", "joker")
+MERGED_SECTIONS = ("upper_bonus", "yahtzee_bonus", "joker", "saved_rolls")
 NOT_INHERITED = ("name", "description", "source")
 
 

@@ -294,6 +294,37 @@ class Joker(_Strict):
     full_value: Annotated[tuple[str, ...], Field(max_length=MAX_CATEGORIES)] = ()
 
 
+MAX_SAVED_ROLLS = 100
+
+
+class SavedRolls(_Strict):
+    """A bank of saved rolls, carried from turn to turn (Maxi Yatzy's rule).
+
+    A turn that starts with b saved rolls may roll up to `rolls` + b times (at least once) and
+    may fill a box after any roll. Filling a box with L re-rolls unused leaves a bank of L
+    when `carry_unused` (the unused rolls are saved; at most `cap`), else of min(b, L): the
+    regular rolls left are lost and only saved rolls not drawn on stay (a fixed stock of
+    extra rolls for the game, `start`). The first turn starts with `start` saved rolls.
+    """
+
+    carry_unused: bool = True
+    start: Annotated[int, Field(strict=True, ge=0, le=MAX_SAVED_ROLLS)] = 0
+    cap: Annotated[int, Field(strict=True, ge=0, le=MAX_SAVED_ROLLS)] | None = None
+
+    def after(self, bank: int, left: int) -> int:
+        """The bank after filling a box with `left` re-rolls unused, from `bank`."""
+        if self.carry_unused:
+            return left if self.cap is None else min(self.cap, left)
+        return min(bank, left)
+
+    def most(self, turns: int, rolls: int) -> int:
+        """The largest bank a turn can start with after `turns` turns of `rolls` rolls."""
+        if not self.carry_unused:
+            return self.start
+        grown = self.start + turns * (rolls - 1)
+        return grown if self.cap is None else min(self.cap, grown)
+
+
 def _joker_shorthand(value: Any) -> Any:
     """Let YAML say `joker: free` for `{mode: free}`."""
     return {"mode": value} if isinstance(value, str) else value
@@ -313,6 +344,7 @@ class RuleSet(_Strict):
     yahtzee_bonus: YahtzeeBonus | None = None
     joker: Annotated[Joker, BeforeValidator(_joker_shorthand)] = Joker()
     yahtzee_category: str = "yahtzee"
+    saved_rolls: SavedRolls | None = None
     order: Annotated[Literal["free", "in_order"], Field(
         description="`free`: each turn fills any open box. `in_order`: boxes are filled in card "
                     "order, one per turn; the only box a turn may fill is the first open box of "
@@ -365,7 +397,15 @@ class RuleSet(_Strict):
         """Size of the solver's turn-start state table (reachable or not)."""
         upper = self.upper_bonus.threshold + 1 if self.upper_bonus else 1
         flag = 2 if self.flag_box_key is not None else 1
-        return (1 << len(self.categories)) * upper * flag
+        return (1 << len(self.categories)) * upper * flag * self.bank_sizes
+
+    @property
+    def bank_sizes(self) -> int:
+        """How many banks of saved rolls a state can hold, the full card's included (1: no
+        saved rolls)."""
+        if self.saved_rolls is None:
+            return 1
+        return self.saved_rolls.most(len(self.categories), self.rolls) + 1
 
     @model_validator(mode="after")
     def _check_consistency(self) -> RuleSet:
@@ -396,6 +436,11 @@ def _consistency_problems(rules: RuleSet):
                 "face_total needs a `face` pattern; use sum_matched or sum_all"), (
                 (*where, "pattern"),)
     keys = set(seen)
+    saved = rules.saved_rolls
+    if saved is not None and saved.cap is not None and saved.start > saved.cap:
+        yield ("saved_rolls", "start"), (
+            f"a game cannot start with {saved.start} saved rolls when at most {saved.cap} may "
+            "be saved (`cap`)"), (("saved_rolls", "cap"),)
     yield from _box_reference_problems(rules, keys, seen)
     yield from _only_after_problems(rules, keys)
     yield from _size_problems(rules)
@@ -486,7 +531,8 @@ def _size_problems(rules: RuleSet):
     if rules.state_count > MAX_STATES:
         yield ("categories",), (
             f"the solver's state table would have {rules.state_count:,} entries "
-            f"(2^{len(rules.categories)} box sets x upper totals x remembered-box flag), over "
+            f"(2^{len(rules.categories)} box sets x upper totals x remembered-box flag x banks "
+            "of saved rolls), over "
             f"the limit of {MAX_STATES:,}; use fewer categories or a lower upper-bonus "
             "threshold"), (("upper_bonus", "threshold"), ("yahtzee_bonus",))
     keeps = math.comb(n + f, n)

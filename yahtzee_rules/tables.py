@@ -85,6 +85,10 @@ class RuleTables:
     joker_mode: int
     flag_box: int  # the box whose non-zero score the state remembers (-1: none)
     in_order: bool  # boxes are filled in card order, one per turn
+    n_banks: int = 1  # banks of saved rolls a turn can start with (0 .. n_banks - 1); 1: none
+    bank_carry: bool = False  # unused rolls go to the bank (else only saved ones not drawn on)
+    bank_start: int = 0  # saved rolls at the first turn
+    bank_cap: int = -1  # the most the bank holds, -1: no cap
     digest: str = field(default="")
     _roll_lookup: dict = field(default_factory=dict, repr=False)
     _keep_lookup: dict = field(default_factory=dict, repr=False)
@@ -92,6 +96,17 @@ class RuleTables:
     @property
     def n_categories(self) -> int:
         return self.SCORE.shape[1]
+
+    @property
+    def has_bank(self) -> bool:
+        """Whether the rules have saved rolls (a bank carried between turns)."""
+        return self.rules.saved_rolls is not None
+
+    def banks_in_layer(self, k: int) -> int:
+        """Banks a turn can start with after k turns (k boxes filled)."""
+        if not self.has_bank:
+            return 1
+        return self.rules.saved_rolls.most(k, self.rolls) + 1
 
     @property
     def n_flags(self) -> int:
@@ -152,7 +167,9 @@ def compile_rules(rules: RuleSet) -> RuleTables:
     roll_prob_by_index[keep_out_roll[keep_out_indptr[-2]:]] = roll_prob
     score, joker_score, yahtzee_face = _score_tables(rules, roll_counts)
     upper_box, counts_upper, is_lower, first_bonus, only_after = _box_flags(rules)
-    if rules.rolls == 1:  # every roll is a first roll: the bonus is part of every score above 0
+    if rules.rolls == 1 and rules.bank_sizes == 1:
+        # Every roll is a first roll: the bonus is part of every score above 0. (With saved
+        # rolls a turn may roll again: the solver adds the bonus to its first roll only.)
         score = np.where(score > 0, score + first_bonus, 0).astype(np.int32)
         joker_score = np.where(joker_score > 0, joker_score + first_bonus, 0).astype(np.int32)
         first_bonus = np.zeros_like(first_bonus)
@@ -177,6 +194,11 @@ def compile_rules(rules: RuleSet) -> RuleTables:
         joker_mode=JOKER_MODES[rules.joker.mode],
         flag_box=rules.index_of(flag_key) if flag_key is not None else -1,
         in_order=rules.order == "in_order",
+        n_banks=rules.bank_sizes,
+        bank_carry=bool(rules.saved_rolls and rules.saved_rolls.carry_unused),
+        bank_start=rules.saved_rolls.start if rules.saved_rolls else 0,
+        bank_cap=rules.saved_rolls.cap if rules.saved_rolls and rules.saved_rolls.cap is not None
+        else -1,
     )
     object.__setattr__(tables, "_roll_lookup",
                        {tuple(int(d) for d in roll_dice[r]): r for r in range(n_rolls)})
@@ -303,4 +325,6 @@ def _digest(t: RuleTables) -> str:
     h.update(repr((t.n_dice, t.n_faces, t.rolls, t.upper_threshold, t.upper_bonus,
                    t.yahtzee_bonus, t.yahtzee_box, t.joker_mode, t.flag_box,
                    t.in_order)).encode())
+    if t.has_bank:  # (games without saved rolls keep the keys they always had)
+        h.update(repr(("saved_rolls", t.bank_carry, t.bank_start, t.bank_cap)).encode())
     return h.hexdigest()

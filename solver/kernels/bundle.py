@@ -77,6 +77,9 @@ class GameTables(NamedTuple):
     flag_box: int  # the box whose non-zero score raises the flag, -1 if none
     in_order: int  # 1: the only box a turn may fill is the first open one
     first_roll_bonus: int  # 1 when a turn may stop after its first roll for a bonus
+    n_banks: int  # banks of saved rolls a turn can start with; 1: no saved rolls
+    bank_carry: int  # 1: unused rolls are saved (else only saved rolls not drawn on stay)
+    bank_cap: int  # the most rolls the bank holds, -1: no cap
 
 
 class Layout(NamedTuple):
@@ -88,6 +91,7 @@ class Layout(NamedTuple):
 class Rows(NamedTuple):
     MASK: I64_1  # [row]
     FLAG: I64_1  # [row]
+    BANK: I64_1  # [row]: saved rolls (0 without saved rolls)
     U0: I64_1  # [row]: first upper total of the run
     NU: I64_1  # [row]: totals in the run
     OUT: I64_1  # [row]: where the run's first result goes

@@ -36,6 +36,7 @@ from .jit import kernel
 from .optional import present, scratch, view
 from .turn import (
     ZERO,
+    bank_after,
     best_subkeep,
     best_subkeep_arg,
     final_rolls,
@@ -114,7 +115,8 @@ def _first_roll(K, L, V, NEEDS, R, rows, W, ARG):
     off = ZERO
     for i in range(rows[0], rows[1]):
         n0 = ZERO if NEEDS is None else NEEDS.NEED0[i]
-        first_roll_moves(K, L, NEEDS, V, W, (R.MASK[i], R.FLAG[i], R.U0[i], R.NU[i], off), n0)
+        first_roll_moves(K, L, NEEDS, V, W, (R.MASK[i], R.FLAG[i], R.U0[i], R.NU[i], off), n0,
+                         ZERO)
         off += R.NU[i]
     if ARG is not None:
         n_cat = K.SCORE.shape[1]
@@ -124,32 +126,67 @@ def _first_roll(K, L, V, NEEDS, R, rows, W, ARG):
                     ARG[r, j] = n_keep + W.BOX[r, j]
 
 
+@kernel
+def _stop_now(K, L, V, R, rows, S, KV, bank, left, first):
+    """With saved rolls: add filling a box at once, keeping the `left` re-rolls unused (the
+    bank that leaves: `bank_after`), to the roll values KV[:n_roll] of a batch whose turns
+    began with `bank` saved rolls; `first`: these are the turn's first rolls (a first-roll
+    bonus). S is scratch (a `Work` of n_roll + 1 rows)."""
+    gcol = bank_after(K, bank, left) * K.n_flags
+    off = ZERO
+    for i in range(rows[0], rows[1]):
+        run = (R.MASK[i], R.FLAG[i], R.U0[i], R.NU[i], off)
+        final_rolls(K, L, V, S, run, gcol)
+        if first and K.first_roll_bonus == 1:
+            first_roll_moves(K, L, None, V, S, run, ZERO, gcol)
+        off += R.NU[i]
+    for r in range(K.SCORE.shape[0]):
+        for j in range(off):
+            KV[r, j] = max(KV[r, j], S.KV[r, j])
+
+
 @kernel(nogil=True)
 def _value_batches(K, L, R, B, VAL, STORE, NEEDS):
-    """Values only (see the module docstring); B = (batch_ptr, cols, first batch, step)."""
+    """Values only (see the module docstring); B = (batch_ptr, cols, first batch, step).
+    With saved rolls a batch holds one bank b (see `batches`): its turns roll up to
+    K.rolls + b times and may stop after any roll (`_stop_now`)."""
     batch_ptr, max_cols, first_batch, step = B
     n_keep = K.KEEP_CHILD.shape[0]
     n_roll = K.SCORE.shape[0]
     s_kv = np.empty(n_keep * max_cols)
+    s_stop = np.empty((n_roll + 1) * max_cols if K.n_banks > 1 else 0)
     acc = np.empty(max_cols)
     V = Next(VAL, None, None)
     for b in range(first_batch, batch_ptr.shape[0] - 1, step):
         rows = (batch_ptr[b], batch_ptr[b + 1])
         cols = _batch_columns(R, rows[0], rows[1])
+        bank = R.BANK[rows[0]]
         KV = s_kv[: n_keep * cols].reshape((n_keep, cols))
         W = Work(KV, None, None, None)
+        gcol = bank_after(K, bank, ZERO) * K.n_flags
         off = ZERO
         for i in range(rows[0], rows[1]):
             run = (R.MASK[i], R.FLAG[i], R.U0[i], R.NU[i], off)
             if NEEDS is None:
-                final_rolls(K, L, V, W, run)
+                final_rolls(K, L, V, W, run, gcol)
             else:
                 final_rolls_target(K, L, NEEDS, VAL, run, NEEDS.NEED0[i], KV)
             off += R.NU[i]
-        for left in range(1, K.rolls):
+        last = K.rolls - 1 + bank  # re-rolls left after the first roll
+        if last == 0 and K.n_banks > 1 and K.first_roll_bonus == 1:
+            off = ZERO  # the first roll is also the last: it earns the first-roll bonus
+            for i in range(rows[0], rows[1]):
+                first_roll_moves(K, L, None, V, W, (R.MASK[i], R.FLAG[i], R.U0[i], R.NU[i], off),
+                                 ZERO, gcol)
+                off += R.NU[i]
+        for left in range(1, last + 1):
             keep_average(KV, None, None, cols, n_roll, K.n_faces, K.KEEP_CHILD)
             best_subkeep(KV, cols, K.SUB_INDPTR, K.SUB_INDICES)
-            if K.first_roll_bonus == 1 and left == K.rolls - 1:
+            if K.n_banks > 1:
+                S = Work(s_stop[: (n_roll + 1) * cols].reshape((n_roll + 1, cols)), None, None,
+                         None)
+                _stop_now(K, L, V, R, rows, S, KV, bank, left, left == last)
+            elif K.first_roll_bonus == 1 and left == last:
                 _first_roll(K, L, V, NEEDS, R, rows, W, None)
         _expect_and_store(KV, cols, K.ROLL_PROB, STORE, R, rows, acc)
 
@@ -226,7 +263,7 @@ def _decision_batches(K, L, R, B, V, STORE, CHOICE, OUT):
         W = Work(KV, BOX, A1, A2)
         off = ZERO
         for i in range(rows[0], rows[1]):
-            final_rolls(K, L, V, W, (R.MASK[i], R.FLAG[i], R.U0[i], R.NU[i], off))
+            final_rolls(K, L, V, W, (R.MASK[i], R.FLAG[i], R.U0[i], R.NU[i], off), ZERO)
             off += R.NU[i]
         _record(CHOICE, ZERO, BOX, R, rows, n_roll)
         for left in range(1, K.rolls):
@@ -257,9 +294,17 @@ def values(K, L, R, batch_ptr, cols: int, threads: int, VAL, store=None, needs=N
     run_rows(_value_batches, K, L, R, batch_ptr, cols, threads, VAL, store, needs)
 
 
-def batches(widths: np.ndarray, limit: int) -> np.ndarray:
+def batches(widths: np.ndarray, limit: int, groups: np.ndarray | None = None) -> np.ndarray:
     """Split consecutive rows into batches whose widths add up to at most `limit` (each row
-    alone fits): the boundaries, batch b being rows ptr[b] .. ptr[b+1]-1."""
+    alone fits): the boundaries, batch b being rows ptr[b] .. ptr[b+1]-1. With `groups` (a
+    label per row, equal labels consecutive: the bank of saved rolls), a batch holds one
+    label only."""
+    if groups is not None and len(groups) and groups[0] != groups[-1]:
+        cut = np.flatnonzero(np.diff(groups)) + 1
+        parts = [batches(w, limit) for w in np.split(widths, cut)]
+        starts = np.concatenate([[0], cut])
+        return np.concatenate([[0], *(p[1:] + s for p, s in zip(parts, starts, strict=True))]
+                              ).astype(np.int64)
     cum = np.concatenate([[0], np.cumsum(widths)])
     ptr = [0]
     n = len(widths)

@@ -136,6 +136,16 @@ def end_turn(K, mask, flag, u, r, c, use_joker, extra, first):
 
 
 @kernel(inline="always")
+def bank_after(K, bank, left):
+    """The saved rolls after filling a box with `left` re-rolls unused, in a turn begun with
+    `bank` (0 without saved rolls): the unused rolls when they are saved (up to the cap),
+    else the saved rolls not drawn on."""
+    if K.bank_carry == 1:
+        return left if K.bank_cap < 0 else min(K.bank_cap, left)
+    return min(bank, left)
+
+
+@kernel(inline="always")
 def store_index(L, mask, flag, u):
     """Where the value of turn-start state (mask, flag, u) is stored (totals below U0 share
     the value at U0: the bonus is out of reach from all of them)."""
@@ -228,10 +238,11 @@ relax = kernel(_nrt=False)(_relax)
 
 
 @kernel(_nrt=False)
-def final_rolls(K, L, V, W, run):
+def final_rolls(K, L, V, W, run, gcol):
     """W.KV[r, off + j]: the value of ending the turn with roll r at upper total u0 + j, for
     `run` = (mask, flag, u0, nu, off) (best box; with W.BOX, which box, and with W.A1/A2 the
-    moments of what follows, read from V, a `Next` bundle).
+    moments of what follows, read from V, a `Next` bundle). The next state's bank of saved
+    rolls is b when `gcol` = b * n_flags (its layout column is the flag + gcol).
 
     Scores are never negative, and neither a value plus the upper bonus once made, nor a value
     with the bonus flag raised, is ever lower (more upper total or a filled Yahtzee box never
@@ -252,7 +263,7 @@ def final_rolls(K, L, V, W, run):
         if not is_open(K, mask, c):
             continue
         nm = mask | (1 << c)
-        relax(W, V, z, run, c, (ZERO, ZERO, NO), (L.OFFSET[nm, flag], L.U0[nm]), T, ub)
+        relax(W, V, z, run, c, (ZERO, ZERO, NO), (L.OFFSET[nm, flag + gcol], L.U0[nm]), T, ub)
     for r in range(n_roll):
         if ybox_filled and K.YAHTZEE_FACE[r] >= 0:
             continue
@@ -270,7 +281,7 @@ def final_rolls(K, L, V, W, run):
         # points: the next state is the same for all of them.
         _p, _i, nm, nf, counted, _won = box_move(K, mask, flag, K.POS_ROLL[start], c, False,
                                                  False, False)
-        dest = (L.OFFSET[nm, nf], L.U0[nm])
+        dest = (L.OFFSET[nm, nf + gcol], L.U0[nm])
         for i in range(start, K.POS_INDPTR[c + 1]):
             r = K.POS_ROLL[i]
             if ybox_filled and K.YAHTZEE_FACE[r] >= 0:
@@ -290,11 +301,12 @@ def final_rolls(K, L, V, W, run):
                 continue
             pts, imm, nm, nf, counted, _won = box_move(K, mask, flag, r, c, use_joker, extra,
                                                        False)
-            relax(W, V, r, run, c, (pts, imm, counted), (L.OFFSET[nm, nf], L.U0[nm]), T, ub)
+            relax(W, V, r, run, c, (pts, imm, counted), (L.OFFSET[nm, nf + gcol], L.U0[nm]), T,
+                  ub)
 
 
 @kernel(_nrt=False)
-def first_roll_moves(K, L, N, V, W, run, n0):
+def first_roll_moves(K, L, N, V, W, run, n0, gcol):
     """Offer, to the first-roll values W.KV[r, off + j], stopping at once to fill a box that
     pays a first-roll bonus; `run` = (mask, flag, u0, nu, off). Without N (a `Needs` bundle)
     the columns are upper totals u0 + j and KV holds values: with W.BOX, a column whose best
@@ -317,11 +329,11 @@ def first_roll_moves(K, L, N, V, W, run, n0):
                 continue
             if N is None:
                 relax(W, V, r, run, c, (pts, imm, counted),
-                      (L.OFFSET[nm, nf], L.U0[nm]), K.threshold, K.upper_bonus)
+                      (L.OFFSET[nm, nf + gcol], L.U0[nm]), K.threshold, K.upper_bonus)
             else:
                 next_u, bonus = upper_step(K.threshold, K.upper_bonus, u0, pts, counted)
                 relax_need(W.KV, r, off, n0, nu, imm + bonus, V.VAL,
-                           (store_index(L, nm, nf, next_u) - N.next_base) * N.n_need)
+                           (store_index(L, nm, nf + gcol, next_u) - N.next_base) * N.n_need)
 
 
 @kernel(inline="always")
