@@ -167,18 +167,19 @@ def build_layout(t: RuleTables) -> StateLayout:
         has_flag = ((masks >> flag_box) & 1) == 1
     banks = tuple(t.banks_in_layer(k) for k in range(n_cat + 1))
     OFFSET = np.full((n_masks, n_flags * t.n_banks), -1, dtype=np.int64)
-    ptr = [0]
+    ptr = [0]  # ptr[k]: where layer k starts
     for k in range(n_cat + 1):
         ms = order[layer_start[k]:layer_start[k + 1]]
         row_w = np.stack([width[ms], np.where(has_flag[ms], width[ms], 0)], axis=1)
+        at = ptr[-1]
         for bank in range(banks[k]):
-            ends = ptr[-1] + np.cumsum(row_w.ravel())
+            ends = at + np.cumsum(row_w.ravel())
             starts = (ends - row_w.ravel()).reshape(-1, 2)
             OFFSET[ms, n_flags * bank] = starts[:, 0]
             if n_flags == 2:
                 OFFSET[ms[has_flag[ms]], n_flags * bank + 1] = starts[has_flag[ms], 1]
-            ptr[-1] = int(ends[-1]) if len(ends) else ptr[-1]
-        ptr.append(ptr[-1])
+            at = int(ends[-1]) if len(ends) else at
+        ptr.append(at)
     LAYER_PTR = np.array(ptr, dtype=np.int64)
     return StateLayout(n_cat, n_flags, T, flag_box, U0, U1, OFFSET, layer_masks, LAYER_PTR,
                        _reachable_count(t, masks, counted, n_flags, flag_box), banks,

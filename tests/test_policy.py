@@ -350,7 +350,7 @@ def test_strategy_tables_have_the_shape_the_kernels_rely_on(name):
         table = strategy_values(solution, strategy)
         for k in range(t.n_categories + 1):
             rows = layout.rows(k)
-            for mask, flag, u0, nu, out in zip(*rows, strict=True):
+            for mask, flag, _bank, u0, nu, out in zip(*rows, strict=True):
                 row = table[out: out + nu].copy()
                 row[np.arange(u0, u0 + nu) >= t.upper_threshold] += t.upper_bonus
                 assert np.all(np.diff(row) >= -1e-9), (strategy, mask)
