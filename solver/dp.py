@@ -126,9 +126,6 @@ def solve_values(model: Model, with_sd: bool = False, step: Step | None = None,
     """Run the DP: the value store, and with `with_sd` the standard deviation of the final
     score under the optimal play it finds (else None)."""
     layout = model.layout
-    if with_sd and model.tables.n_banks > 1:
-        raise SolverError(f"{model.name}: the standard deviation of a game with saved rolls is "
-                          "not computed yet; its expected score is.")
     V = np.zeros(layout.size)
     M2 = np.zeros(layout.size) if with_sd else None
     backward(model, V, store=V, m2=M2, step=step)

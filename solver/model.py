@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from yz.rules import RuleSet, RuleTables, compile_rules, load_rules
+from yz.rules import RuleSet, RuleTables, SolverError, compile_rules, load_rules
 
 from . import cache, limits
 from .dp import Solution
@@ -221,6 +221,13 @@ class Model:
 
     # ------------------------------------------------------------ solving
 
+    def require_no_saved_rolls(self, what: str) -> None:
+        """SolverError for work not yet done for games with saved rolls (only their exact
+        expected score is: the DP's values)."""
+        if self.tables.n_banks > 1:
+            raise SolverError(f"{self.name}: {what} of a game with saved rolls is not computed "
+                              "yet; its exact expected score is.")
+
     def solve(self, with_sd: bool = False) -> Solution:
         """The value of every turn-start state under optimal play, from the cache when it is
         there (verified; a damaged file is noted, recomputed and replaced); `with_sd` adds the
@@ -294,6 +301,8 @@ class Model:
         from .exact import exact_moments
 
         check_strategy(strategy)
+        if strategy != "optimal":
+            self.require_no_saved_rolls(f"the moments of {strategy} play")
         solution = self.solve()
         if strategy == "optimal" and solution.sd is not None:
             return Moments(strategy, solution.expected_score, solution.sd, cached=True)
@@ -337,6 +346,7 @@ class Model:
         (cached). With `when_quick`, figures estimated to take minutes are left out unless
         cached: optimal play then gets what needs no further pass (the mean, the SD when
         known), any other strategy None."""
+        self.require_no_saved_rolls("the exact figures")
         from .exact import exact_figures, known_figures
 
         check_strategy(strategy)
@@ -362,6 +372,7 @@ class Model:
 
     def distribution(self, strategy: str = "optimal"):
         """The exact distribution of the final score under `strategy` (cached)."""
+        self.require_no_saved_rolls("the score distribution")
         from .distribution import check_distribution_memory, score_distribution
 
         check_strategy(strategy)
@@ -403,6 +414,7 @@ class Model:
     def duel(self, other: Model, strategy: str = "optimal", other_strategy: str = "optimal"):
         """The exact chances that a player of this rule set (and strategy) beats, draws with
         and loses to a player of `other`: (P(win), P(draw), P(loss))."""
+        self.require_no_saved_rolls("a duel")
         from .distribution import duel
 
         return duel(self.distribution(strategy), other.distribution(other_strategy))
@@ -434,6 +446,7 @@ class Model:
         memory, or the cache when a table that high is there, else solved. The cache keeps
         one table per game: a higher one replaces the lower ones. A damaged cached table is
         noted and recomputed, also when the damage shows only as its rows are read."""
+        self.require_no_saved_rolls("target play")
         from .distribution import highest_score
         from .target import DEFAULT_MAX_TARGET, check_max_target, check_target_memory
 
@@ -501,6 +514,7 @@ class Model:
                  keep_scores: bool = False):
         """Play `games` games with `strategy` (the same seed, the same games, whatever the
         thread count); `solver.simulate.Simulation`."""
+        self.require_no_saved_rolls("a simulation")
         from .simulate import check_simulation, simulate
         from .warmup import ensure_compiled, work_families
 
@@ -524,6 +538,7 @@ class Model:
         `position`: a Position, or the boxes filled as `position()` takes them (default: the
         game's start). Without dice, only the position's value. Everything is checked before
         any solve."""
+        self.require_no_saved_rolls("advice")
         from yz.rules.position import check_bonus_points
 
         from .advice import advise, advise_target, check_rolls_left, check_target
@@ -549,6 +564,7 @@ class Model:
         """The advisor's turn recursion for a position, from `solution`'s values (default:
         `solve()`), memoised: every roll and re-roll count of a turn shares it, and a
         replayed game and the next request of a web page reuse it."""
+        self.require_no_saved_rolls("advice")
         from .advice import turn_tables
 
         solution = solution or self.solve()
@@ -571,6 +587,7 @@ class Model:
 
     def coach(self, seed: int = 0, own_dice: bool = False):
         """A game of this rule set played along with the optimal strategy (`coach.Game`)."""
+        self.require_no_saved_rolls("coached play")
         from .coach import Game
 
         return Game(self.solve(), seed, own_dice)

@@ -375,6 +375,76 @@ class NaiveGame:
         return memo[key]
 
 
+class NaiveMoments(NaiveGame):
+    """The mean of the points to come under optimal play and the range of their second
+    moment over every way of breaking ties, over ordered dice.
+
+    Where two moves are worth the same, an optimal player may take either, and the second
+    moment (so the SD) depends on which. So each decision keeps the lowest and highest second
+    moment among its best moves, and a chance node averages both bounds: any tie-breaking rule,
+    followed throughout, gives a second moment inside (second_low, second_high).
+    """
+
+    def __init__(self, rules, saved=None):
+        super().__init__(rules, saved)
+        self._moments: dict = {}
+
+    def start_moments(self) -> tuple[float, float, float]:
+        """(mean, lowest second moment, highest second moment) of the final score."""
+        return self.moments(frozenset(), 0, False, self.start_bank())
+
+    def moments(self, filled, upper, yfull, bank) -> tuple[float, float, float]:
+        """(E[points to come], and the bounds of E[(points to come)^2]) from a turn start."""
+        key = (filled, upper, yfull, bank)
+        if key not in self._moments:
+            if len(filled) == len(self.keys):
+                self._moments[key] = (0.0, 0.0, 0.0)
+            else:
+                memo: dict = {}
+                last = self.rules.rolls - 1 + bank
+                rolls = [self._hold2(filled, upper, yfull, o, last, memo, bank)
+                         for o in self.outcomes]
+                self._moments[key] = _mean_moments(rolls)
+        return self._moments[key]
+
+    def _hold2(self, filled, upper, yfull, dice, left, memo, bank):
+        key = (dice, left)
+        if key in memo:
+            return memo[key]
+        options = []
+        first = self.is_first(left, bank)
+        if left == 0 or first or self.saved is not None:
+            after_bank = self.next_bank(bank, left)
+            for box in self.keys:
+                parts = naive_box_parts(self.rules, dice, box, filled, yfull, first)
+                if parts is None:
+                    continue
+                g, after = self.move((filled, upper, yfull), box, *parts)
+                v, q_low, q_high = self.moments(*after, after_bank)
+                options.append((g + v, g * g + 2 * g * v + q_low, g * g + 2 * g * v + q_high))
+        if left > 0:
+            n, faces = self.rules.dice, self.rules.faces
+            for mask in range(1 << n):
+                thrown = [i for i in range(n) if not mask >> i & 1]
+                outcomes = []
+                for new_faces in product(range(1, faces + 1), repeat=len(thrown)):
+                    new = list(dice)
+                    for i, face in zip(thrown, new_faces, strict=True):
+                        new[i] = face
+                    outcomes.append(self._hold2(filled, upper, yfull, tuple(new), left - 1,
+                                                memo, bank))
+                options.append(_mean_moments(outcomes))
+        best = max(v for v, _, _ in options)
+        tied = [o for o in options if abs(o[0] - best) <= 1e-9 * max(1.0, abs(best))]
+        memo[key] = (best, min(o[1] for o in tied), max(o[2] for o in tied))
+        return memo[key]
+
+
+def _mean_moments(outcomes: list[tuple[float, float, float]]) -> tuple[float, float, float]:
+    n = len(outcomes)
+    return tuple(sum(o[i] for o in outcomes) / n for i in range(3))
+
+
 def naive_solve(rules, saved=None) -> float:
     """Optimal expected final score of a whole game (see NaiveGame; `saved`: saved rolls)."""
     game = NaiveGame(rules, saved)

@@ -25,6 +25,7 @@ from hypothesis import HealthCheck, given, note, settings
 from hypothesis import strategies as st
 from naive import (
     START,
+    NaiveMoments,
     NaiveMultisetGame,
     NaiveMultisetTarget,
     naive_distribution_multiset,
@@ -159,10 +160,16 @@ def test_random_rule_sets_match_the_twin_slow(doc, seed):
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 @given(rule_documents(QUICK, saved_rolls=True))
 def test_random_rule_sets_with_saved_rolls_match_the_twin(doc):
-    """The DP's value of a game with saved rolls, against the twin over ordered dice."""
+    """The DP's value of a game with saved rolls and its SD, against the twin over ordered
+    dice (the SD within the range the ways of breaking ties allow)."""
     rules = loaded(doc)
-    value = Model(rules, use_cache=False).solve().expected_score
-    assert value == pytest.approx(naive_solve(rules), rel=1e-9, abs=1e-9)
+    solution = Model(rules, use_cache=False).solve(with_sd=True)
+    assert solution.expected_score == pytest.approx(naive_solve(rules), rel=1e-9, abs=1e-9)
+    mean, low, high = NaiveMoments(rules).start_moments()
+    assert mean == pytest.approx(solution.expected_score, rel=1e-9, abs=1e-9)
+    second = solution.sd ** 2 + mean * mean
+    assert low - 1e-7 * max(1.0, low) <= second <= high + 1e-7 * max(1.0, high), (
+        low, second, high)
 
 
 @pytest.mark.slow

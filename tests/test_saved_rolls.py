@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from naive import naive_solve
+from naive import NaiveMoments, naive_solve
 from yz.rules import RulesError, rules_from_text
 from yz.solver import Model
 
@@ -56,3 +56,19 @@ def test_more_saved_rolls_are_worth_more():
 def test_a_start_above_the_cap_is_refused():
     with pytest.raises(RulesError, match="cannot start with 3 saved rolls when at most 2"):
         rules_from_text(TINY.format(saved="{start: 3, cap: 2}"))
+
+
+def sd_bounds(rules) -> tuple[float, float, float]:
+    """The twin's mean and the range of the SD over every tie-breaking rule."""
+    mean, low, high = NaiveMoments(rules).start_moments()
+    return mean, np.sqrt(max(0.0, low - mean * mean)), np.sqrt(max(0.0, high - mean * mean))
+
+
+@pytest.mark.parametrize("saved", ["{}", "{cap: 1}", "{start: 2}",
+                                   "{carry_unused: false, start: 1}"])
+def test_the_sd_is_the_twins(saved):
+    rules = rules_from_text(TINY.format(saved=saved))
+    mean, low, high = sd_bounds(rules)
+    solution = Model(rules, use_cache=False).solve(with_sd=True)
+    assert solution.expected_score == pytest.approx(mean, rel=1e-12)
+    assert low - 1e-9 <= solution.sd <= high + 1e-9, (low, solution.sd, high)

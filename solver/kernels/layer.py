@@ -33,7 +33,7 @@ import numpy as np
 
 from .bundle import Next, Work
 from .jit import kernel
-from .optional import present, scratch, view
+from .optional import present, scratch, take_where, view
 from .turn import (
     ZERO,
     bank_after,
@@ -231,6 +231,38 @@ def _outcomes(K, L, R, rows, CH, BOX, s_p, OUT, S):
     turn_outcomes(K, L, R, rows, CH, BOX, s_p[: n_rows * cols].reshape((cols, n_rows)), OUT, S)
 
 
+@kernel
+def _stop_choices(K, L, V, R, rows, S, F, W, ARG, TAKE, bank, left, first):
+    """`_stop_now` for the decision kernel: with saved rolls, filling a box at once with
+    `left` re-rolls unused replaces the keep chosen from a roll where it is worth as much or
+    more (stopping wins a tie); the moments follow, and ARG records n_keep + the box (with
+    none left, W.BOX records the box). S and F are scratch `Work`s of n_roll + 1 rows (F:
+    S's tables with its own BOX, for the first-roll bonus moves); TAKE is boolean scratch."""
+    gcol = bank_after(K, bank, left) * K.n_flags
+    n_roll, n_cat = K.SCORE.shape
+    n_keep = W.KV.shape[0]
+    off = ZERO
+    for i in range(rows[0], rows[1]):
+        run = (R.MASK[i], R.FLAG[i], R.U0[i], R.NU[i], off)
+        final_rolls(K, L, V, S, run, gcol)
+        if first and K.first_roll_bonus == 1:
+            first_roll_moves(K, L, None, V, F, run, ZERO, gcol)
+        off += R.NU[i]
+    for r in range(n_roll):
+        for j in range(off):
+            if first and K.first_roll_bonus == 1 and F.BOX[r, j] < n_cat:
+                S.BOX[r, j] = F.BOX[r, j]
+            TAKE[r, j] = S.KV[r, j] >= W.KV[r, j]
+            if TAKE[r, j]:
+                W.KV[r, j] = S.KV[r, j]
+                if left == 0:
+                    W.BOX[r, j] = S.BOX[r, j]
+                else:
+                    ARG[r, j] = n_keep + S.BOX[r, j]
+        take_where(W.A1, S.A1, r, off, TAKE)
+        take_where(W.A2, S.A2, r, off, TAKE)
+
+
 @kernel(nogil=True)
 def _decision_batches(K, L, R, B, V, STORE, CHOICE, OUT):
     """Values with the choices that make them (see the module docstring); B = (batch_ptr,
@@ -244,6 +276,13 @@ def _decision_batches(K, L, R, B, V, STORE, CHOICE, OUT):
     s_box = np.empty((n_roll + 1) * max_cols, dtype=np.int32)
     s_arg = np.empty(n_keep * max_cols, dtype=np.int32)
     s_stop = np.empty(n_roll * max_cols if K.first_roll_bonus == 1 else 0, dtype=np.int32)
+    banked = K.n_banks > 1  # (outcomes and choices are not followed with saved rolls, yet)
+    b_kv = np.empty((n_roll + 1) * max_cols if banked else 0)
+    b_a1 = scratch(V.M1, (n_roll + 1) * max_cols if banked else 0, np.float64)
+    b_a2 = scratch(V.M2, (n_roll + 1) * max_cols if banked else 0, np.float64)
+    b_box = np.empty((n_roll + 1) * max_cols if banked else 0, dtype=np.int32)
+    b_first = np.empty((n_roll + 1) * max_cols if banked else 0, dtype=np.int32)
+    b_take = np.empty(n_roll * max_cols if banked else 0, dtype=np.bool_)
     acc = np.empty(max_cols)
     wants_out = present(OUT)
     stages = max(1, K.rolls - 1) if wants_out else 0
@@ -261,18 +300,32 @@ def _decision_batches(K, L, R, B, V, STORE, CHOICE, OUT):
         BOX = s_box[: (n_roll + 1) * cols].reshape((n_roll + 1, cols))
         CH = s_ch[: stages * n_roll * cols].reshape((stages, n_roll, cols))
         W = Work(KV, BOX, A1, A2)
+        bank = R.BANK[rows[0]]
         off = ZERO
         for i in range(rows[0], rows[1]):
-            final_rolls(K, L, V, W, (R.MASK[i], R.FLAG[i], R.U0[i], R.NU[i], off), ZERO)
+            final_rolls(K, L, V, W, (R.MASK[i], R.FLAG[i], R.U0[i], R.NU[i], off),
+                        bank_after(K, bank, ZERO) * K.n_flags)
             off += R.NU[i]
+        last = K.rolls - 1 + bank  # re-rolls left after the first roll
+        nb = n_roll + 1 if banked else 0  # (scratch for saved rolls' stops: empty without)
+        S = Work(b_kv[: nb * cols].reshape((nb, cols)), b_box[: nb * cols].reshape((nb, cols)),
+                 view(b_a1, nb, cols), view(b_a2, nb, cols))
+        F = Work(S.KV, b_first[: nb * cols].reshape((nb, cols)), S.A1, S.A2)
+        TAKE = b_take[: (nb - 1 if banked else 0) * cols].reshape((nb - 1 if banked else 0,
+                                                                    cols))
+        if banked and last == 0 and K.first_roll_bonus == 1:
+            _stop_choices(K, L, V, R, rows, S, F, W, s_arg[: n_keep * cols].reshape(
+                (n_keep, cols)), TAKE, bank, ZERO, True)
         _record(CHOICE, ZERO, BOX, R, rows, n_roll)
-        for left in range(1, K.rolls):
+        for left in range(1, last + 1):
             keep_average(KV, A1, A2, cols, n_roll, K.n_faces, K.KEEP_CHILD)
             ARG = s_arg[: n_keep * cols].reshape((n_keep, cols))
             best_subkeep_arg(KV, ARG, cols, K.SUB_INDPTR, K.SUB_INDICES)
             follow_choice(A1, ARG, n_roll, cols)
             follow_choice(A2, ARG, n_roll, cols)
-            if K.first_roll_bonus == 1 and left == K.rolls - 1:
+            if banked:
+                _stop_choices(K, L, V, R, rows, S, F, W, ARG, TAKE, bank, left, left == last)
+            elif K.first_roll_bonus == 1 and left == K.rolls - 1:
                 stops = Work(KV, s_stop[: n_roll * cols].reshape((n_roll, cols)), A1, A2)
                 _first_roll(K, L, V, None, R, rows, stops, ARG)
             _record(CHOICE, left, ARG, R, rows, n_roll)
@@ -286,6 +339,9 @@ def _decision_batches(K, L, R, B, V, STORE, CHOICE, OUT):
 def decide(K, L, R, batch_ptr, cols: int, threads: int, V, store=None, choice=None,
            out=None) -> None:
     """The decision kernel over R's batches (see the module docstring)."""
+    if K.n_banks > 1 and ((choice is not None and choice.size) or (out is not None and
+                          out.COUNT.size)):
+        raise NotImplementedError("choices and outcomes of games with saved rolls")
     run_rows(_decision_batches, K, L, R, batch_ptr, cols, threads, V, store, choice, out)
 
 

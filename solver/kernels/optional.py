@@ -170,3 +170,20 @@ def _copy_row(table, dst, src, off, n):
             table[dst, unsigned(off + j)] = table[src, unsigned(off + j)]
 
     return copy
+
+
+def take_where(dst, src, r, cols, take):
+    """dst[r, j] = src[r, j] for the columns j < cols where take[r, j], when both are carried."""
+
+
+@overload(take_where, jit_options=INNER)
+def _take_where(dst, src, r, cols, take):
+    if _absent(dst) or _absent(src):
+        return lambda dst, src, r, cols, take: None
+
+    def copy(dst, src, r, cols, take):
+        for j in range(cols):
+            if take[r, j]:
+                dst[r, j] = src[r, j]
+
+    return copy
