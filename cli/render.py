@@ -104,6 +104,12 @@ def rules_text(rules: RuleSet) -> str:
     jk = rules.joker
     out.append(f"joker:         {jk.mode}" + (f" (full value in {', '.join(jk.full_value)})"
                                                if jk.mode != "none" and jk.full_value else ""))
+    saved = rules.saved_rolls
+    if saved is not None:
+        kept = (f"unused rolls are saved{f', at most {saved.cap}' if saved.cap is not None else ''}"
+                if saved.carry_unused else "unused rolls are lost")
+        out.append(f"saved rolls:   {saved.start} at the start; {kept}; a turn may draw on them "
+                   "all and may stop after any roll")
     return "\n".join(out)
 
 

@@ -72,3 +72,23 @@ def test_the_sd_is_the_twins(saved):
     solution = Model(rules, use_cache=False).solve(with_sd=True)
     assert solution.expected_score == pytest.approx(mean, rel=1e-12)
     assert low - 1e-9 <= solution.sd <= high + 1e-9, (low, solution.sd, high)
+
+
+def test_the_other_commands_say_they_do_not_handle_saved_rolls_yet(tmp_path):
+    from yz.rules import SolverError
+
+    model = Model(rules_from_text(TINY.format(saved="{}")), use_cache=False)
+    for work in (model.distribution, model.figures, lambda: model.simulate(10),
+                 lambda: model.advise(), lambda: model.moments("greedy"), model.coach):
+        with pytest.raises(SolverError, match="with saved rolls is not computed yet"):
+            work()
+    assert model.moments().sd > 0  # the SD of optimal play is
+
+
+def test_rules_show_prints_the_bank():
+    from yz.cli.render import rules_text
+
+    text = rules_text(rules_from_text(TINY.format(saved="{carry_unused: false, start: 2}")))
+    assert "saved rolls:   2 at the start; unused rolls are lost" in text
+    assert "saved rolls" not in rules_text(rules_from_text(TINY.replace(
+        "saved_rolls: {saved}\n", "").format()))
