@@ -120,6 +120,13 @@ def test_bad_rule_sets_are_refused_with_the_reason(client, rules, needle):
     assert needle in res.json()["error"]
 
 
+def test_saved_rolls_are_refused_before_any_solve(client):
+    rules = {"yaml": "name: banked\nextends: no-bonus\nsaved_rolls: {}\n"}
+    res = client.post("/api/prepare", json={"rules": rules})
+    assert res.status_code == 422, res.text
+    assert "play of a game with saved rolls is not computed yet" in res.json()["error"]
+
+
 def test_an_unsolved_rule_set_says_so_until_prepared(client):
     body = post(client, "/api/new", {"rules": {"variant": "gist"}}, status=409)
     assert "/api/prepare" in body["error"] and body["status"] in ("unsolved", "solving")

@@ -108,6 +108,7 @@ class Solver:
     def status(self, model: Model, start: bool = True) -> dict:
         """"ready", or the stage of the solve (queued first if need be and `start`), or the
         error it met. Each call counts as someone still waiting for the solve."""
+        model.require_no_saved_rolls("play")  # refused before any work, not after the solve
         if self._solved(model) is not None:
             return {"status": "ready"}
         with self._lock:
