@@ -127,19 +127,28 @@ def _first_roll(K, L, V, NEEDS, R, rows, W, ARG):
 
 
 @kernel
-def _stop_now(K, L, V, R, rows, S, KV, bank, left, first):
-    """With saved rolls: add filling a box at once, keeping the `left` re-rolls unused (the
-    bank that leaves: `bank_after`), to the roll values KV[:n_roll] of a batch whose turns
-    began with `bank` saved rolls; `first`: these are the turn's first rolls (a first-roll
-    bonus). S is scratch (a `Work` of n_roll + 1 rows)."""
+def _stop_values(K, L, V, R, rows, S, F, bank, left, first):
+    """S.KV[r, column]: the value of filling a box at once with roll r, keeping the `left`
+    re-rolls unused (the bank that leaves: `bank_after`), in a batch whose turns began with
+    `bank` saved rolls; `first`: these are the turn's first rolls (a first-roll bonus, offered
+    through F: S's tables, with a BOX of its own when choices are recorded). Returns the
+    batch's column count."""
     gcol = bank_after(K, bank, left) * K.n_flags
     off = ZERO
     for i in range(rows[0], rows[1]):
         run = (R.MASK[i], R.FLAG[i], R.U0[i], R.NU[i], off)
         final_rolls(K, L, V, S, run, gcol)
         if first and K.first_roll_bonus == 1:
-            first_roll_moves(K, L, None, V, S, run, ZERO, gcol)
+            first_roll_moves(K, L, None, V, F, run, ZERO, gcol)
         off += R.NU[i]
+    return off
+
+
+@kernel
+def _stop_now(K, L, V, R, rows, S, KV, bank, left, first):
+    """With saved rolls: add filling a box at once (`_stop_values`) to the roll values
+    KV[:n_roll] of a batch. S is scratch (a `Work` of n_roll + 1 rows)."""
+    off = _stop_values(K, L, V, R, rows, S, S, bank, left, first)
     for r in range(K.SCORE.shape[0]):
         for j in range(off):
             KV[r, j] = max(KV[r, j], S.KV[r, j])
@@ -238,16 +247,9 @@ def _stop_choices(K, L, V, R, rows, S, F, W, ARG, TAKE, bank, left, first):
     more (stopping wins a tie); the moments follow, and ARG records n_keep + the box (with
     none left, W.BOX records the box). S and F are scratch `Work`s of n_roll + 1 rows (F:
     S's tables with its own BOX, for the first-roll bonus moves); TAKE is boolean scratch."""
-    gcol = bank_after(K, bank, left) * K.n_flags
     n_roll, n_cat = K.SCORE.shape
     n_keep = W.KV.shape[0]
-    off = ZERO
-    for i in range(rows[0], rows[1]):
-        run = (R.MASK[i], R.FLAG[i], R.U0[i], R.NU[i], off)
-        final_rolls(K, L, V, S, run, gcol)
-        if first and K.first_roll_bonus == 1:
-            first_roll_moves(K, L, None, V, F, run, ZERO, gcol)
-        off += R.NU[i]
+    off = _stop_values(K, L, V, R, rows, S, F, bank, left, first)
     for r in range(n_roll):
         for j in range(off):
             if first and K.first_roll_bonus == 1 and F.BOX[r, j] < n_cat:
