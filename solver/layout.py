@@ -95,7 +95,7 @@ class StateLayout:
                 flags.append(np.ones(len(with_flag), dtype=np.int64))
             m1 = np.concatenate(all_masks)
             f1 = np.concatenate(flags)
-            n_banks = self.banks[k] if k < len(self.banks) else 1
+            n_banks = self.banks[k]
             m = np.tile(m1, n_banks)
             f = np.tile(f1, n_banks)
             b = np.repeat(np.arange(n_banks, dtype=np.int64), len(m1))

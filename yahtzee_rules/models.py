@@ -311,12 +311,6 @@ class SavedRolls(_Strict):
     start: Annotated[int, Field(strict=True, ge=0, le=MAX_SAVED_ROLLS)] = 0
     cap: Annotated[int, Field(strict=True, ge=0, le=MAX_SAVED_ROLLS)] | None = None
 
-    def after(self, bank: int, left: int) -> int:
-        """The bank after filling a box with `left` re-rolls unused, from `bank`."""
-        if self.carry_unused:
-            return left if self.cap is None else min(self.cap, left)
-        return min(bank, left)
-
     def most(self, turns: int, rolls: int) -> int:
         """The largest bank a turn can start with after `turns` turns of `rolls` rolls."""
         if not self.carry_unused:

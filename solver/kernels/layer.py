@@ -313,8 +313,8 @@ def _decision_batches(K, L, R, B, V, STORE, CHOICE, OUT):
         S = Work(b_kv[: nb * cols].reshape((nb, cols)), b_box[: nb * cols].reshape((nb, cols)),
                  view(b_a1, nb, cols), view(b_a2, nb, cols))
         F = Work(S.KV, b_first[: nb * cols].reshape((nb, cols)), S.A1, S.A2)
-        TAKE = b_take[: (nb - 1 if banked else 0) * cols].reshape((nb - 1 if banked else 0,
-                                                                    cols))
+        nt = n_roll if banked else 0
+        TAKE = b_take[: nt * cols].reshape((nt, cols))
         if banked and last == 0 and K.first_roll_bonus == 1:
             _stop_choices(K, L, V, R, rows, S, F, W, s_arg[: n_keep * cols].reshape(
                 (n_keep, cols)), TAKE, bank, ZERO, True)
