@@ -107,7 +107,7 @@ def backward(model: Model, VAL: np.ndarray, store: np.ndarray | None = None,
     decisions = m1 is not None or m2 is not None
     for k in range(t.n_categories - 1, -1, -1):
         R = layout.rows(k)
-        ptr = layer.batches(R.NU, cols, R.BANK)
+        ptr, per_row = layer.layer_batches(K, R, cols)
         done = total - int(layout.LAYER_PTR[k + 1])
         # Big layers (Maxi Yatzy's take half a minute) go in parts of about PART_SECONDS.
         stride = max(1, (len(ptr) - 1) // max(1, int(R.NU.sum()) // part_states))
@@ -118,7 +118,7 @@ def backward(model: Model, VAL: np.ndarray, store: np.ndarray | None = None,
             else:
                 layer.values(K, L, R, part, cols, model.threads, VAL, store)
             if step is not None:
-                step(done + int(R.NU[: part[-1]].sum()), total)
+                step(done + int(R.NU[: part[-1]].sum()) * per_row, total)
 
 
 def solve_values(model: Model, with_sd: bool = False, step: Step | None = None,

@@ -135,11 +135,32 @@ def solve_seconds(t, layout, cols: int = 256) -> float:
     """A rough estimate of the seconds `solve` and then `distribution` take for these tables,
     with the kernels already compiled (`warmup.compile_seconds` more the first time), in
     batches of `cols` columns."""
-    keep_steps = t.n_keeps * t.n_faces * (t.rolls - 1)
-    box_steps = t.n_distinct_rolls * t.n_categories
+    keep_stages, box_stages = turn_stages(t, layout)
+    keep_steps = t.n_keeps * t.n_faces * keep_stages
+    box_steps = t.n_distinct_rolls * t.n_categories * box_stages
     rows = int((layout.OFFSET >= 0).sum())
     narrow = max(1.0, VECTOR_COLS / max(1, cols))
     return (SOLVE_OVERHEAD_SECONDS
             + narrow * layout.reachable * (keep_steps * SECONDS_PER_KEEP_STEP
                                            + box_steps * SECONDS_PER_BOX_STEP)
             + rows * (keep_steps + box_steps) * SECONDS_PER_ROW_STEP)
+
+
+def turn_stages(t, layout) -> tuple[float, float]:
+    """Re-roll stages and box-filling passes the DP runs per stored state, on average: rolls - 1
+    and 1 without saved rolls. With them a turn begun with bank b has rolls - 1 + b re-roll
+    stages and may fill a box after each roll; carried saved rolls share the stages of all the
+    banks of a layer (`solver.kernels.layer.bank_span`)."""
+    if not t.has_bank:
+        return float(t.rolls - 1), 1.0
+    import numpy as np  # (this module is read before numpy is needed elsewhere)
+
+    sizes = np.diff(layout.LAYER_PTR)[:-1].astype(float)
+    n = np.array(layout.banks[:-1], dtype=float)
+    if t.bank_carry:  # one sweep of rolls - 2 + n stages for the n banks
+        keep, boxes = (t.rolls - 2 + n) / n, (t.rolls - 1 + n) / n
+    else:
+        keep = t.rolls - 1 + (n - 1) / 2
+        boxes = keep + 1
+    share = sizes / max(1.0, sizes.sum())
+    return float(share @ keep), float(share @ boxes)

@@ -33,7 +33,7 @@ import numpy as np
 
 from .bundle import Next, Work
 from .jit import kernel
-from .optional import present, scratch, take_where, view
+from .optional import copy_rows, present, scratch, take_where, view
 from .turn import (
     ZERO,
     bank_after,
@@ -85,9 +85,9 @@ def _batch_columns(R, b0, b1):
 
 
 @kernel
-def _expect_and_store(KV, cols, ROLL_PROB, OUT, R, rows, acc):
-    """OUT[R.OUT[i] + j] = sum over rolls of P(r) KV[r, column of (row i, total j)] (none
-    when OUT is None or empty)."""
+def _expect_and_store(KV, cols, ROLL_PROB, OUT, R, rows, acc, shift):
+    """OUT[R.OUT[i + shift] + j] = sum over rolls of P(r) KV[r, column of (row i, total j)]
+    (none when OUT is None or empty); `shift` moves to the same states in another bank."""
     if OUT is None:
         return
     if OUT.shape[0] == 0:
@@ -100,7 +100,7 @@ def _expect_and_store(KV, cols, ROLL_PROB, OUT, R, rows, acc):
             acc[j] += p * KV[r, j]
     off = ZERO
     for i in range(rows[0], rows[1]):
-        out = R.OUT[i]
+        out = R.OUT[i + shift]
         for j in range(R.NU[i]):
             OUT[out + j] = acc[off + j]
         off += R.NU[i]
@@ -154,25 +154,90 @@ def _stop_now(K, L, V, R, rows, S, KV, bank, left, first):
             KV[r, j] = max(KV[r, j], S.KV[r, j])
 
 
+@kernel
+def bank_span(K, R, rows):
+    """The banks a batch's turns begin with, (lo, hi), and how many rows apart the layer's
+    banks hold the same states. With saved rolls that are carried (`bank_after` is then the
+    same for every bank), the roll values of a stage with `left` re-rolls left do not depend on
+    the bank the turn began with: one sweep of the stages serves every bank of the layer, and
+    a batch is rows of bank 0 standing for all of them (rows i + b * per_bank: the layer
+    stores its banks alike, see `solver.layout`). Otherwise a batch holds one bank."""
+    if K.n_banks > 1 and K.bank_carry == 1:
+        top = R.BANK[R.BANK.shape[0] - 1]
+        return ZERO, top, R.BANK.shape[0] // (top + 1)
+    bank = R.BANK[rows[0]]
+    return bank, bank, ZERO
+
+
+@kernel
+def _banked_stages(K, L, V, R, rows, W, S, F, C, ARG, TAKE, cols, STORE, acc):
+    """The stages of a batch with saved rolls, after the final rolls are in W: with `left`
+    re-rolls left, the best keep (`keep_average`, `best_subkeep`, the moments following)
+    competes with filling a box at once (`_stop_now` / `_stop_choices`); where a bank's turns
+    begin (left = rolls - 1 + bank) its turn-start values are stored, with the first-roll
+    bonus offered to that roll only (on a copy C when later stages go on from W). S and F are
+    the stops' scratch (see `_stop_choices`). ARG is None for values only; else the moments
+    W.A1/A2 follow, stored to V.M1/V.M2, and stopping wins a tie."""
+    n_roll = K.SCORE.shape[0]
+    lo, hi, per_bank = bank_span(K, R, rows)
+    top = K.rolls - 1 + hi
+    for left in range(top + 1):
+        if left > 0:
+            keep_average(W.KV, W.A1, W.A2, cols, n_roll, K.n_faces, K.KEEP_CHILD)
+            if ARG is None:
+                best_subkeep(W.KV, cols, K.SUB_INDPTR, K.SUB_INDICES)
+            else:
+                best_subkeep_arg(W.KV, ARG, cols, K.SUB_INDPTR, K.SUB_INDICES)
+                follow_choice(W.A1, ARG, n_roll, cols)
+                follow_choice(W.A2, ARG, n_roll, cols)
+        bank = left - (K.rolls - 1)  # the bank whose turns begin with this roll, if >= lo
+        begins = bank >= lo
+        firsts = begins and K.first_roll_bonus == 1
+        out = W
+        if firsts and left < top:
+            copy_rows(C.KV, W.KV, n_roll, cols)
+            copy_rows(C.A1, W.A1, n_roll, cols)
+            copy_rows(C.A2, W.A2, n_roll, cols)
+            _stop(K, L, V, R, rows, S, F, C, ARG, TAKE, lo, left, True)
+            out = C
+        if left > 0 or (firsts and left == top):
+            _stop(K, L, V, R, rows, S, F, W, ARG, TAKE, lo, left, firsts and left == top)
+        if begins:
+            shift = (bank - lo) * per_bank
+            _expect_and_store(out.KV, cols, K.ROLL_PROB, STORE, R, rows, acc, shift)
+            _expect_and_store(out.A1, cols, K.ROLL_PROB, V.M1, R, rows, acc, shift)
+            _expect_and_store(out.A2, cols, K.ROLL_PROB, V.M2, R, rows, acc, shift)
+
+
+@kernel
+def _stop(K, L, V, R, rows, S, F, W, ARG, TAKE, bank, left, first):
+    """`_stop_now` (values only: ARG is None) or `_stop_choices`."""
+    if ARG is None:
+        _stop_now(K, L, V, R, rows, S, W.KV, bank, left, first)
+    else:
+        _stop_choices(K, L, V, R, rows, S, F, W, ARG, TAKE, bank, left, first)
+
+
 @kernel(nogil=True)
 def _value_batches(K, L, R, B, VAL, STORE, NEEDS):
     """Values only (see the module docstring); B = (batch_ptr, cols, first batch, step).
-    With saved rolls a batch holds one bank b (see `batches`): its turns roll up to
-    K.rolls + b times and may stop after any roll (`_stop_now`)."""
+    With saved rolls see `bank_span` and `_banked_stages`."""
     batch_ptr, max_cols, first_batch, step = B
     n_keep = K.KEEP_CHILD.shape[0]
     n_roll = K.SCORE.shape[0]
+    banked = K.n_banks > 1
     s_kv = np.empty(n_keep * max_cols)
-    s_stop = np.empty((n_roll + 1) * max_cols if K.n_banks > 1 else 0)
+    nb = n_roll + 1 if banked else 0
+    s_stop = np.empty(nb * max_cols)
+    s_copy = np.empty(nb * max_cols if K.first_roll_bonus == 1 else 0)
     acc = np.empty(max_cols)
     V = Next(VAL, None, None)
     for b in range(first_batch, batch_ptr.shape[0] - 1, step):
         rows = (batch_ptr[b], batch_ptr[b + 1])
         cols = _batch_columns(R, rows[0], rows[1])
-        bank = R.BANK[rows[0]]
         KV = s_kv[: n_keep * cols].reshape((n_keep, cols))
         W = Work(KV, None, None, None)
-        gcol = bank_after(K, bank, ZERO) * K.n_flags
+        gcol = bank_after(K, R.BANK[rows[0]], ZERO) * K.n_flags
         off = ZERO
         for i in range(rows[0], rows[1]):
             run = (R.MASK[i], R.FLAG[i], R.U0[i], R.NU[i], off)
@@ -181,23 +246,18 @@ def _value_batches(K, L, R, B, VAL, STORE, NEEDS):
             else:
                 final_rolls_target(K, L, NEEDS, VAL, run, NEEDS.NEED0[i], KV)
             off += R.NU[i]
-        last = K.rolls - 1 + bank  # re-rolls left after the first roll
-        if last == 0 and K.n_banks > 1 and K.first_roll_bonus == 1:
-            off = ZERO  # the first roll is also the last: it earns the first-roll bonus
-            for i in range(rows[0], rows[1]):
-                first_roll_moves(K, L, None, V, W, (R.MASK[i], R.FLAG[i], R.U0[i], R.NU[i], off),
-                                 ZERO, gcol)
-                off += R.NU[i]
-        for left in range(1, last + 1):
+        if banked:
+            S = Work(s_stop[: nb * cols].reshape((nb, cols)), None, None, None)
+            nc = nb if K.first_roll_bonus == 1 else 0
+            C = Work(s_copy[: nc * cols].reshape((nc, cols)), None, None, None)
+            _banked_stages(K, L, V, R, rows, W, S, S, C, None, None, cols, STORE, acc)
+            continue
+        for _left in range(1, K.rolls):
             keep_average(KV, None, None, cols, n_roll, K.n_faces, K.KEEP_CHILD)
             best_subkeep(KV, cols, K.SUB_INDPTR, K.SUB_INDICES)
-            if K.n_banks > 1:
-                S = Work(s_stop[: (n_roll + 1) * cols].reshape((n_roll + 1, cols)), None, None,
-                         None)
-                _stop_now(K, L, V, R, rows, S, KV, bank, left, left == last)
-            elif K.first_roll_bonus == 1 and left == last:
-                _first_roll(K, L, V, NEEDS, R, rows, W, None)
-        _expect_and_store(KV, cols, K.ROLL_PROB, STORE, R, rows, acc)
+        if K.first_roll_bonus == 1 and K.rolls > 1:
+            _first_roll(K, L, V, NEEDS, R, rows, W, None)
+        _expect_and_store(KV, cols, K.ROLL_PROB, STORE, R, rows, acc, ZERO)
 
 
 @kernel
@@ -268,7 +328,7 @@ def _stop_choices(K, L, V, R, rows, S, F, W, ARG, TAKE, bank, left, first):
 @kernel(nogil=True)
 def _decision_batches(K, L, R, B, V, STORE, CHOICE, OUT):
     """Values with the choices that make them (see the module docstring); B = (batch_ptr,
-    cols, first batch, step)."""
+    cols, first batch, step). With saved rolls see `bank_span` and `_banked_stages`."""
     batch_ptr, max_cols, first_batch, step = B
     n_roll, n_cat = K.SCORE.shape
     n_keep = K.KEEP_CHILD.shape[0]
@@ -279,12 +339,18 @@ def _decision_batches(K, L, R, B, V, STORE, CHOICE, OUT):
     s_arg = np.empty(n_keep * max_cols, dtype=np.int32)
     s_stop = np.empty(n_roll * max_cols if K.first_roll_bonus == 1 else 0, dtype=np.int32)
     banked = K.n_banks > 1  # (outcomes and choices are not followed with saved rolls, yet)
-    b_kv = np.empty((n_roll + 1) * max_cols if banked else 0)
-    b_a1 = scratch(V.M1, (n_roll + 1) * max_cols if banked else 0, np.float64)
-    b_a2 = scratch(V.M2, (n_roll + 1) * max_cols if banked else 0, np.float64)
-    b_box = np.empty((n_roll + 1) * max_cols if banked else 0, dtype=np.int32)
-    b_first = np.empty((n_roll + 1) * max_cols if banked else 0, dtype=np.int32)
+    nb = n_roll + 1 if banked else 0  # (scratch for saved rolls' stops: empty without)
+    b_kv = np.empty(nb * max_cols)
+    b_a1 = scratch(V.M1, nb * max_cols, np.float64)
+    b_a2 = scratch(V.M2, nb * max_cols, np.float64)
+    b_box = np.empty(nb * max_cols, dtype=np.int32)
+    b_first = np.empty(nb * max_cols, dtype=np.int32)
     b_take = np.empty(n_roll * max_cols if banked else 0, dtype=np.bool_)
+    nc = nb if K.first_roll_bonus == 1 else 0  # (a copy of the first roll's values)
+    c_kv = np.empty(nc * max_cols)
+    c_a1 = scratch(V.M1, nc * max_cols, np.float64)
+    c_a2 = scratch(V.M2, nc * max_cols, np.float64)
+    c_box = np.empty(nc * max_cols, dtype=np.int32)
     acc = np.empty(max_cols)
     wants_out = present(OUT)
     stages = max(1, K.rolls - 1) if wants_out else 0
@@ -301,41 +367,39 @@ def _decision_batches(K, L, R, B, V, STORE, CHOICE, OUT):
         A2 = view(s_a2, n_keep, cols)
         BOX = s_box[: (n_roll + 1) * cols].reshape((n_roll + 1, cols))
         CH = s_ch[: stages * n_roll * cols].reshape((stages, n_roll, cols))
+        ARG = s_arg[: n_keep * cols].reshape((n_keep, cols))
         W = Work(KV, BOX, A1, A2)
-        bank = R.BANK[rows[0]]
+        gcol = bank_after(K, R.BANK[rows[0]], ZERO) * K.n_flags
         off = ZERO
         for i in range(rows[0], rows[1]):
-            final_rolls(K, L, V, W, (R.MASK[i], R.FLAG[i], R.U0[i], R.NU[i], off),
-                        bank_after(K, bank, ZERO) * K.n_flags)
+            final_rolls(K, L, V, W, (R.MASK[i], R.FLAG[i], R.U0[i], R.NU[i], off), gcol)
             off += R.NU[i]
-        last = K.rolls - 1 + bank  # re-rolls left after the first roll
-        nb = n_roll + 1 if banked else 0  # (scratch for saved rolls' stops: empty without)
-        S = Work(b_kv[: nb * cols].reshape((nb, cols)), b_box[: nb * cols].reshape((nb, cols)),
-                 view(b_a1, nb, cols), view(b_a2, nb, cols))
-        F = Work(S.KV, b_first[: nb * cols].reshape((nb, cols)), S.A1, S.A2)
-        nt = n_roll if banked else 0
-        TAKE = b_take[: nt * cols].reshape((nt, cols))
-        if banked and last == 0 and K.first_roll_bonus == 1:
-            _stop_choices(K, L, V, R, rows, S, F, W, s_arg[: n_keep * cols].reshape(
-                (n_keep, cols)), TAKE, bank, ZERO, True)
+        if banked:
+            S = Work(b_kv[: nb * cols].reshape((nb, cols)),
+                     b_box[: nb * cols].reshape((nb, cols)), view(b_a1, nb, cols),
+                     view(b_a2, nb, cols))
+            F = Work(S.KV, b_first[: nb * cols].reshape((nb, cols)), S.A1, S.A2)
+            C = Work(c_kv[: nc * cols].reshape((nc, cols)),
+                     c_box[: nc * cols].reshape((nc, cols)), view(c_a1, nc, cols),
+                     view(c_a2, nc, cols))
+            TAKE = b_take[: n_roll * cols].reshape((n_roll, cols))
+            _banked_stages(K, L, V, R, rows, W, S, F, C, ARG, TAKE, cols, STORE, acc)
+            continue
         _record(CHOICE, ZERO, BOX, R, rows, n_roll)
-        for left in range(1, last + 1):
+        for left in range(1, K.rolls):
             keep_average(KV, A1, A2, cols, n_roll, K.n_faces, K.KEEP_CHILD)
-            ARG = s_arg[: n_keep * cols].reshape((n_keep, cols))
             best_subkeep_arg(KV, ARG, cols, K.SUB_INDPTR, K.SUB_INDICES)
             follow_choice(A1, ARG, n_roll, cols)
             follow_choice(A2, ARG, n_roll, cols)
-            if banked:
-                _stop_choices(K, L, V, R, rows, S, F, W, ARG, TAKE, bank, left, left == last)
-            elif K.first_roll_bonus == 1 and left == K.rolls - 1:
+            if K.first_roll_bonus == 1 and left == K.rolls - 1:
                 stops = Work(KV, s_stop[: n_roll * cols].reshape((n_roll, cols)), A1, A2)
                 _first_roll(K, L, V, None, R, rows, stops, ARG)
             _record(CHOICE, left, ARG, R, rows, n_roll)
             _keep_stage(CH, ARG, left, n_roll, cols, OUT)
         _outcomes(K, L, R, rows, CH, BOX, s_p, OUT, o_scratch)
-        _expect_and_store(KV, cols, K.ROLL_PROB, STORE, R, rows, acc)
-        _expect_and_store(A1, cols, K.ROLL_PROB, V.M1, R, rows, acc)
-        _expect_and_store(A2, cols, K.ROLL_PROB, V.M2, R, rows, acc)
+        _expect_and_store(KV, cols, K.ROLL_PROB, STORE, R, rows, acc, ZERO)
+        _expect_and_store(A1, cols, K.ROLL_PROB, V.M1, R, rows, acc, ZERO)
+        _expect_and_store(A2, cols, K.ROLL_PROB, V.M2, R, rows, acc, ZERO)
 
 
 def decide(K, L, R, batch_ptr, cols: int, threads: int, V, store=None, choice=None,
@@ -350,6 +414,15 @@ def decide(K, L, R, batch_ptr, cols: int, threads: int, V, store=None, choice=No
 def values(K, L, R, batch_ptr, cols: int, threads: int, VAL, store=None, needs=None) -> None:
     """The value kernel over R's batches (see the module docstring)."""
     run_rows(_value_batches, K, L, R, batch_ptr, cols, threads, VAL, store, needs)
+
+
+def layer_batches(K, R, cols: int) -> tuple[np.ndarray, int]:
+    """A whole layer's batches (boundaries over R's rows) and how many banks each batched row
+    stands for: all of the layer's when saved rolls are carried (`bank_span`), else 1."""
+    if K.n_banks > 1 and K.bank_carry == 1:
+        n_banks = int(R.BANK[-1]) + 1
+        return batches(R.NU[: len(R.NU) // n_banks], cols), n_banks
+    return batches(R.NU, cols, R.BANK), 1
 
 
 def batches(widths: np.ndarray, limit: int, groups: np.ndarray | None = None) -> np.ndarray:

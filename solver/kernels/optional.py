@@ -187,3 +187,19 @@ def _take_where(dst, src, r, cols, take):
                 dst[r, j] = src[r, j]
 
     return copy
+
+
+def copy_rows(dst, src, rows, cols):
+    """dst[:rows, :cols] = src[:rows, :cols], when both are carried."""
+
+
+@overload(copy_rows, jit_options=INNER)
+def _copy_rows(dst, src, rows, cols):
+    if _absent(dst) or _absent(src):
+        return lambda dst, src, rows, cols: None
+
+    def copy(dst, src, rows, cols):
+        for r in range(rows):
+            for j in range(cols):
+                dst[r, j] = src[r, j]
+    return copy
