@@ -244,6 +244,20 @@ def solution_text(s, moments=None, sd_seconds: float = 0.0) -> str:
                                moments.sd if moments is not None else None, s.states, how)
 
 
+def layered_text(s) -> str:
+    """`yz solve --store`: the figures, and what the run found and did in the folder."""
+    how = (f"solved in {s.seconds:.2f} s layer by layer into {s.folder} ({s.solved_chunks} "
+           f"chunks solved" + (f", {s.resumed_chunks} found finished" if s.resumed_chunks
+                               else "") + ")")
+    return quick.solution_text(s.name, s.expected_score, s.sd, s.states, how)
+
+
+def layered_json(s) -> dict:
+    return {**quick.solution_json(s.name, s.expected_score, s.sd, s.states, s.seconds, False),
+            "store": str(s.folder), "chunks_solved": s.solved_chunks,
+            "chunks_found_finished": s.resumed_chunks}
+
+
 def compare_rows(solutions, risks=None) -> list[dict]:
     """One row per rule set: the mean, its difference to the first, and (with `risks`, a
     (Distribution, ExactFigures) pair per rule set) the spread and the upper bonus rate."""

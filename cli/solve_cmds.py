@@ -95,6 +95,18 @@ def solve_cmd(variant: VariantOpt = "official-free-joker", no_cache: NoCacheOpt 
                   "--max-memory", metavar="SIZE", show_default=False,
                   help="Refuse a solve needing more memory than this, e.g. 2G or 512M "
                   "[default: three quarters of this machine's memory].")] = None,
+              store: Annotated[str | None, typer.Option(
+                  "--store", metavar="FOLDER", help="Solve layer by layer into this folder "
+                  "(two layers in memory; run it again to resume a stopped solve). The "
+                  "values stay there, not in the cache.")] = None,
+              scheduler: Annotated[str | None, typer.Option(
+                  "--scheduler", metavar="ADDRESS", help="With --store: solve the layers' "
+                  "chunks on a Dask cluster, e.g. tcp://host:8786 (the workers must see the "
+                  "folder; needs pip install 'yz[dask]').")] = None,
+              workers: Annotated[int | None, typer.Option(
+                  "--workers", min=1, metavar="N", help="With --store: solve on N local Dask "
+                  "worker processes (needs pip install 'yz[dask]') [default: this process, "
+                  "on every core].")] = None,
               quiet: QuietOpt = False, as_json: JsonOpt = False, yes: YesOpt = False,
               ) -> None:
     """Solve a rule set exactly: optimal expected score and SD.
@@ -106,9 +118,23 @@ def solve_cmd(variant: VariantOpt = "official-free-joker", no_cache: NoCacheOpt 
 
     from yz.rules.loader import recording_sources
 
+    if store is None and (scheduler is not None or workers is not None):
+        raise typer.BadParameter("--scheduler and --workers solve into a folder; add "
+                                 "--store FOLDER.", param_hint="'--store'")
+    if scheduler is not None and workers is not None:
+        raise typer.BadParameter("give one of --scheduler and --workers.",
+                                 param_hint="'--workers'")
     with recording_sources() as sources:
         model = model_for(variant, quiet, as_json, use_cache=not no_cache,
                           max_memory=parse_size(max_memory), yes=yes)
+    if store is not None:
+        layered = model.solve_layered(store, with_sd=not no_sd, scheduler=scheduler,
+                                      workers=workers)
+        if as_json:
+            emit_json(render.layered_json(layered))
+        else:
+            typer.echo(render.layered_text(layered))
+        return
     solution = model.solve(with_sd=not no_sd)
     start = time.perf_counter()
     moments = None if no_sd else model.moments()

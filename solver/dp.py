@@ -96,29 +96,44 @@ def backward(model: Model, VAL: np.ndarray, store: np.ndarray | None = None,
     `store` (VAL itself for the DP) receives the values, `m1`/`m2` the moments of the points
     to come under VAL's play (the decision kernel; see `solver.kernels.layer`).
     """
-    from .kernels import layer
-    from .kernels.bundle import Next
-
-    t, layout = model.tables, model.layout
-    K, L = model.kernel_tables, layout.kernel_layout()
-    cols = model.batch_width()
+    layout = model.layout
     total = int(layout.LAYER_PTR[-2])  # every state but the full card
     part_states = max(1, int(PART_SECONDS * model.threads / model.seconds_per_state()))
-    decisions = m1 is not None or m2 is not None
-    for k in range(t.n_categories - 1, -1, -1):
-        R = layout.rows(k)
-        ptr, per_row = layer.layer_batches(K, R, cols)
+    for k in range(model.tables.n_categories - 1, -1, -1):
+        R, ptr, per_row = layer_plan(model, k)
         done = total - int(layout.LAYER_PTR[k + 1])
         # Big layers (Maxi Yatzy's take half a minute) go in parts of about PART_SECONDS.
         stride = max(1, (len(ptr) - 1) // max(1, int(R.NU.sum()) // part_states))
         for b in range(0, len(ptr) - 1, stride):
             part = ptr[b:min(b + stride, len(ptr) - 1) + 1]
-            if decisions:
-                layer.decide(K, L, R, part, cols, model.threads, Next(VAL, m1, m2), store)
-            else:
-                layer.values(K, L, R, part, cols, model.threads, VAL, store)
+            sweep_part(model, R, part, VAL, store, m1, m2)
             if step is not None:
                 step(done + int(R.NU[: part[-1]].sum()) * per_row, total)
+
+
+def layer_plan(model: Model, k: int):
+    """Layer k's rows (`StateLayout.rows`), its batches (boundaries over those rows) and how
+    many banks of saved rolls each batched row stands for (`layer.layer_batches`)."""
+    from .kernels import layer
+
+    R = model.layout.rows(k)
+    ptr, per_row = model.remember(f"layer-batches-{k}", lambda: layer.layer_batches(
+        model.kernel_tables, R, model.batch_width()))
+    return R, ptr, per_row
+
+
+def sweep_part(model: Model, R, part: np.ndarray, VAL: np.ndarray, store: np.ndarray | None,
+               m1: np.ndarray | None = None, m2: np.ndarray | None = None) -> None:
+    """Solve the batches `part` (consecutive boundaries of `layer_plan`'s) of a layer's rows R:
+    the values into `store`, with `m1`/`m2` the moments (the decision kernel)."""
+    from .kernels import layer
+    from .kernels.bundle import Next
+
+    K, L, cols = model.kernel_tables, model.layout.kernel_layout(), model.batch_width()
+    if m1 is not None or m2 is not None:
+        layer.decide(K, L, R, part, cols, model.threads, Next(VAL, m1, m2), store)
+    else:
+        layer.values(K, L, R, part, cols, model.threads, VAL, store)
 
 
 def solve_values(model: Model, with_sd: bool = False, step: Step | None = None,

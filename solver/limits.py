@@ -18,12 +18,16 @@ def machine_memory() -> int:
         return 8 << 30
 
 
-def solve_bytes(t, layout, with_sd: bool, threads: int | None, cols: int) -> int:
+def solve_bytes(t, layout, with_sd: bool, threads: int | None, cols: int,
+                layered: bool = False) -> int:
     """Memory a solve needs: the value store (and the second moment with the SD), the layout's
-    per-box-set tables and rows, and the scratch tables (keeps x `cols`) of each thread."""
+    per-box-set tables and rows, and the scratch tables (keeps x `cols`) of each thread.
+    `layered` (`solver.layered`): a process holds two adjacent layers of the store."""
     n_sets = 1 << t.n_categories
-    store = layout.size * 8 * (2 if with_sd else 1)
-    per_set = n_sets * (8 * layout.n_flags + 8 + 5 * 8 * layout.n_flags)  # OFFSET, U0/U1, rows
+    sizes = layout.LAYER_PTR[1:] - layout.LAYER_PTR[:-1]
+    held = int((sizes[1:] + sizes[:-1]).max()) if layered and len(sizes) > 1 else layout.size
+    store = held * 8 * (2 if with_sd else 1)
+    per_set = layout.OFFSET.nbytes + n_sets * (8 + 5 * 8 * layout.n_flags)  # U0/U1, rows
     scratch = thread_count(threads) * t.n_keeps * cols * 8 * (3 if with_sd else 1)
     return store + per_set + scratch
 
@@ -53,7 +57,7 @@ def thread_count(threads: int | None = None) -> int:
 
 
 def check_solve_memory(t, layout, with_sd: bool, max_memory: int | None, threads: int | None,
-                       cols: int) -> None:
+                       cols: int, layered: bool = False) -> None:
     """InputError, with the estimate, when solving would need more than `max_memory` bytes
     (default: three quarters of this machine's memory). Cheap: run it before solving."""
     from yz.rules import InputError
@@ -62,14 +66,16 @@ def check_solve_memory(t, layout, with_sd: bool, max_memory: int | None, threads
             max_memory, int) or max_memory < 1):
         raise InputError(f"max memory: {max_memory!r} is not a positive number of bytes.",
                          param="max_memory")
-    need = solve_bytes(t, layout, with_sd, threads, cols)
+    need = solve_bytes(t, layout, with_sd, threads, cols, layered)
     limit = max_memory if max_memory is not None else machine_memory() * 3 // 4
     if need > limit:
         raise InputError(
             f"solving {t.rules.name} needs about {need / 2**30:.2f} GiB "
             f"({layout.size:,} stored states{' with the SD' if with_sd else ''}), more than "
-            f"the {limit / 2**30:.2f} GiB allowed; allow more memory, or use fewer boxes or a "
-            "lower upper-bonus threshold.", param="max_memory")
+            f"the {limit / 2**30:.2f} GiB allowed; allow more memory, "
+            + ("" if layered else "solve it layer by layer into a folder (two layers in "
+               "memory), ")
+            + "or use fewer boxes or a lower upper-bonus threshold.", param="max_memory")
 
 
 # Turn-start states x keeps per second swept by the exact figures (a backward pass for the SD

@@ -289,6 +289,26 @@ class Model:
                 solution = replace(solution, cache_note=f"could not write the cache: {exc}")
         return solution
 
+    def solve_layered(self, folder, with_sd: bool = False, scheduler=None,
+                      workers: int | None = None, chunk_states: int | None = None):
+        """Solve layer by layer into `folder`, resumable, here, on a Dask cluster
+        (`scheduler`: an address or a `distributed.Client`) or on `workers` local Dask
+        worker processes: see `solver.layered`. The
+        values stay in the folder (two layers in memory at a time); returns a
+        `LayeredSolution` with the game's value and, with `with_sd`, its SD."""
+        from . import layered
+        from .warmup import ensure_compiled, work_families
+
+        limits.check_solve_memory(self.tables, self.layout, with_sd, self.max_memory,
+                                  1 if scheduler is not None or workers else self.threads,
+                                  self.batch_width(), layered=True)
+        share = limits.VALUES_SHARE * (2 if with_sd else 1)
+        self.check_time("solving", share * self.solve_seconds())
+        ensure_compiled(work_families("solve-sd" if with_sd else "solve"), self.report)
+        with self.report.stage(f"solving {self.name} into {folder}", "states") as step:
+            return layered.solve_layered(self, folder, with_sd, scheduler,
+                                         chunk_states or layered.CHUNK_STATES, step, workers)
+
     def _note_damage(self, exc: Exception) -> str:
         message = f"ignored a damaged cache file and recomputed: {exc}"
         self.report.note(message)

@@ -305,25 +305,32 @@ def _stop_workers(pool) -> None:
             process.terminate()
 
 
-def _run_dask(scheduler: Any, datas: list[dict], index: list[int], what: str,
-              threads: int | None, finished) -> None:
+def dask_client(scheduler: Any) -> tuple[Any, bool]:
+    """A `distributed.Client` for `scheduler` (an address, or a client, returned as it is;
+    None: only check that Dask is installed), and whether it was made here (then the caller
+    closes it); InputError when Dask is not installed or the scheduler cannot be reached."""
     try:
-        from distributed import Client, as_completed
+        from distributed import Client
     except ImportError:
         raise InputError("scheduler: running on a Dask cluster needs dask.distributed, which is "
                          "not installed: pip install 'yz[dask]' (or pip install "
                          "'dask[distributed]' pandas pyarrow).", param="scheduler") from None
-    own = not isinstance(scheduler, Client)
-    if own:
-        try:
-            client = Client(scheduler, timeout=30)
-        except (OSError, TimeoutError, ValueError) as exc:
-            raise InputError(f"scheduler: cannot reach the Dask scheduler at '{scheduler}' "
-                             f"({exc}); start one with `dask scheduler` and `dask worker "
-                             "ADDRESS`, or leave the option out to solve here.",
-                             param="scheduler") from None
-    else:
-        client = scheduler
+    if scheduler is None or isinstance(scheduler, Client):
+        return scheduler, False
+    try:
+        return Client(scheduler, timeout=30), True
+    except (OSError, TimeoutError, ValueError) as exc:
+        raise InputError(f"scheduler: cannot reach the Dask scheduler at '{scheduler}' "
+                         f"({exc}); start one with `dask scheduler` and `dask worker "
+                         "ADDRESS`, or leave the option out to solve here.",
+                         param="scheduler") from None
+
+
+def _run_dask(scheduler: Any, datas: list[dict], index: list[int], what: str,
+              threads: int | None, finished) -> None:
+    client, own = dask_client(scheduler)
+    from distributed import as_completed
+
     try:
         per = threads if threads is not None else _threads_by_host(client)
         # Points with the same rules share one task (the same key): each is solved once.

@@ -9,6 +9,7 @@ table on random rolls.
 
 from __future__ import annotations
 
+import math
 from functools import cache
 
 import numpy as np
@@ -17,7 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from naive import naive_match, naive_score
 from yz.rules import RulesError, compile_rules, load_rules
-from yz.rules.models import MAX_CATEGORIES, MAX_STATES, RuleSet
+from yz.rules.models import MAX_CATEGORIES, MAX_LAYER_STATES, RuleSet
 from yz.rules.scoring import category_scores, first_roll_scores, pattern_match
 
 
@@ -67,7 +68,7 @@ TINY = ("name: tiny\ncategories:\n"
 
 def test_limits_do_not_depend_on_the_machine():
     assert MAX_CATEGORIES == 20
-    assert MAX_STATES == 1 << 28
+    assert MAX_LAYER_STATES == 1 << 29
 
 
 def box_lines(n: int) -> str:
@@ -82,10 +83,17 @@ def test_twenty_boxes_accepted_twenty_one_refused(tmp_path):
 
 
 def test_state_limit(tmp_path):
-    # 2^20 x 1001 upper totals: over 2^28
-    msg = problems(tmp_path, "extends: maxi-yatzy\nupper_bonus: {threshold: 1000, amount: 5}\n")
-    assert "state table would have 1,049,624,576 entries" in msg
-    assert f"{MAX_STATES:,}" in msg
+    # Maxi Yatzy with 5 rolls and saved rolls: layer 10 holds C(20, 10) box sets x 85 totals x
+    # 41 banks (at most 4 saved per turn played), over 2^29.
+    msg = problems(tmp_path, "extends: maxi-yatzy\nrolls: 5\nsaved_rolls: {}\n")
+    assert "largest layer of the solver's state table" in msg
+    assert f"{math.comb(20, 10) * 85 * 41:,} entries" in msg
+    assert f"{MAX_LAYER_STATES:,}" in msg
+    # A limit per layer, not on the whole table: with 3 rolls (banks up to 40) it fits, and
+    # so does a threshold no upper total reaches (only reachable totals are ever stored).
+    assert loads(tmp_path, "extends: maxi-yatzy\nsaved_rolls: {}\n").largest_layer_states \
+        == math.comb(20, 10) * 85 * 21
+    loads(tmp_path, "extends: maxi-yatzy\nupper_bonus: {threshold: 1000, amount: 5}\n")
 
 
 def test_maxi_yatzy_fits_the_keep_limits():

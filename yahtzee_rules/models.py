@@ -23,15 +23,17 @@ from pydantic import (
 )
 
 # Limits the solver honours. The state space is 2^categories x (threshold + 1) x (1 or 2, for the
-# remembered non-zero box; see RuleSet.flag_box_key). Whether a rule file is valid never depends
-# on the machine: MAX_STATES (2^28 entries, 2 GiB of float64 values) bounds what the solver can
-# index, and the solver checks at solve time that the machine has the memory for the table.
+# remembered non-zero box; see RuleSet.flag_box_key) x (banks of saved rolls). Whether a rule file
+# is valid never depends on the machine: MAX_LAYER_STATES (2^29 entries, 4 GiB of float64 values)
+# bounds one layer of that table (the states with k boxes filled, the unit the solver sweeps and
+# stores: a layer is solved from the one after it alone), and the solver checks at solve time
+# that the machine has the memory (or, for a layered solve, the disk) for the whole table.
 MAX_DICE = 8
 MAX_FACES = 10
 MAX_ROLLS = 5
 MAX_CATEGORIES = 20
 MAX_THRESHOLD = 1000
-MAX_STATES = 1 << 28
+MAX_LAYER_STATES = 1 << 29
 # Each solver thread sweeps a table of keeps x upper totals (several, for the exact SD).
 MAX_KEEP_COLUMNS = 1 << 22
 MAX_GROUPS = 4
@@ -394,6 +396,16 @@ class RuleSet(_Strict):
         return (1 << len(self.categories)) * upper * flag * self.bank_sizes
 
     @property
+    def largest_layer_states(self) -> int:
+        """Size of the largest layer of that table (k boxes filled: C(boxes, k) box sets)."""
+        n = len(self.categories)
+        upper = self.upper_bonus.threshold + 1 if self.upper_bonus else 1
+        flag = 2 if self.flag_box_key is not None else 1
+        banks = (self.saved_rolls.most(k, self.rolls) + 1 if self.saved_rolls else 1
+                 for k in range(n + 1))
+        return upper * flag * max(math.comb(n, k) * b for k, b in enumerate(banks))
+
+    @property
     def bank_sizes(self) -> int:
         """How many banks of saved rolls a state can hold, the full card's included (1: no
         saved rolls)."""
@@ -522,13 +534,14 @@ def _size_problems(rules: RuleSet):
     """The state table and the keep columns within the solver's limits."""
     dice, faces = ("dice",), ("faces",)
     n, f = rules.dice, rules.faces
-    if rules.state_count > MAX_STATES:
+    if rules.largest_layer_states > MAX_LAYER_STATES:
         yield ("categories",), (
-            f"the solver's state table would have {rules.state_count:,} entries "
-            f"(2^{len(rules.categories)} box sets x upper totals x remembered-box flag x banks "
-            "of saved rolls), over "
-            f"the limit of {MAX_STATES:,}; use fewer categories or a lower upper-bonus "
-            "threshold"), (("upper_bonus", "threshold"), ("yahtzee_bonus",))
+            f"the largest layer of the solver's state table (the states with the same number "
+            f"of boxes filled) would have {rules.largest_layer_states:,} entries (box sets x "
+            "upper totals x remembered-box flag x banks of saved rolls), over the limit of "
+            f"{MAX_LAYER_STATES:,}; use fewer categories, a lower upper-bonus threshold or a "
+            "cap on saved rolls"), (("upper_bonus", "threshold"), ("yahtzee_bonus",),
+                                    ("saved_rolls",))
     keeps = math.comb(n + f, n)
     if keeps > 50_000:
         yield dice, f"{n} dice of {f} faces give {keeps:,} keeps; the solver allows 50,000", (

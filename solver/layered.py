@@ -1,0 +1,441 @@
+"""One game's solve split into layers and chunks, written to a folder: resumable, and able to
+run on a Dask cluster.
+
+Layer k (the turn-start states with k boxes filled) depends only on layer k + 1 (see
+`solver.dp`). `solve_layered` cuts every layer into chunks of its batches and solves them as
+pure tasks: a task reads the layer above from the store folder, solves its chunk with the same
+kernels as the one-process solve (so the values are the same, bit for bit: a state's value never
+depends on which states share its batch) and writes its chunk as a file of its own. The layout
+of the folder:
+
+    solve.json                    the manifest (sealed): rules, chunks, the finished ones with
+                                  their SHA-256; written by the coordinator only
+    layer-KK/chunk-NNNNN.npy      a chunk's values (shape (n,)), or values and second moments
+                                  of the final score (shape (2, n)) with the SD
+
+A chunk is recorded in the manifest once its file is complete, so a killed run resumes at its
+first unrecorded chunk; a chunk file is checked against its SHA-256 whenever it is read, and a
+damaged one is solved again. On Dask, the workers must see the folder at the same path (a
+shared file system); a worker lost mid-chunk costs only that chunk, which Dask runs again.
+A worker holds at most the layer above and its own chunks: two layers.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import os
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from yz.rules import InputError, RuleSet, SolverError
+
+from . import cache
+from .dp import SOLVER_VERSION, layer_plan, sweep_part
+
+STORE_FORMAT = 1
+MANIFEST = "solve.json"
+CHUNK_STATES = 1 << 22  # states per chunk, about: 32 MB of values
+RETRIES = 3  # Dask runs a chunk again this often when its worker dies
+# Kept by each process: the model of the rule set it works for, and the layer it last read.
+_MODEL: dict[str, Any] = {}
+_LAYER: dict[tuple, tuple] = {}
+_LOCK = threading.Lock()
+
+
+class StoreError(InputError):
+    """The store folder cannot be used for this solve (another game's, or not yz's)."""
+
+
+@dataclass(frozen=True)
+class LayeredSolution:
+    """A finished layered solve: the figures, and where the values are."""
+
+    name: str
+    folder: Path
+    expected_score: float
+    sd: float | None
+    states: int
+    seconds: float
+    resumed_chunks: int  # chunks found finished in the folder when the run began
+    solved_chunks: int  # chunks solved by this run
+
+
+# ---------------------------------------------------------------- the plan
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """Batches first .. last - 1 of layer k (boundaries of `dp.layer_plan`'s batches)."""
+
+    layer: int
+    index: int
+    first: int
+    last: int
+
+
+def plan(model, chunk_states: int = CHUNK_STATES) -> list[list[Chunk]]:
+    """Every layer's chunks (index k: layer k; the full card has none: its values are 0)."""
+    layers: list[list[Chunk]] = []
+    for k in range(model.tables.n_categories):
+        R, ptr, per_row = layer_plan(model, k)
+        states = np.cumsum(R.NU)[ptr[1:] - 1] * per_row  # states up to each batch's end
+        chunks, first, base = [], 0, 0
+        for b in range(1, len(ptr)):
+            if states[b - 1] - base >= chunk_states or b == len(ptr) - 1:
+                chunks.append(Chunk(k, len(chunks), first, b))
+                first, base = b, int(states[b - 1])
+        layers.append(chunks)
+    return layers
+
+
+def chunk_slices(model, chunk: Chunk) -> list[tuple[int, int]]:
+    """The store ranges [start, end) a chunk solves, in the order its file holds them: one per
+    bank of saved rolls its rows stand for."""
+    R, ptr, per_row = layer_plan(model, chunk.layer)
+    lo, hi = int(ptr[chunk.first]), int(ptr[chunk.last])
+    per_bank = len(R.NU) // per_row
+    out = []
+    for bank in range(per_row):
+        a, b = lo + bank * per_bank, hi - 1 + bank * per_bank
+        out.append((int(R.OUT[a]), int(R.OUT[b] + R.NU[b])))
+    return out
+
+
+# ---------------------------------------------------------------- one chunk (a pure task)
+
+
+def _model_for(rules_data: dict, threads: int, chunk_states: int):
+    """The model of a rule set in this process (kept: a worker solves many chunks of it)."""
+    from .model import Model
+
+    key = (json.dumps(rules_data, sort_keys=True), threads, chunk_states)
+    with _LOCK:
+        model = _MODEL.get(key)
+        if model is None:
+            _MODEL.clear()
+            _LAYER.clear()
+            model = Model(RuleSet.model_validate(rules_data), use_cache=False, threads=threads,
+                          max_seconds=None)
+            model.remember("layered-chunk-states", lambda: chunk_states)
+            _MODEL[key] = model
+        return model
+
+
+def chunk_path(folder: Path, layer: int, index: int) -> Path:
+    return folder / f"layer-{layer:02d}" / f"chunk-{index:05d}.npy"
+
+
+def _read_chunk(path: Path, sha: str, rows: int) -> np.ndarray:
+    """A chunk file, checked against its SHA-256; StoreError when damaged."""
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise StoreError(f"{path}: unreadable ({exc})") from None
+    if hashlib.sha256(data).hexdigest() != sha:
+        raise StoreError(f"{path}: checksum mismatch (the file was altered or truncated)")
+    array = np.load(io.BytesIO(data), allow_pickle=False)
+    if array.dtype != np.float64 or array.ndim != rows or (rows == 2 and array.shape[0] != 2):
+        raise StoreError(f"{path}: not a chunk of this solve")
+    return array
+
+
+def _tables_with_layer(model, folder: Path, layer: int, shas: list[str], with_sd: bool
+                       ) -> tuple[np.ndarray, np.ndarray | None]:
+    """Full-size value (and second-moment) tables holding the finished `layer` (read from the
+    folder once per process and layer; untouched entries cost no memory: the zeros of a
+    large `np.zeros` are the operating system's until written)."""
+    key = (str(folder), layer, tuple(shas), with_sd)
+    with _LOCK:
+        have = _LAYER.get(key)
+        if have is not None:
+            return have
+        _LAYER.clear()  # the layer before: at most two layers live in a worker
+        VAL = np.zeros(model.layout.size)
+        M2 = np.zeros(model.layout.size) if with_sd else None
+        if layer < model.tables.n_categories:
+            for chunk, sha in zip(plan_of(model)[layer], shas, strict=True):
+                data = _read_chunk(chunk_path(folder, layer, chunk.index), sha,
+                                   2 if with_sd else 1)
+                _scatter(model, chunk, data, VAL, M2)
+        _LAYER[key] = (VAL, M2)
+        return VAL, M2
+
+
+def plan_of(model) -> list[list[Chunk]]:
+    """The model's chunk plan (kept on the model: every task of a process reads it)."""
+    return model.remember("layered-plan", lambda: plan(model, model.remember(
+        "layered-chunk-states", lambda: CHUNK_STATES)))
+
+
+def _scatter(model, chunk: Chunk, data: np.ndarray, VAL: np.ndarray, M2: np.ndarray | None):
+    """Put a chunk file's entries back at their store places."""
+    at = 0
+    for a, b in chunk_slices(model, chunk):
+        if M2 is None:
+            VAL[a:b] = data[at:at + b - a]
+        else:
+            VAL[a:b] = data[0, at:at + b - a]
+            M2[a:b] = data[1, at:at + b - a]
+        at += b - a
+
+
+def solve_chunk(rules_data: dict, folder: str, layer: int, index: int, above: list[str],
+                with_sd: bool, threads: int = 1, chunk_states: int = CHUNK_STATES) -> str:
+    """A task: solve one chunk of `layer` (see `chunk_task`) for the rule set `rules_data`
+    (plain rule data, as `RuleSet.model_dump(mode="json")` gives it). Pure: the same
+    arguments write the same bytes, so a chunk run twice (a retry) is harmless."""
+    model = _model_for(rules_data, threads, chunk_states)
+    return chunk_task(model, Path(folder), layer, index, above, with_sd)
+
+
+def chunk_task(model, folder: Path, layer: int, index: int, above: list[str],
+               with_sd: bool) -> str:
+    """Solve chunk `index` of `layer` from the finished layer above (its chunks' SHA-256s
+    `above`), write it to the folder and return its file's SHA-256."""
+    VAL, M2 = _tables_with_layer(model, folder, layer + 1, above, with_sd)
+    chunk = plan_of(model)[layer][index]
+    R, ptr, _ = layer_plan(model, layer)
+    sweep_part(model, R, ptr[chunk.first:chunk.last + 1], VAL, VAL, None, M2)
+    slices = chunk_slices(model, chunk)
+    values = np.concatenate([VAL[a:b] for a, b in slices])
+    data = values if M2 is None else np.stack([values, np.concatenate([M2[a:b]
+                                                                       for a, b in slices])])
+    buf = io.BytesIO()
+    np.save(buf, data, allow_pickle=False)
+    raw = buf.getvalue()
+    cache._write_atomic(chunk_path(folder, layer, index), lambda fh: fh.write(raw))
+    return hashlib.sha256(raw).hexdigest()
+
+
+# ---------------------------------------------------------------- the coordinator
+
+
+def _manifest_base(model, with_sd: bool, layers: list[list[Chunk]]) -> dict:
+    t = model.tables
+    return {"format": STORE_FORMAT, "solver_version": SOLVER_VERSION, "digest": t.digest,
+            "variant": t.rules.name, "size": model.layout.size, "with_sd": with_sd,
+            "chunks": [[[c.first, c.last] for c in chunks] for chunks in layers]}
+
+
+def open_store(model, folder: Path, with_sd: bool, layers: list[list[Chunk]]) -> dict:
+    """The manifest of `folder` for this solve: a new one for a new or empty folder, the
+    folder's own when it holds this solve (its finished chunks kept); StoreError otherwise.
+    Never touches a folder that holds anything but a solve of yz."""
+    base = _manifest_base(model, with_sd, layers)
+    path = folder / MANIFEST
+    if folder.exists() and not folder.is_dir():
+        raise StoreError(f"store: {folder} is a file, not a folder.", param="store")
+    if not path.exists():
+        if folder.exists() and any(folder.iterdir()):
+            raise StoreError(f"store: {folder} is not empty and holds no solve of yz "
+                             f"({MANIFEST}); give an empty or new folder.", param="store")
+        return {**base, "done": {}}
+    try:
+        have = cache._read_sealed(path)
+    except cache.CorruptCache as exc:
+        raise StoreError(f"store: {exc}; give another folder, or remove this one if it is "
+                         "yz's.", param="store") from None
+    if {k: have.get(k) for k in base} != base:
+        raise StoreError(f"store: {folder} holds a solve of '{have.get('variant')}' with other "
+                         "rules, solver version or options; give another folder.",
+                         param="store")
+    done = have.get("done")
+    return {**base, "done": done if isinstance(done, dict) else {}}
+
+
+def _write_manifest(folder: Path, manifest: dict) -> None:
+    sealed = cache._sealed(manifest)
+    cache._write_atomic(folder / MANIFEST, lambda fh: fh.write(json.dumps(sealed).encode()))
+
+
+def solve_layered(model, folder: str | os.PathLike, with_sd: bool = False,
+                  scheduler: Any = None, chunk_states: int = CHUNK_STATES,
+                  progress: Callable[[int, int], None] | None = None,
+                  workers: int | None = None) -> LayeredSolution:
+    """Solve `model`'s rule set layer by layer into `folder` (created; resumed when it holds
+    an unfinished solve of the same rules): here on the model's threads, on a Dask cluster
+    (`scheduler`: an address or a `distributed.Client`) or, with `workers` > 1, on that many
+    local Dask worker processes. `progress(states done, states in all)` follows the
+    chunks."""
+    start = time.perf_counter()
+    folder_ = Path(folder).expanduser().resolve()
+    if model.remember("layered-chunk-states", lambda: chunk_states) != chunk_states:
+        raise ValueError("a model's chunks are fixed by its first layered solve")
+    layers = plan_of(model)
+    manifest = open_store(model, folder_, with_sd, layers)
+    folder_.mkdir(parents=True, exist_ok=True)
+    done: dict[str, str] = manifest["done"]
+    resumed = len(done)
+    _write_manifest(folder_, manifest)
+    rules_data = model.rules.model_dump(mode="json")
+    run = _Runner(scheduler, workers, model, rules_data, folder_, with_sd, chunk_states)
+    n = model.tables.n_categories
+    sizes = [[_chunk_size(model, c) for c in chunks] for chunks in layers]
+    total = sum(map(sum, sizes))
+    solved = 0
+
+    def finished() -> int:
+        return sum(size for k, chunks in enumerate(layers)
+                   for c, size in zip(chunks, sizes[k], strict=True) if f"{k}/{c.index}" in done)
+
+    checked: set[str] = set()  # chunks solved or checked by this run
+
+    def damaged(chunks: list[Chunk]) -> list[Chunk]:
+        """The finished chunks among `chunks` whose files are missing or fail their checksum
+        (each read at most once per run), forgotten so that they are solved again."""
+        bad = []
+        for c in chunks:
+            key = f"{c.layer}/{c.index}"
+            if key in checked or key not in done:
+                continue
+            try:
+                _read_chunk(chunk_path(folder_, c.layer, c.index), done[key],
+                            2 if with_sd else 1)
+                checked.add(key)
+            except StoreError:
+                bad.append(c)
+                del done[key]
+        if bad:
+            _write_manifest(folder_, manifest)
+        return bad
+
+    try:
+        k = n - 1
+        while k >= 0:
+            todo = [c for c in layers[k] if f"{k}/{c.index}" not in done]
+            if todo and k + 1 < n and damaged(layers[k + 1]):
+                k += 1  # files altered since they were written: solve them again first
+                continue
+            above = [done[f"{k + 1}/{c.index}"] for c in layers[k + 1]] if k + 1 < n else []
+            if progress is not None:
+                progress(finished(), total)
+            for c, sha in run.map(k, todo, above):
+                key = f"{k}/{c.index}"
+                done[key] = sha
+                checked.add(key)
+                solved += 1
+                _write_manifest(folder_, manifest)
+                if progress is not None:
+                    progress(finished(), total)
+            k -= 1
+            if k < 0:  # a finished solve leaves every chunk intact: check those not yet read
+                bad = damaged([c for chunks in layers for c in chunks])
+                k = max((c.layer for c in bad), default=-1)
+        # The game's value: layer 0, read back (and checked) from the folder.
+        shas0 = [done[f"0/{c.index}"] for c in layers[0]]
+        VAL, M2 = _tables_with_layer(model, folder_, 0, shas0, with_sd)
+        value = float(VAL[model.layout.start])
+        sd = None
+        if M2 is not None:
+            sd = float(np.sqrt(max(0.0, M2[model.layout.start] - value ** 2)))
+    finally:
+        run.close()
+        with _LOCK:
+            _LAYER.clear()
+    manifest["expected_score"], manifest["sd"] = value, sd
+    _write_manifest(folder_, manifest)
+    solution = LayeredSolution(model.rules.name, folder_, value, sd, model.layout.reachable,
+                               time.perf_counter() - start, resumed, solved)
+    check_layered(solution)
+    return solution
+
+
+def _chunk_size(model, chunk: Chunk) -> int:
+    return sum(b - a for a, b in chunk_slices(model, chunk))
+
+
+def read_store(model, folder: str | os.PathLike) -> tuple[np.ndarray, np.ndarray | None]:
+    """The whole value table (and second moments, when solved with the SD) of a finished
+    layered solve in `folder`, every chunk checked; StoreError when it is not finished."""
+    folder_ = Path(folder).expanduser().resolve()
+    try:
+        manifest = cache._read_sealed(folder_ / MANIFEST)
+    except cache.CorruptCache as exc:
+        raise StoreError(f"store: {exc}", param="store") from None
+    with_sd = bool(manifest.get("with_sd"))
+    layers = plan_of(model)
+    if {k: manifest.get(k) for k in ("digest", "size", "chunks")} != {
+            k: v for k, v in _manifest_base(model, with_sd, layers).items()
+            if k in ("digest", "size", "chunks")}:
+        raise StoreError(f"store: {folder_} holds a solve of other rules.", param="store")
+    done = manifest.get("done") or {}
+    VAL = np.zeros(model.layout.size)
+    M2 = np.zeros(model.layout.size) if with_sd else None
+    for chunks in layers:
+        for c in chunks:
+            sha = done.get(f"{c.layer}/{c.index}")
+            if sha is None:
+                raise StoreError(f"store: {folder_} holds an unfinished solve (layer "
+                                 f"{c.layer}, chunk {c.index}); run it again to finish it.",
+                                 param="store")
+            _scatter(model, c, _read_chunk(chunk_path(folder_, c.layer, c.index), sha,
+                                           2 if with_sd else 1), VAL, M2)
+    return VAL, M2
+
+
+class _Runner:
+    """Runs a layer's chunk tasks here (one after another, each on the model's threads) or
+    on Dask (one thread each: a worker process per core)."""
+
+    def __init__(self, scheduler: Any, workers: int | None, model, rules_data: dict,
+                 folder: Path, with_sd: bool, chunk_states: int):
+        self.model, self.rules_data, self.folder = model, rules_data, folder
+        self.with_sd, self.chunk_states = with_sd, chunk_states
+        self.client, self.own, self.cluster = None, False, None
+        if scheduler is None and workers is not None and workers > 1:
+            from .study import dask_client
+
+            dask_client(None)  # the clear error when Dask is not installed
+            from distributed import LocalCluster
+
+            self.cluster = LocalCluster(n_workers=workers, threads_per_worker=1,
+                                        processes=True, dashboard_address=None)
+            scheduler = self.cluster.scheduler_address
+        if scheduler is not None:
+            from .study import dask_client
+
+            self.client, self.own = dask_client(scheduler)
+
+    def map(self, k: int, chunks: list[Chunk], above: list[str]):
+        """(chunk, its file's SHA-256) for each chunk of layer k, as it finishes."""
+        if self.client is None:
+            for c in chunks:
+                yield c, chunk_task(self.model, self.folder, k, c.index, above, self.with_sd)
+            return
+        from distributed import as_completed
+
+        tag = hashlib.sha256(json.dumps(self.rules_data, sort_keys=True).encode()).hexdigest()
+        futures = {}
+        for c in chunks:
+            key = f"yz-chunk-{tag[:16]}-{int(self.with_sd)}-{k}-{c.index}"
+            futures[self.client.submit(
+                solve_chunk, self.rules_data, str(self.folder), k, c.index, above,
+                self.with_sd, 1, self.chunk_states, key=key, pure=False,
+                retries=RETRIES)] = c
+        try:
+            for fut in as_completed(list(futures)):
+                yield futures[fut], fut.result()
+        except BaseException:
+            self.client.cancel(list(futures))
+            raise
+
+    def close(self) -> None:
+        if self.own and self.client is not None:
+            self.client.close()
+        if self.cluster is not None:
+            self.cluster.close()
+
+
+def check_layered(solution: LayeredSolution) -> None:
+    """SolverError when the game's value is not a finite number of points."""
+    if not np.isfinite(solution.expected_score) or solution.expected_score < 0:
+        raise SolverError(f"{solution.name}: the layered solve computed "
+                          f"{solution.expected_score!r} as the expected score; this is a bug "
+                          "in yz, not in the rule file; please report it with the rule file.")

@@ -1,0 +1,214 @@
+"""The layered solve (`solver.layered`): the same bits as the one-process solve, here and on a
+Dask cluster with a worker killed mid-layer; resumed after a kill; damaged chunks solved again;
+a folder that is not its own left untouched."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from yz.rules import rules_from_text
+from yz.solver import Model
+from yz.solver.dp import solve_values
+from yz.solver.layered import MANIFEST, StoreError, chunk_path, read_store, solve_layered
+
+HANG_GUARD = 120  # seconds; only catches a hang
+
+GAME = """\
+name: layered-test
+dice: 4
+faces: 6
+rolls: {rolls}
+{saved}
+upper_bonus: {{threshold: 30, amount: 25}}
+categories:
+  - {{key: fours, section: upper, pattern: {{kind: face, face: 4}}, score: face_total}}
+  - {{key: fives, section: upper, pattern: {{kind: face, face: 5}}, score: face_total}}
+  - {{key: sixes, section: upper, pattern: {{kind: face, face: 6}}, score: face_total}}
+  - {{key: pair, pattern: {{kind: of_a_kind, count: 2}}, score: sum_matched}}
+  - {{key: kind3, pattern: {{kind: of_a_kind, count: 3}}, score: sum_all,
+      first_roll_bonus: 5}}
+  - {{key: chance, pattern: any, score: sum_all}}
+  - {{key: yatzy, pattern: all_same, score: {{kind: fixed, points: 40}}}}
+"""
+VARIANTS = {
+    "plain": GAME.format(rolls=3, saved=""),
+    "carried": GAME.format(rolls=3, saved="saved_rolls: {}"),
+    "capped": GAME.format(rolls=2, saved="saved_rolls: {cap: 3, start: 1}"),
+    "spent": GAME.format(rolls=3, saved="saved_rolls: {carry_unused: false, start: 2}"),
+}
+SMALL_CHUNKS = 100  # states per chunk (at least a batch): several chunks in most layers
+
+
+def model_of(name: str) -> Model:
+    return Model(rules_from_text(VARIANTS[name]), use_cache=False, threads=2)
+
+
+def one_process(name: str, with_sd: bool):
+    model = model_of(name)
+    values, sd = solve_values(model, with_sd)
+    m2 = None
+    if with_sd:
+        from yz.solver.dp import backward
+
+        m2 = np.zeros(model.layout.size)
+        backward(model, np.array(values), store=None, m2=m2)
+    return values, m2, sd
+
+
+@pytest.mark.parametrize("name", sorted(VARIANTS))
+@pytest.mark.parametrize("with_sd", [False, True])
+def test_the_same_bits_as_the_one_process_solve(tmp_path, name, with_sd):
+    values, m2, sd = one_process(name, with_sd)
+    model = model_of(name)
+    solution = solve_layered(model, tmp_path / "store", with_sd, chunk_states=SMALL_CHUNKS)
+    assert solution.solved_chunks > model.tables.n_categories  # more than one chunk a layer
+    got, got_m2 = read_store(model, tmp_path / "store")
+    assert np.array_equal(got, values)
+    assert solution.expected_score == values[model.layout.start]
+    if with_sd:
+        assert np.array_equal(got_m2, m2)
+        assert solution.sd == sd
+    else:
+        assert got_m2 is None and solution.sd is None
+
+
+def test_a_second_run_finds_everything_finished(tmp_path):
+    model = model_of("carried")
+    first = solve_layered(model, tmp_path / "s", chunk_states=SMALL_CHUNKS)
+    again = solve_layered(model_of("carried"), tmp_path / "s", chunk_states=SMALL_CHUNKS)
+    assert again.solved_chunks == 0 and again.resumed_chunks == first.solved_chunks
+    assert again.expected_score == first.expected_score
+
+
+def test_a_damaged_chunk_is_solved_again(tmp_path):
+    model = model_of("carried")
+    first = solve_layered(model, tmp_path / "s", chunk_states=SMALL_CHUNKS)
+    victims = [chunk_path(tmp_path / "s", 0, 0), chunk_path(tmp_path / "s", 3, 1)]
+    for path in victims:
+        data = bytearray(path.read_bytes())
+        data[-3] ^= 0xFF
+        path.write_bytes(bytes(data))
+    with pytest.raises(StoreError, match="checksum mismatch"):
+        read_store(model, tmp_path / "s")
+    again = solve_layered(model_of("carried"), tmp_path / "s", chunk_states=SMALL_CHUNKS)
+    assert again.expected_score == first.expected_score
+    # Those two chunks again, and nothing else (a chunk's bits do not depend on the run).
+    assert again.solved_chunks == 2
+    assert np.array_equal(read_store(model, tmp_path / "s")[0],
+                          solve_values(model_of("carried"))[0])
+
+
+def test_a_killed_run_resumes_where_it_stopped(tmp_path):
+    store = tmp_path / "store"
+    game = tmp_path / "game.yaml"
+    game.write_text(VARIANTS["carried"])
+    # The run kills itself (SIGKILL: no clean-up of any kind) halfway, as a power cut would.
+    script = (
+        "import os, signal\nfrom yz.rules import load_rules\nfrom yz.solver import Model\n"
+        "from yz.solver.layered import solve_layered\n"
+        f"m = Model(load_rules({str(game)!r}), use_cache=False, threads=1)\n"
+        "def cut(done, total):\n"
+        "    if done > total // 2:\n"
+        "        os.kill(os.getpid(), signal.SIGKILL)\n"
+        f"solve_layered(m, {str(store)!r}, chunk_states=60, progress=cut)\n")
+    run = subprocess.run([sys.executable, "-c", script], timeout=HANG_GUARD)
+    assert run.returncode == -signal.SIGKILL
+    left = json.loads((store / MANIFEST).read_text())
+    assert "expected_score" not in left and len(left["done"]) > 1
+    model = model_of("carried")
+    resumed = solve_layered(model, store, chunk_states=60)
+    assert resumed.resumed_chunks == len(left["done"]) and resumed.solved_chunks > 0
+    assert np.array_equal(read_store(model, store)[0], solve_values(model_of("carried"))[0])
+
+
+def test_a_folder_that_is_not_a_solve_is_left_alone(tmp_path):
+    (tmp_path / "mine.txt").write_text("keep me")
+    with pytest.raises(StoreError, match="not empty and holds no solve of yz"):
+        solve_layered(model_of("plain"), tmp_path)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["mine.txt"]
+
+
+def test_another_games_folder_is_refused(tmp_path):
+    solve_layered(model_of("plain"), tmp_path / "s", chunk_states=SMALL_CHUNKS)
+    before = {p: p.stat().st_mtime_ns for p in (tmp_path / "s").rglob("*")}
+    with pytest.raises(StoreError, match="holds a solve of 'layered-test' with other rules"):
+        solve_layered(model_of("carried"), tmp_path / "s", chunk_states=SMALL_CHUNKS)
+    with pytest.raises(StoreError, match="other rules, solver version or options"):
+        solve_layered(model_of("plain"), tmp_path / "s", with_sd=True,
+                      chunk_states=SMALL_CHUNKS)
+    assert {p: p.stat().st_mtime_ns for p in (tmp_path / "s").rglob("*")} == before
+
+
+# ---------------------------------------------------------------- Dask
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    distributed = pytest.importorskip("distributed")
+    with distributed.LocalCluster(n_workers=2, processes=True, threads_per_worker=1,
+                                  dashboard_address=None, silence_logs=40) as c, \
+            distributed.Client(c) as client:
+        yield client
+
+
+@pytest.mark.parametrize("with_sd", [False, True])
+def test_a_local_dask_cluster_gives_the_same_bits_with_a_worker_killed(tmp_path, cluster,
+                                                                       with_sd):
+    values, m2, _sd = one_process("carried", with_sd)
+    model = model_of("carried")
+    killed = []
+
+    def kill_a_worker_once(done: int, total: int) -> None:
+        # Mid-run, with chunks in flight on both workers: kill one (its nanny restarts it;
+        # the scheduler gives its chunks to a worker again).
+        if not killed and done > total // 3:
+            pids = cluster.run(os.getpid)
+            victim = sorted(pids.values())[0]
+            os.kill(victim, signal.SIGKILL)
+            killed.append(victim)
+
+    solution = solve_layered(model, tmp_path / "s", with_sd, scheduler=cluster,
+                             chunk_states=SMALL_CHUNKS, progress=kill_a_worker_once)
+    assert killed
+    got, got_m2 = read_store(model, tmp_path / "s")
+    assert np.array_equal(got, values)
+    if with_sd:
+        assert np.array_equal(got_m2, m2)
+    assert solution.expected_score == values[model.layout.start]
+
+
+def test_the_command_solves_into_a_folder_and_resumes(tmp_path):
+    game = tmp_path / "game.yaml"
+    game.write_text(VARIANTS["carried"])
+    run = [sys.executable, "-m", "yz.cli.entry", "solve", "-v", str(game), "--store",
+           str(tmp_path / "s"), "--json"]
+    env = {**os.environ, "YZ_CACHE_DIR": str(tmp_path / "cache")}
+    first = json.loads(subprocess.run(run, capture_output=True, text=True, check=True, env=env,
+                                      cwd=tmp_path, timeout=HANG_GUARD).stdout)
+    again = json.loads(subprocess.run(run, capture_output=True, text=True, check=True, env=env,
+                                      cwd=tmp_path, timeout=HANG_GUARD).stdout)
+    exact = solve_values(model_of("carried"))[0][model_of("carried").layout.start]
+    assert first["expected_score"] == again["expected_score"] == exact
+    assert first["chunks_solved"] > 0 and again["chunks_solved"] == 0
+    assert again["chunks_found_finished"] == first["chunks_solved"]
+    assert first["sd"] == again["sd"] and first["sd"] > 0
+    assert not Path(tmp_path / "cache").exists() or not any((tmp_path / "cache").iterdir())
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--scheduler", "tcp://127.0.0.1:1"], "--scheduler and --workers solve into a folder"),
+    (["--store", "S", "--workers", "2", "--scheduler", "tcp://127.0.0.1:1"],
+     "give one of --scheduler and --workers"),
+])
+def test_options_that_do_not_go_together(tmp_path, args, message):
+    out = subprocess.run([sys.executable, "-m", "yz.cli.entry", "solve", "-v", "yatzy", *args],
+                         capture_output=True, text=True, cwd=tmp_path, timeout=HANG_GUARD)
+    assert out.returncode == 2 and message in out.stderr
+    assert not (tmp_path / "S").exists()
