@@ -157,8 +157,8 @@ def solve_cmd(variant: VariantOpt = "official-free-joker", no_cache: NoCacheOpt 
 def compare_cmd(
     variants: Annotated[list[str] | None, typer.Argument(
         metavar="VARIANT", show_default=False,
-        help="Variant names or YAML files (default: every built-in but maxi-yatzy, whose "
-        "solve takes minutes).")] = None,
+        help="Variant names or YAML files (default: every built-in but maxi-yatzy, "
+        "maxi-yatzy-no-saved-rolls and yatzy-saved-rolls, whose solves take minutes).")] = None,
     no_risk: Annotated[bool, typer.Option(
         "--no-risk", help="Only the means: skip the SD, median, 5th/95th percentiles and upper "
         "bonus rate (exact, computed once per rule set and cached).")] = False,

@@ -98,17 +98,24 @@ def backward(model: Model, VAL: np.ndarray, store: np.ndarray | None = None,
     """
     layout = model.layout
     total = int(layout.LAYER_PTR[-2])  # every state but the full card
-    part_states = max(1, int(PART_SECONDS * model.threads / model.seconds_per_state()))
     for k in range(model.tables.n_categories - 1, -1, -1):
         R, ptr, per_row = layer_plan(model, k)
         done = total - int(layout.LAYER_PTR[k + 1])
-        # Big layers (Maxi Yatzy's take half a minute) go in parts of about PART_SECONDS.
-        stride = max(1, (len(ptr) - 1) // max(1, int(R.NU.sum()) // part_states))
-        for b in range(0, len(ptr) - 1, stride):
-            part = ptr[b:min(b + stride, len(ptr) - 1) + 1]
+        for part in parts(model, R, ptr, per_row):
             sweep_part(model, R, part, VAL, store, m1, m2)
             if step is not None:
                 step(done + int(R.NU[: part[-1]].sum()) * per_row, total)
+
+
+def parts(model: Model, R, ptr: np.ndarray, per_row: int):
+    """The batches `ptr` (consecutive boundaries over a layer's rows R, each row standing for
+    `per_row` banks: `layer_plan`) in parts of about PART_SECONDS of work (big layers, such as
+    Maxi Yatzy's, take half a minute or more)."""
+    part_states = max(1, int(PART_SECONDS * model.threads / model.seconds_per_state()))
+    states = int(R.NU[ptr[0]:ptr[-1]].sum()) * per_row
+    stride = max(1, (len(ptr) - 1) // max(1, states // part_states))
+    for b in range(0, len(ptr) - 1, stride):
+        yield ptr[b:min(b + stride, len(ptr) - 1) + 1]
 
 
 def layer_plan(model: Model, k: int):

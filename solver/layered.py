@@ -37,7 +37,7 @@ import numpy as np
 from yz.rules import InputError, RuleSet, SolverError
 
 from . import cache
-from .dp import SOLVER_VERSION, layer_plan, sweep_part
+from .dp import SOLVER_VERSION, layer_plan, parts, sweep_part
 
 STORE_FORMAT = 1
 MANIFEST = "solve.json"
@@ -201,8 +201,9 @@ def chunk_task(model, folder: Path, layer: int, index: int, above: list[str],
     `above`), write it to the folder and return its file's SHA-256."""
     VAL, M2 = _tables_with_layer(model, folder, layer + 1, above, with_sd)
     chunk = plan_of(model)[layer][index]
-    R, ptr, _ = layer_plan(model, layer)
-    sweep_part(model, R, ptr[chunk.first:chunk.last + 1], VAL, VAL, None, M2)
+    R, ptr, per_row = layer_plan(model, layer)
+    for part in parts(model, R, ptr[chunk.first:chunk.last + 1], per_row):  # (Ctrl-C between parts)
+        sweep_part(model, R, part, VAL, VAL, None, M2)
     slices = chunk_slices(model, chunk)
     values = np.concatenate([VAL[a:b] for a, b in slices])
     data = values if M2 is None else np.stack([values, np.concatenate([M2[a:b]

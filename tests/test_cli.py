@@ -37,7 +37,7 @@ def test_variants_lists_every_builtin():
     assert result.exit_code == 0
     for name in ("official-free-joker", "official-forced-joker", "no-upper-bonus",
                  "no-yahtzee-bonus", "no-bonus", "yatzy", "gist", "generala", "maxi-yatzy",
-                 "yatzy-in-order"):
+                 "maxi-yatzy-no-saved-rolls", "yatzy-in-order", "yatzy-saved-rolls"):
         assert name in result.stdout
     rows = yz_json("variants")
     from yz.rules import builtin_names, example_names

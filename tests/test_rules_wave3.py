@@ -93,14 +93,26 @@ def test_state_limit(tmp_path):
     # so does a threshold no upper total reaches (only reachable totals are ever stored).
     assert loads(tmp_path, "extends: maxi-yatzy\nsaved_rolls: {}\n").largest_layer_states \
         == math.comb(20, 10) * 85 * 21
-    loads(tmp_path, "extends: maxi-yatzy\nupper_bonus: {threshold: 1000, amount: 5}\n")
+    loads(tmp_path, "extends: maxi-yatzy-no-saved-rolls\nupper_bonus: {threshold: 1000, "
+                    "amount: 5}\n")
 
 
 def test_maxi_yatzy_fits_the_keep_limits():
-    rules = rules_of("maxi-yatzy")
+    rules = rules_of("maxi-yatzy-no-saved-rolls")
     assert rules.dice == 6 and rules.faces == 6 and rules.upper_bonus.threshold == 84
     assert rules.state_count == (1 << 20) * 85
     assert compile_rules(rules).n_distinct_rolls == 462
+
+
+def test_maxi_yatzy_is_the_game_with_saved_rolls():
+    maxi, plain = rules_of("maxi-yatzy"), rules_of("maxi-yatzy-no-saved-rolls")
+    assert maxi.categories == plain.categories and maxi.upper_bonus == plain.upper_bonus
+    assert maxi.rolls == plain.rolls == 3 and plain.saved_rolls is None
+    saved = maxi.saved_rolls
+    assert saved.carry_unused and saved.start == 0 and saved.cap is None
+    assert maxi.bank_sizes == 2 * 20 + 1  # banks 0 .. 40 (38 before the last turn)
+    yatzy, with_saved = rules_of("yatzy"), rules_of("yatzy-saved-rolls")
+    assert with_saved.categories == yatzy.categories and with_saved.saved_rolls == saved
 
 
 # ---------------------------------------------------------------- order

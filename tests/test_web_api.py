@@ -107,7 +107,7 @@ def test_rules_check_a_builtin_and_pasted_yaml(client):
     ({"yaml": "name: a\nextends: yatzy\nyahtzee_category: yatzy\nyahtzee_bonus: {amount: 50}\n"},
      "may need up to"),
     ({"yaml": "name: a\nextends: yatzy\ndice: 8\n"}, "a: solving it exactly would take about"),
-    ({"variant": "maxi-yatzy"}, "more than this server's limit of 60 s"),
+    ({"variant": "maxi-yatzy-no-saved-rolls"}, "more than this server's limit of 60 s"),
     ({"yaml": "name: a\x00b\n"}, "<pasted rules>:1:8: the character U+0000"),
     ({"yaml": "name: a\x01b\n"}, "<pasted rules>:1:8: the character U+0001"),
     ({"yaml": "name: a\ufffeb\n"}, "<pasted rules>:1:8: the character U+FFFE"),

@@ -112,6 +112,7 @@ def build_model(variant: str | None, yaml: str | None, settings: WebSettings) ->
                          f"{MAX_ROLLS:,} (fewer dice or faces); play it with "
                          f"{_offline(settings, variant)}.", param="rules")
     model = Model(rules)
+    model.require_no_saved_rolls("play")  # (the list says so too)
     _check_solvable(model, settings, variant)
     return model
 
