@@ -138,9 +138,9 @@ def sweep_part(model: Model, R, part: np.ndarray, VAL: np.ndarray, store: np.nda
 
     K, L, cols = model.kernel_tables, model.layout.kernel_layout(), model.batch_width()
     if m1 is not None or m2 is not None:
-        layer.decide(K, L, R, part, cols, model.threads, Next(VAL, m1, m2), store)
+        layer.decide(K, L, R, part, cols, model.threads, Next(VAL, m1, m2), store, shared=True)
     else:
-        layer.values(K, L, R, part, cols, model.threads, VAL, store)
+        layer.values(K, L, R, part, cols, model.threads, VAL, store, shared=True)
 
 
 def solve_values(model: Model, with_sd: bool = False, step: Step | None = None,

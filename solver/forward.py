@@ -106,8 +106,9 @@ def layer_outcomes(model, V: np.ndarray, index: np.ndarray,
     buffers["COUNT"] = np.zeros(size, dtype=np.int64)
     for b0 in range(0, len(index), block):
         part = slice(b0, b0 + block)
-        rows = rows_of_states(States(mask[part], flag[part], u[part]))
         n = len(mask[part])
+        rows = rows_of_states(States(mask[part], flag[part], u[part],
+                                     np.zeros(n, dtype=np.int64)))
         out = build(Outcomes, **{name: array[:n] for name, array in buffers.items()})
         cols = model.batch_width(int(rows.NU.max(initial=1)))
         layer.decide(model.kernel_tables, layout.kernel_layout(), rows,
@@ -138,16 +139,17 @@ def distinct(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def rows_of_states(states: States) -> Rows:
-    """States sorted by (mask, flag, upper total) as rows: runs of consecutive totals of one
-    box set, each result going to the state's position in the list."""
-    m, f, u = states
+    """States sorted by (bank, mask, flag, upper total) as rows: runs of consecutive totals of
+    one box set and bank, each result going to the state's position in the list."""
+    m, f, u, b = states
     n = len(m)
     new_run = np.ones(n, dtype=bool)
-    new_run[1:] = (m[1:] != m[:-1]) | (f[1:] != f[:-1]) | (u[1:] != u[:-1] + 1)
+    new_run[1:] = (m[1:] != m[:-1]) | (f[1:] != f[:-1]) | (u[1:] != u[:-1] + 1) | \
+        (b[1:] != b[:-1])
     first = np.flatnonzero(new_run).astype(np.int64)
     width = np.diff(np.append(first, n)).astype(np.int64)
-    return build(Rows, MASK=m[first], FLAG=f[first], BANK=np.zeros_like(first), U0=u[first],
-                 NU=width, OUT=first)
+    return build(Rows, MASK=m[first], FLAG=f[first], BANK=b[first], U0=u[first], NU=width,
+                 OUT=first)
 
 
 @dataclass(frozen=True)

@@ -119,7 +119,8 @@ class Model:
         """States whose choices are held at once (rolls x distinct rolls int64 each)."""
         from . import config
 
-        per_state = self.tables.rolls * self.tables.n_distinct_rolls * 8
+        per_state = (self.tables.rolls + self.tables.n_banks - 1) * \
+            self.tables.n_distinct_rolls * 8
         return max(1, min(config.SIM_STATE_BLOCK, config.CHOICE_BYTES // per_state))
 
     def most_outcomes(self) -> int:
@@ -354,9 +355,9 @@ class Model:
     def figures_wait(self, strategy: str = "optimal") -> float | None:
         """The seconds `figures(strategy)` would take now when that is long enough to leave
         them out unasked (`when_quick`); None when they are at hand or quick."""
-        if self._cached(f"figures:{strategy}") is not None or \
+        if self._cached(f"figures:{strategy}") is not None or self.tables.n_banks > 1 or \
                 self._load_figures(strategy) is not None:
-            return None
+            return None  # (with saved rolls only the quick ones exist yet)
         wait = self.figures_seconds()
         return wait if wait > limits.AUTO_FIGURES_SECONDS else None
 
@@ -366,8 +367,11 @@ class Model:
         (cached). With `when_quick`, figures estimated to take minutes are left out unless
         cached: optimal play then gets what needs no further pass (the mean, the SD when
         known), any other strategy None."""
-        self.require_no_saved_rolls("the exact figures")
         from .exact import exact_figures, known_figures
+
+        if when_quick and strategy == "optimal" and self.tables.n_banks > 1:
+            return known_figures(self.solve())  # (the others are not computed yet)
+        self.require_no_saved_rolls("the exact figures")
 
         check_strategy(strategy)
         found = self._load_figures(strategy)
@@ -534,7 +538,8 @@ class Model:
                  keep_scores: bool = False):
         """Play `games` games with `strategy` (the same seed, the same games, whatever the
         thread count); `solver.simulate.Simulation`."""
-        self.require_no_saved_rolls("a simulation")
+        if strategy != "optimal":
+            self.require_no_saved_rolls(f"a simulation of {strategy} play")
         from .simulate import check_simulation, simulate
         from .warmup import ensure_compiled, work_families
 

@@ -81,9 +81,11 @@ def simulate(solution: Solution, games: int, seed: int = 0, strategy: str = "opt
         tally = build(Tally, MASK=np.zeros(g, dtype=np.int64), FLAG=np.zeros(g, dtype=np.int64),
                       UPPER=np.zeros(g, dtype=np.int64), SCORE=np.zeros(g, dtype=np.int64),
                       BOX_SCORE=np.zeros((g, t.n_categories), dtype=np.int64),
-                      EVENTS=np.zeros((g, 3), dtype=np.int64))
+                      EVENTS=np.zeros((g, 3), dtype=np.int64),
+                      BANK=np.full(g, t.bank_start, dtype=np.int64))
+        throws = t.rolls + t.n_banks - 1  # the most a turn can throw
         for _turn in range(t.n_categories):
-            draws = rng.integers(0, t.n_faces, size=(g, t.rolls, t.n_dice), dtype=np.int8)
+            draws = rng.integers(0, t.n_faces, size=(g, throws, t.n_dice), dtype=np.int8)
             for states, in_block, state_of_game in _state_blocks(solution, tally):
                 choice = strategy_choices(solution, strategy, states)
                 run_threads(play_turn, [(solution.model.kernel_tables, tally,
@@ -106,21 +108,24 @@ def _state_blocks(solution: Solution, tally: Tally):
     t = solution.tables
     n_flag = solution.layout.n_flags
     n_upper = t.upper_threshold + 1
+    n_masks = 1 << t.n_categories
     capped = np.minimum(tally.UPPER, t.upper_threshold)
-    key = (tally.MASK * n_flag + tally.FLAG) * n_upper + capped
+    key = ((tally.BANK * n_masks + tally.MASK) * n_flag + tally.FLAG) * n_upper + capped
     uniq, state_of_game = np.unique(key, return_inverse=True)
     block = solution.model.state_block()
     for b0 in range(0, len(uniq), block):
         b1 = min(len(uniq), b0 + block)
         part = uniq[b0:b1]
-        states = States(part // (n_upper * n_flag), (part // n_upper) % n_flag, part % n_upper)
+        card = part // n_upper // n_flag
+        states = States(card % n_masks, (part // n_upper) % n_flag, part % n_upper,
+                        card // n_masks)
         in_block = np.flatnonzero((state_of_game >= b0) & (state_of_game < b1))
         yield states, in_block, (state_of_game - b0).astype(np.int64)
 
 
 def strategy_choices(solution: Solution, strategy: str, states: States) -> np.ndarray:
     """CHOICE[i, L, r]: the strategy's choice for roll r with L re-rolls left in state i (L = 0:
-    the box; see `solver.kernels.layer`). States sorted by (mask, flag, upper total)."""
+    the box; see `solver.kernels.layer`). States sorted by (bank, mask, flag, upper total)."""
     from .forward import rows_of_states
     from .kernels import layer
     from .kernels.bundle import Outcomes
@@ -128,12 +133,13 @@ def strategy_choices(solution: Solution, strategy: str, states: States) -> np.nd
     t = solution.tables
     rows = rows_of_states(states)
     cols = solution.model.batch_width(int(rows.NU.max(initial=1)))
-    choice = np.empty((len(states.MASK), t.rolls, t.n_distinct_rolls), dtype=np.int64)
+    stages = t.rolls + int(states.BANK.max(initial=0))  # re-rolls left 0 .. rolls - 1 + bank
+    choice = np.empty((len(states.MASK), stages, t.n_distinct_rolls), dtype=np.int64)
     none = np.zeros((0, 0), dtype=np.int64)
     no_outcomes = Outcomes(none, none, none, none, none, np.zeros((0, 0)),
                            np.zeros(0, dtype=np.int64))
     layer.decide(solution.model.kernel_tables, solution.layout.kernel_layout(), rows,
-                 layer.batches(rows.NU, cols), cols, solution.model.threads,
+                 layer.batches(rows.NU, cols, rows.BANK), cols, solution.model.threads,
                  Next(strategy_values(solution, strategy), None, None), choice=choice,
                  out=no_outcomes)
     return choice

@@ -134,7 +134,7 @@ def _one_state(model):
     from .kernels.bundle import States
 
     one = np.zeros(1, dtype=np.int64)
-    return States(one, one, one)
+    return States(one, one, one, one)
 
 
 def missing(families: tuple[str, ...]) -> list[str]:

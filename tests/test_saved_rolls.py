@@ -78,11 +78,25 @@ def test_the_other_commands_say_they_do_not_handle_saved_rolls_yet(tmp_path):
     from yz.rules import SolverError
 
     model = Model(rules_from_text(TINY.format(saved="{}")), use_cache=False)
-    for work in (model.distribution, model.figures, lambda: model.simulate(10),
+    for work in (model.distribution, model.figures, lambda: model.simulate(10, strategy="greedy"),
                  lambda: model.advise(), lambda: model.moments("greedy"), model.coach):
         with pytest.raises(SolverError, match="with saved rolls is not computed yet"):
             work()
     assert model.moments().sd > 0  # the SD of optimal play is
+    assert model.figures(when_quick=True).expected_score == model.solve().expected_score
+
+
+@pytest.mark.parametrize("saved", ["{}", "{cap: 1}", "{start: 2}",
+                                   "{carry_unused: false, start: 2}", "{cap: 0}"])
+def test_simulated_games_agree_with_the_exact_mean_and_sd(saved):
+    # Play the recorded choices (a stop at any throw, the bank it leaves, the first-roll bonus
+    # of the turn's first throw): 100,000 games, a fixed seed.
+    model = Model(rules_from_text(TINY.format(saved=saved)), use_cache=False)
+    exact = model.solve(with_sd=True)
+    games = model.simulate(100_000, seed=3, keep_scores=True).scores
+    sem = games.std() / np.sqrt(len(games))
+    assert abs(games.mean() - exact.expected_score) < 4 * sem, (games.mean(), sem)
+    assert games.std() == pytest.approx(exact.sd, rel=0.02)
 
 
 def test_rules_show_prints_the_bank():

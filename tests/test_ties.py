@@ -57,7 +57,8 @@ def random_states(solution, rng: np.random.Generator, count: int) -> States:
     last = int(layout.LAYER_PTR[-2])
     index = np.unique(rng.integers(0, last, size=count))
     mask, flag, u = layout.states_at(index)
-    return States(mask.astype(np.int64), flag.astype(np.int64), u.astype(np.int64))
+    return States(mask.astype(np.int64), flag.astype(np.int64), u.astype(np.int64),
+                  np.zeros(len(mask), dtype=np.int64))
 
 
 @settings(max_examples=40, deadline=None, derandomize=True,

@@ -147,6 +147,7 @@ class States(NamedTuple):
     MASK: I64_1  # [state]
     FLAG: I64_1  # [state]
     UPPER: I64_1  # [state]: capped upper total
+    BANK: I64_1  # [state]: saved rolls (0 without saved rolls)
 
 
 class Tally(NamedTuple):
@@ -158,6 +159,7 @@ class Tally(NamedTuple):
     SCORE: I64_1  # [game]: points so far, every bonus included
     BOX_SCORE: I64_2  # [game, box]
     EVENTS: I64_2  # [game, event]: see EVENT_* in solver.kernels.turn
+    BANK: I64_1  # [game]: saved rolls (0 without saved rolls)
 
 
 def build(bundle: type, **fields):

@@ -69,10 +69,11 @@ def shares(threads: int, items: int) -> list[tuple]:
     return [(np.int64(t), np.int64(step)) for t in range(step)]
 
 
-def run_rows(kernel_fn, K, L, R, batch_ptr, cols: int, threads: int, *args) -> None:
-    """Run `kernel_fn(K, L, R, (batch_ptr, cols, first, step), *args)` on threads, each
-    taking its share of the batches."""
-    run_threads(kernel_fn, [(K, L, R, (batch_ptr, np.int64(cols), first, step), *args)
+def run_rows(kernel_fn, K, L, R, batch_ptr, cols: int, threads: int, *args,
+             shared: bool = False) -> None:
+    """Run `kernel_fn(K, L, R, (batch_ptr, cols, first, step, shared), *args)` on threads,
+    each taking its share of the batches (`shared`: see `bank_span`)."""
+    run_threads(kernel_fn, [(K, L, R, (batch_ptr, np.int64(cols), first, step, shared), *args)
                             for first, step in shares(threads, len(batch_ptr) - 1)])
 
 
@@ -155,14 +156,15 @@ def _stop_now(K, L, V, R, rows, S, KV, bank, left, first):
 
 
 @kernel
-def bank_span(K, R, rows):
+def bank_span(K, R, rows, shared):
     """The banks a batch's turns begin with, (lo, hi), and how many rows apart the layer's
     banks hold the same states. With saved rolls that are carried (`bank_after` is then the
     same for every bank), the roll values of a stage with `left` re-rolls left do not depend on
-    the bank the turn began with: one sweep of the stages serves every bank of the layer, and
-    a batch is rows of bank 0 standing for all of them (rows i + b * per_bank: the layer
-    stores its banks alike, see `solver.layout`). Otherwise a batch holds one bank."""
-    if K.n_banks > 1 and K.bank_carry == 1:
+    the bank the turn began with: when R is a whole layer (`shared`, see `layer_batches`), one
+    sweep of the stages serves every bank of the layer, and a batch is rows of bank 0 standing
+    for all of them (rows i + b * per_bank: the layer stores its banks alike, see
+    `solver.layout`). Otherwise a batch holds one bank."""
+    if shared and K.n_banks > 1 and K.bank_carry == 1:
         top = R.BANK[R.BANK.shape[0] - 1]
         return ZERO, top, R.BANK.shape[0] // (top + 1)
     bank = R.BANK[rows[0]]
@@ -170,16 +172,19 @@ def bank_span(K, R, rows):
 
 
 @kernel
-def _banked_stages(K, L, V, R, rows, W, S, F, C, ARG, TAKE, cols, STORE, acc):
+def _banked_stages(K, L, V, R, rows, shared, W, S, F, C, ARG, TAKE, cols, STORE, acc,
+                   CHOICE):
     """The stages of a batch with saved rolls, after the final rolls are in W: with `left`
     re-rolls left, the best keep (`keep_average`, `best_subkeep`, the moments following)
     competes with filling a box at once (`_stop_now` / `_stop_choices`); where a bank's turns
     begin (left = rolls - 1 + bank) its turn-start values are stored, with the first-roll
     bonus offered to that roll only (on a copy C when later stages go on from W). S and F are
     the stops' scratch (see `_stop_choices`). ARG is None for values only; else the moments
-    W.A1/A2 follow, stored to V.M1/V.M2, and stopping wins a tie."""
+    W.A1/A2 follow, stored to V.M1/V.M2, and stopping wins a tie; CHOICE (one bank a batch)
+    records the choices: CHOICE[i, 0, r] the box, CHOICE[i, L, r] the keep or n_keep + the
+    box filled at once."""
     n_roll = K.SCORE.shape[0]
-    lo, hi, per_bank = bank_span(K, R, rows)
+    lo, hi, per_bank = bank_span(K, R, rows, shared)
     top = K.rolls - 1 + hi
     for left in range(top + 1):
         if left > 0:
@@ -202,6 +207,10 @@ def _banked_stages(K, L, V, R, rows, W, S, F, C, ARG, TAKE, cols, STORE, acc):
             out = C
         if left > 0 or (firsts and left == top):
             _stop(K, L, V, R, rows, S, F, W, ARG, TAKE, lo, left, firsts and left == top)
+        if left == 0:
+            _record(CHOICE, ZERO, W.BOX, R, rows, n_roll)
+        else:
+            _record(CHOICE, left, ARG, R, rows, n_roll)
         if begins:
             shift = (bank - lo) * per_bank
             _expect_and_store(out.KV, cols, K.ROLL_PROB, STORE, R, rows, acc, shift)
@@ -222,7 +231,7 @@ def _stop(K, L, V, R, rows, S, F, W, ARG, TAKE, bank, left, first):
 def _value_batches(K, L, R, B, VAL, STORE, NEEDS):
     """Values only (see the module docstring); B = (batch_ptr, cols, first batch, step).
     With saved rolls see `bank_span` and `_banked_stages`."""
-    batch_ptr, max_cols, first_batch, step = B
+    batch_ptr, max_cols, first_batch, step, shared = B
     n_keep = K.KEEP_CHILD.shape[0]
     n_roll = K.SCORE.shape[0]
     banked = K.n_banks > 1
@@ -250,7 +259,8 @@ def _value_batches(K, L, R, B, VAL, STORE, NEEDS):
             S = Work(s_stop[: nb * cols].reshape((nb, cols)), None, None, None)
             nc = nb if K.first_roll_bonus == 1 else 0
             C = Work(s_copy[: nc * cols].reshape((nc, cols)), None, None, None)
-            _banked_stages(K, L, V, R, rows, W, S, S, C, None, None, cols, STORE, acc)
+            _banked_stages(K, L, V, R, rows, shared, W, S, S, C, None, None, cols, STORE, acc,
+                           None)
             continue
         for _left in range(1, K.rolls):
             keep_average(KV, None, None, cols, n_roll, K.n_faces, K.KEEP_CHILD)
@@ -329,7 +339,7 @@ def _stop_choices(K, L, V, R, rows, S, F, W, ARG, TAKE, bank, left, first):
 def _decision_batches(K, L, R, B, V, STORE, CHOICE, OUT):
     """Values with the choices that make them (see the module docstring); B = (batch_ptr,
     cols, first batch, step). With saved rolls see `bank_span` and `_banked_stages`."""
-    batch_ptr, max_cols, first_batch, step = B
+    batch_ptr, max_cols, first_batch, step, shared = B
     n_roll, n_cat = K.SCORE.shape
     n_keep = K.KEEP_CHILD.shape[0]
     s_kv = np.empty(n_keep * max_cols)
@@ -383,7 +393,8 @@ def _decision_batches(K, L, R, B, V, STORE, CHOICE, OUT):
                      c_box[: nc * cols].reshape((nc, cols)), view(c_a1, nc, cols),
                      view(c_a2, nc, cols))
             TAKE = b_take[: n_roll * cols].reshape((n_roll, cols))
-            _banked_stages(K, L, V, R, rows, W, S, F, C, ARG, TAKE, cols, STORE, acc)
+            _banked_stages(K, L, V, R, rows, shared, W, S, F, C, ARG, TAKE, cols, STORE, acc,
+                           CHOICE)
             continue
         _record(CHOICE, ZERO, BOX, R, rows, n_roll)
         for left in range(1, K.rolls):
@@ -403,17 +414,22 @@ def _decision_batches(K, L, R, B, V, STORE, CHOICE, OUT):
 
 
 def decide(K, L, R, batch_ptr, cols: int, threads: int, V, store=None, choice=None,
-           out=None) -> None:
-    """The decision kernel over R's batches (see the module docstring)."""
-    if K.n_banks > 1 and ((choice is not None and choice.size) or (out is not None and
-                          out.COUNT.size)):
-        raise NotImplementedError("choices and outcomes of games with saved rolls")
-    run_rows(_decision_batches, K, L, R, batch_ptr, cols, threads, V, store, choice, out)
+           out=None, shared: bool = False) -> None:
+    """The decision kernel over R's batches (see the module docstring; `shared`: R is a whole
+    layer, batched by `layer_batches`)."""
+    if K.n_banks > 1 and ((shared and choice is not None and choice.size) or (
+            out is not None and out.COUNT.size)):
+        raise NotImplementedError("outcomes of games with saved rolls, or their choices "
+                                  "over a whole layer")
+    run_rows(_decision_batches, K, L, R, batch_ptr, cols, threads, V, store, choice, out,
+             shared=shared)
 
 
-def values(K, L, R, batch_ptr, cols: int, threads: int, VAL, store=None, needs=None) -> None:
-    """The value kernel over R's batches (see the module docstring)."""
-    run_rows(_value_batches, K, L, R, batch_ptr, cols, threads, VAL, store, needs)
+def values(K, L, R, batch_ptr, cols: int, threads: int, VAL, store=None, needs=None,
+           shared: bool = False) -> None:
+    """The value kernel over R's batches (see the module docstring and `decide`)."""
+    run_rows(_value_batches, K, L, R, batch_ptr, cols, threads, VAL, store, needs,
+             shared=shared)
 
 
 def layer_batches(K, R, cols: int) -> tuple[np.ndarray, int]:

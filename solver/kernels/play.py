@@ -5,7 +5,8 @@ kernel), which records them as it makes them, with the tie rule of `solver.kerne
 
     CHOICE[i, 0, r]      the box for final roll r, in state i
     CHOICE[i, L, r]      the keep to hold from roll r with L re-rolls left (n_keep + a box:
-                         stop there and claim that box's first-roll bonus)
+                         fill that box at once: for its first-roll bonus, or with saved
+                         rolls to save the L re-rolls left)
 
 Dice for simulations are drawn beforehand from a seeded generator and passed in, so a game
 replays identically whatever the number of threads. Kernels here release the GIL and are
@@ -22,6 +23,7 @@ from .turn import (
     EVENT_JOKER,
     EVENT_UPPER_BONUS,
     EVENT_YAHTZEE_BONUS,
+    bank_after,
     box_verdict,
     end_turn,
 )
@@ -43,7 +45,9 @@ def play_turn(K, G, part, state_of_game, CHOICE, DRAWS):
 
     DRAWS[g, s, d] is the face (0-based) of die slot d at throw s of this turn for game g: the
     first throw uses n slots, a re-roll of m dice the first m. state_of_game[g] is game g's
-    row in CHOICE (the choices of its state).
+    row in CHOICE (the choices of its state). With saved rolls a game whose turn begins with b
+    saved rolls (G.BANK) may throw rolls + b times and fill a box after any throw; the bank
+    it leaves is `bank_after`.
     """
     games, first, step = part
     n_faces = K.KEEP_COUNTS.shape[1]
@@ -56,25 +60,33 @@ def play_turn(K, G, part, state_of_game, CHOICE, DRAWS):
         counts[:] = 0
         for d in range(n_dice):
             counts[DRAWS[g, 0, d]] += 1
-        served = -1  # the box when the first roll is kept to claim its first-roll bonus
-        for left in range(K.rolls - 1, 0, -1):
+        bank = G.BANK[g]
+        top = K.rolls - 1 + bank  # re-rolls left after the first throw
+        stop = -1  # the box filled at once, before the last throw
+        left = top
+        while left > 0:
             k = CHOICE[st, left, _roll_of(counts, n_dice, K.KEY_SORTED, K.KEY_INDEX)]
             if k >= n_keep:
-                served = k - n_keep
+                stop = k - n_keep
                 break
             n_kept = 0
             for v in range(n_faces):
                 counts[v] = K.KEEP_COUNTS[k, v]
                 n_kept += counts[v]
             for d in range(n_dice - n_kept):
-                counts[DRAWS[g, K.rolls - left, d]] += 1
+                counts[DRAWS[g, top - left + 1, d]] += 1
+            left -= 1
         r = _roll_of(counts, n_dice, K.KEY_SORTED, K.KEY_INDEX)
         m, f = G.MASK[g], G.FLAG[g]
         u = min(G.UPPER[g], K.threshold)
-        c = served if served >= 0 else CHOICE[st, 0, r]
+        c = stop if stop >= 0 else CHOICE[st, 0, r]
+        # Filled with the turn's first throw: its first-roll bonus (folded into the scores of
+        # a one-roll game without saved rolls).
+        first = left == top and (stop >= 0 or K.n_banks > 1)
         _o, _l, use_joker, extra = box_verdict(K, m, r)
         pts, gained, nm, nf, _nu, made, won, joker = end_turn(K, m, f, u, r, c, use_joker,
-                                                              extra, served >= 0)
+                                                              extra, first)
+        G.BANK[g] = bank_after(K, bank, left)
         G.BOX_SCORE[g, c] = pts
         G.EVENTS[g, EVENT_UPPER_BONUS] += made
         G.EVENTS[g, EVENT_YAHTZEE_BONUS] += won
