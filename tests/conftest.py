@@ -67,3 +67,14 @@ def browser():
         b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
         yield b
         b.close()
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    """A Dask client on a local cluster of 2 worker processes (one thread each), for a module's
+    tests (skipped without the `dask` extra)."""
+    distributed = pytest.importorskip("distributed")
+    with distributed.LocalCluster(n_workers=2, processes=True, threads_per_worker=1,
+                                  dashboard_address=None, silence_logs=40) as c, \
+            distributed.Client(c) as client:
+        yield client

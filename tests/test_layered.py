@@ -149,15 +149,6 @@ def test_another_games_folder_is_refused(tmp_path):
 # ---------------------------------------------------------------- Dask
 
 
-@pytest.fixture(scope="module")
-def cluster():
-    distributed = pytest.importorskip("distributed")
-    with distributed.LocalCluster(n_workers=2, processes=True, threads_per_worker=1,
-                                  dashboard_address=None, silence_logs=40) as c, \
-            distributed.Client(c) as client:
-        yield client
-
-
 @pytest.mark.parametrize("with_sd", [False, True])
 def test_a_local_dask_cluster_gives_the_same_bits_with_a_worker_killed(tmp_path, cluster,
                                                                        with_sd):

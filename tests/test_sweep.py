@@ -349,15 +349,6 @@ def test_a_base_axis_takes_a_whole_rule_set_per_value(tmp_path):
 # ---------------------------------------------------------------- on a Dask cluster
 
 
-@pytest.fixture(scope="module")
-def cluster():
-    distributed = pytest.importorskip("distributed")
-    with distributed.LocalCluster(n_workers=2, processes=True, threads_per_worker=1,
-                                  dashboard_address=None, silence_logs=40) as c, \
-            distributed.Client(c) as client:
-        yield client
-
-
 def test_a_local_dask_cluster_gives_exactly_the_sequential_table(tmp_path, grid_table,
                                                                   cluster):
     sweep = load_sweep(write(tmp_path, GRID))
