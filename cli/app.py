@@ -94,7 +94,8 @@ FLAGS = {"games": "--games", "seed": "--seed", "strategy": "--strategy",
          "category": "--category", "dice": "--dice", "rolls_left": "--rolls-left",
          "threads": "--threads", "bonus_points": "--bonus-points", "target": "--target",
          "max_target": "--max-target", "upper_total": "--upper-total",
-         "max_memory": "--max-memory", "port": "--port", "host": "--host"}
+         "max_memory": "--max-memory", "port": "--port", "host": "--host",
+         "store": "--store", "scheduler": "--scheduler", "workers": "--workers"}
 
 
 def error_text(exc: YzError) -> str:

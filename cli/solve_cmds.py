@@ -105,8 +105,8 @@ def solve_cmd(variant: VariantOpt = "official-free-joker", no_cache: NoCacheOpt 
                   "folder; needs pip install 'yz[dask]').")] = None,
               workers: Annotated[int | None, typer.Option(
                   "--workers", min=1, metavar="N", help="With --store: solve on N local Dask "
-                  "worker processes (needs pip install 'yz[dask]') [default: this process, "
-                  "on every core].")] = None,
+                  "worker processes, one core each (needs pip install 'yz[dask]'; 1: this "
+                  "process) [default: this process, on every core].")] = None,
               quiet: QuietOpt = False, as_json: JsonOpt = False, yes: YesOpt = False,
               ) -> None:
     """Solve a rule set exactly: optimal expected score and SD.

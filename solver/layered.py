@@ -22,6 +22,7 @@ A worker holds at most the layer above and its own chunks: two layers.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import io
 import json
@@ -146,19 +147,31 @@ def _read_chunk(path: Path, sha: str, rows: int) -> np.ndarray:
     return array
 
 
+def lazy_zeros(n: int) -> np.ndarray:
+    """n float64 zeros that take memory only where written: an anonymous mapping the system
+    does not reserve (MAP_NORESERVE), so a table far larger than the two layers a task
+    touches is not refused up front (numpy's zeros can be, under strict overcommit)."""
+    import mmap
+
+    if n == 0 or not hasattr(mmap, "MAP_NORESERVE"):
+        return np.zeros(n)
+    flags = mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS | mmap.MAP_NORESERVE
+    return np.frombuffer(mmap.mmap(-1, n * 8, flags=flags), dtype=np.float64)
+
+
 def _tables_with_layer(model, folder: Path, layer: int, shas: list[str], with_sd: bool
                        ) -> tuple[np.ndarray, np.ndarray | None]:
     """Full-size value (and second-moment) tables holding the finished `layer` (read from the
-    folder once per process and layer; untouched entries cost no memory: the zeros of a
-    large `np.zeros` are the operating system's until written)."""
+    folder once per process and layer; `lazy_zeros`: only the layers a task touches take
+    memory)."""
     key = (str(folder), layer, tuple(shas), with_sd)
     with _LOCK:
         have = _LAYER.get(key)
         if have is not None:
             return have
         _LAYER.clear()  # the layer before: at most two layers live in a worker
-        VAL = np.zeros(model.layout.size)
-        M2 = np.zeros(model.layout.size) if with_sd else None
+        VAL = lazy_zeros(model.layout.size)
+        M2 = lazy_zeros(model.layout.size) if with_sd else None
         if layer < model.tables.n_categories:
             for chunk, sha in zip(plan_of(model)[layer], shas, strict=True):
                 data = _read_chunk(chunk_path(folder, layer, chunk.index), sha,
@@ -187,12 +200,23 @@ def _scatter(model, chunk: Chunk, data: np.ndarray, VAL: np.ndarray, M2: np.ndar
 
 
 def solve_chunk(rules_data: dict, folder: str, layer: int, index: int, above: list[str],
-                with_sd: bool, threads: int = 1, chunk_states: int = CHUNK_STATES) -> str:
+                with_sd: bool, threads: int = 1, chunk_states: int = CHUNK_STATES,
+                expect: str = "") -> str:
     """A task: solve one chunk of `layer` (see `chunk_task`) for the rule set `rules_data`
-    (plain rule data, as `RuleSet.model_dump(mode="json")` gives it). Pure: the same
+    (plain rule data, as `RuleSet.model_dump(mode="json")` gives it); `expect`: the
+    coordinator's `solver_stamp`, which this process's yz must match. Pure: the same
     arguments write the same bytes, so a chunk run twice (a retry) is harmless."""
     model = _model_for(rules_data, threads, chunk_states)
+    if expect and solver_stamp(model) != expect:
+        raise StoreError(f"a worker's yz ({solver_stamp(model)}) is not the coordinator's "
+                         f"({expect}); install the same yz on every worker.")
     return chunk_task(model, Path(folder), layer, index, above, with_sd)
+
+
+def solver_stamp(model) -> str:
+    """What must be the same wherever a solve's chunks are computed: the compiled rules and
+    the solver's version."""
+    return f"{model.tables.digest[:16]}-v{SOLVER_VERSION}"
 
 
 def chunk_task(model, folder: Path, layer: int, index: int, above: list[str],
@@ -266,6 +290,13 @@ def solve_layered(model, folder: str | os.PathLike, with_sd: bool = False,
     local Dask worker processes. `progress(states done, states in all)` follows the
     chunks."""
     start = time.perf_counter()
+    if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int)
+                                or workers < 1):
+        raise InputError(f"workers: {workers!r} is not a positive whole number.",
+                         param="workers")
+    if workers is not None and scheduler is not None:
+        raise InputError("workers: local workers and a scheduler exclude each other; give one.",
+                         param="workers")
     folder_ = Path(folder).expanduser().resolve()
     if model.remember("layered-chunk-states", lambda: chunk_states) != chunk_states:
         raise ValueError("a model's chunks are fixed by its first layered solve")
@@ -315,8 +346,6 @@ def solve_layered(model, folder: str | os.PathLike, with_sd: bool = False,
                 k += 1  # files altered since they were written: solve them again first
                 continue
             above = [done[f"{k + 1}/{c.index}"] for c in layers[k + 1]] if k + 1 < n else []
-            if progress is not None:
-                progress(finished(), total)
             for c, sha in run.map(k, todo, above):
                 key = f"{k}/{c.index}"
                 done[key] = sha
@@ -340,11 +369,11 @@ def solve_layered(model, folder: str | os.PathLike, with_sd: bool = False,
         run.close()
         with _LOCK:
             _LAYER.clear()
-    manifest["expected_score"], manifest["sd"] = value, sd
-    _write_manifest(folder_, manifest)
     solution = LayeredSolution(model.rules.name, folder_, value, sd, model.layout.reachable,
                                time.perf_counter() - start, resumed, solved)
     check_layered(solution)
+    manifest["expected_score"], manifest["sd"] = value, sd
+    _write_manifest(folder_, manifest)
     return solution
 
 
@@ -361,11 +390,15 @@ def read_store(model, folder: str | os.PathLike) -> tuple[np.ndarray, np.ndarray
     except cache.CorruptCache as exc:
         raise StoreError(f"store: {exc}", param="store") from None
     with_sd = bool(manifest.get("with_sd"))
-    layers = plan_of(model)
-    if {k: manifest.get(k) for k in ("digest", "size", "chunks")} != {
-            k: v for k, v in _manifest_base(model, with_sd, layers).items()
-            if k in ("digest", "size", "chunks")}:
-        raise StoreError(f"store: {folder_} holds a solve of other rules.", param="store")
+    if manifest.get("format") != STORE_FORMAT or manifest.get("solver_version") != \
+            SOLVER_VERSION:
+        raise StoreError(f"store: {folder_} was written by another version of yz.",
+                         param="store")
+    if manifest.get("digest") != model.tables.digest or \
+            manifest.get("size") != model.layout.size:
+        raise StoreError(f"store: {folder_} holds a solve of other rules "
+                         f"('{manifest.get('variant')}').", param="store")
+    layers = _chunks_of(model, manifest.get("chunks"), folder_)
     done = manifest.get("done") or {}
     VAL = np.zeros(model.layout.size)
     M2 = np.zeros(model.layout.size) if with_sd else None
@@ -381,6 +414,25 @@ def read_store(model, folder: str | os.PathLike) -> tuple[np.ndarray, np.ndarray
     return VAL, M2
 
 
+def _chunks_of(model, chunks: Any, folder: Path) -> list[list[Chunk]]:
+    """The chunks a manifest lists (whatever chunk size its solve used), checked to cover
+    each layer's batches in order."""
+    layers = []
+    try:
+        for k in range(model.tables.n_categories):
+            n_batches = len(layer_plan(model, k)[1]) - 1
+            bounds = [(int(a), int(b)) for a, b in chunks[k]]
+            ends = [a for a, _ in bounds[1:]] + [n_batches]
+            if not bounds or bounds[0][0] != 0 or any(
+                    not a < b == end for (a, b), end in zip(bounds, ends, strict=True)):
+                raise ValueError
+            layers.append([Chunk(k, i, a, b) for i, (a, b) in enumerate(bounds)])
+    except (TypeError, ValueError, IndexError):
+        raise StoreError(f"store: {folder} lists chunks that do not fit these rules.",
+                         param="store") from None
+    return layers
+
+
 class _Runner:
     """Runs a layer's chunk tasks here (one after another, each on the model's threads) or
     on Dask (one thread each: a worker process per core)."""
@@ -390,19 +442,24 @@ class _Runner:
         self.model, self.rules_data, self.folder = model, rules_data, folder
         self.with_sd, self.chunk_states = with_sd, chunk_states
         self.client, self.own, self.cluster = None, False, None
+        from .study import dask_client
+
         if scheduler is None and workers is not None and workers > 1:
-            from .study import dask_client
-
-            dask_client(None)  # the clear error when Dask is not installed
-            from distributed import LocalCluster
-
+            try:
+                from distributed import LocalCluster
+            except ImportError:
+                raise InputError("workers: solving on local Dask workers needs "
+                                 "dask.distributed, which is not installed: pip install "
+                                 "'yz[dask]'.", param="workers") from None
             self.cluster = LocalCluster(n_workers=workers, threads_per_worker=1,
                                         processes=True, dashboard_address=None)
             scheduler = self.cluster.scheduler_address
         if scheduler is not None:
-            from .study import dask_client
-
-            self.client, self.own = dask_client(scheduler)
+            try:
+                self.client, self.own = dask_client(scheduler)
+            except BaseException:
+                self.close()
+                raise
 
     def map(self, k: int, chunks: list[Chunk], above: list[str]):
         """(chunk, its file's SHA-256) for each chunk of layer k, as it finishes."""
@@ -412,26 +469,49 @@ class _Runner:
             return
         from distributed import as_completed
 
-        tag = hashlib.sha256(json.dumps(self.rules_data, sort_keys=True).encode()).hexdigest()
+        # A task's key names everything its result depends on: another solve on the same
+        # cluster (other rules, folder, chunks or layer above) never shares it.
+        tag = hashlib.sha256(json.dumps([self.rules_data, str(self.folder), self.with_sd,
+                                         self.chunk_states, above], sort_keys=True).encode()
+                             ).hexdigest()[:20]
+        stamp = solver_stamp(self.model)
         futures = {}
         for c in chunks:
-            key = f"yz-chunk-{tag[:16]}-{int(self.with_sd)}-{k}-{c.index}"
             futures[self.client.submit(
                 solve_chunk, self.rules_data, str(self.folder), k, c.index, above,
-                self.with_sd, 1, self.chunk_states, key=key, pure=False,
-                retries=RETRIES)] = c
+                self.with_sd, 1, self.chunk_states, stamp, key=f"yz-chunk-{tag}-{k}-{c.index}",
+                pure=False, retries=RETRIES)] = c
         try:
             for fut in as_completed(list(futures)):
-                yield futures[fut], fut.result()
+                c = futures[fut]
+                sha = fut.result()
+                path = chunk_path(self.folder, k, c.index)
+                if not path.is_file():
+                    raise StoreError(f"store: a Dask worker wrote {path}, which this process "
+                                     "cannot see: the workers must share the folder, at the "
+                                     "same path.", param="store")
+                yield c, sha
         except BaseException:
             self.client.cancel(list(futures))
             raise
 
     def close(self) -> None:
-        if self.own and self.client is not None:
-            self.client.close()
+        if self.client is not None:
+            # The workers' kept model and layers (gigabytes for a big game); a closing or
+            # lost cluster has nothing to free.
+            with contextlib.suppress(Exception):
+                self.client.run(_forget)
+            if self.own:
+                self.client.close()
         if self.cluster is not None:
             self.cluster.close()
+
+
+def _forget() -> None:
+    """Drop this process's kept model and layers."""
+    with _LOCK:
+        _MODEL.clear()
+        _LAYER.clear()
 
 
 def check_layered(solution: LayeredSolution) -> None:

@@ -57,7 +57,7 @@ def thread_count(threads: int | None = None) -> int:
 
 
 def check_solve_memory(t, layout, with_sd: bool, max_memory: int | None, threads: int | None,
-                       cols: int, layered: bool = False) -> None:
+                       cols: int, layered: bool = False, processes: int = 1) -> None:
     """InputError, with the estimate, when solving would need more than `max_memory` bytes
     (default: three quarters of this machine's memory). Cheap: run it before solving."""
     from yz.rules import InputError
@@ -66,12 +66,14 @@ def check_solve_memory(t, layout, with_sd: bool, max_memory: int | None, threads
             max_memory, int) or max_memory < 1):
         raise InputError(f"max memory: {max_memory!r} is not a positive number of bytes.",
                          param="max_memory")
-    need = solve_bytes(t, layout, with_sd, threads, cols, layered)
+    need = solve_bytes(t, layout, with_sd, threads, cols, layered) * processes
     limit = max_memory if max_memory is not None else machine_memory() * 3 // 4
     if need > limit:
         raise InputError(
             f"solving {t.rules.name} needs about {need / 2**30:.2f} GiB "
-            f"({layout.size:,} stored states{' with the SD' if with_sd else ''}), more than "
+            f"({layout.size:,} stored states{' with the SD' if with_sd else ''}"
+            + (", two layers at a time" if layered else "")
+            + (f" in each of {processes} processes" if processes > 1 else "") + "), more than "
             f"the {limit / 2**30:.2f} GiB allowed; allow more memory, "
             + ("" if layered else "solve it layer by layer into a folder (two layers in "
                "memory), ")

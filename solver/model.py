@@ -302,7 +302,8 @@ class Model:
 
         limits.check_solve_memory(self.tables, self.layout, with_sd, self.max_memory,
                                   1 if scheduler is not None or workers else self.threads,
-                                  self.batch_width(), layered=True)
+                                  self.batch_width(), layered=True,
+                                  processes=workers if workers and workers > 1 else 1)
         share = limits.VALUES_SHARE * (2 if with_sd else 1)
         self.check_time("solving", share * self.solve_seconds())
         ensure_compiled(work_families("solve-sd" if with_sd else "solve"), self.report)

@@ -146,6 +146,47 @@ def test_another_games_folder_is_refused(tmp_path):
     assert {p: p.stat().st_mtime_ns for p in (tmp_path / "s").rglob("*")} == before
 
 
+def test_the_store_is_read_back_whatever_chunks_it_was_solved_in(tmp_path):
+    solve_layered(model_of("carried"), tmp_path / "s", chunk_states=SMALL_CHUNKS)
+    fresh = model_of("carried")  # never told the chunk size
+    assert np.array_equal(read_store(fresh, tmp_path / "s")[0],
+                          solve_values(model_of("carried"))[0])
+
+
+def test_an_unfinished_damaged_or_foreign_store_is_not_read(tmp_path):
+    model = model_of("plain")
+    with pytest.raises(StoreError, match="unreadable"):
+        read_store(model, tmp_path / "none")
+    solve_layered(model, tmp_path / "s", chunk_states=SMALL_CHUNKS)
+    manifest = json.loads((tmp_path / "s" / MANIFEST).read_text())
+    del manifest["done"]["0/0"]
+    from yz.solver import cache
+
+    (tmp_path / "s" / MANIFEST).write_text(json.dumps(cache._sealed(manifest)))
+    with pytest.raises(StoreError, match="unfinished solve"):
+        read_store(model, tmp_path / "s")
+    with pytest.raises(StoreError, match="other rules"):
+        read_store(model_of("carried"), tmp_path / "s")
+    (tmp_path / "s" / MANIFEST).write_text("{}")
+    with pytest.raises(StoreError, match="checksum mismatch"):
+        read_store(model, tmp_path / "s")
+    with pytest.raises(StoreError, match="checksum mismatch"):
+        solve_layered(model, tmp_path / "s", chunk_states=SMALL_CHUNKS)
+    (tmp_path / "f").write_text("x")
+    with pytest.raises(StoreError, match="is a file, not a folder"):
+        solve_layered(model, tmp_path / "f", chunk_states=SMALL_CHUNKS)
+    assert (tmp_path / "f").read_text() == "x"
+
+
+@pytest.mark.parametrize("workers", [0, -1, True, 1.5])
+def test_workers_must_be_a_count(tmp_path, workers):
+    from yz.rules import InputError
+
+    with pytest.raises(InputError, match=r"workers: .* is not a positive whole number"):
+        solve_layered(model_of("plain"), tmp_path / "s", workers=workers)
+    assert not (tmp_path / "s").exists()
+
+
 # ---------------------------------------------------------------- Dask
 
 
@@ -175,11 +216,12 @@ def test_a_local_dask_cluster_gives_the_same_bits_with_a_worker_killed(tmp_path,
     assert solution.expected_score == values[model.layout.start]
 
 
-def test_the_command_solves_into_a_folder_and_resumes(tmp_path):
+@pytest.mark.parametrize("workers", [[], ["--workers", "2"]])
+def test_the_command_solves_into_a_folder_and_resumes(tmp_path, workers):
     game = tmp_path / "game.yaml"
     game.write_text(VARIANTS["carried"])
     run = [sys.executable, "-m", "yz.cli.entry", "solve", "-v", str(game), "--store",
-           str(tmp_path / "s"), "--json"]
+           str(tmp_path / "s"), "--json", *workers]
     env = {**os.environ, "YZ_CACHE_DIR": str(tmp_path / "cache")}
     first = json.loads(subprocess.run(run, capture_output=True, text=True, check=True, env=env,
                                       cwd=tmp_path, timeout=HANG_GUARD).stdout)

@@ -27,7 +27,7 @@ from pydantic import (
 # is valid never depends on the machine: MAX_LAYER_STATES (2^29 entries, 4 GiB of float64 values)
 # bounds one layer of that table (the states with k boxes filled, the unit the solver sweeps and
 # stores: a layer is solved from the one after it alone), and the solver checks at solve time
-# that the machine has the memory (or, for a layered solve, the disk) for the whole table.
+# that the machine has the memory for what it holds (the table, or two layers of it).
 MAX_DICE = 8
 MAX_FACES = 10
 MAX_ROLLS = 5
