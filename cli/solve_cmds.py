@@ -128,8 +128,13 @@ def solve_cmd(variant: VariantOpt = "official-free-joker", no_cache: NoCacheOpt 
         model = model_for(variant, quiet, as_json, use_cache=not no_cache,
                           max_memory=parse_size(max_memory), yes=yes)
     if store is not None:
-        layered = model.solve_layered(store, with_sd=not no_sd, scheduler=scheduler,
-                                      workers=workers)
+        try:
+            layered = model.solve_layered(store, with_sd=not no_sd, scheduler=scheduler,
+                                          workers=workers)
+        except KeyboardInterrupt:
+            note(f"the finished chunks are kept in {store}: the same command goes on from "
+                 "there")
+            raise
         if as_json:
             emit_json(render.layered_json(layered))
         else:
