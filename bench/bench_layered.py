@@ -25,6 +25,7 @@ from pathlib import Path
 
 RUN = """
 import hashlib, json, resource, sys, time
+from pathlib import Path
 import numpy as np
 from yz.rules import load_rules
 from yz.solver import Model
@@ -54,8 +55,7 @@ else:
         done = model.solve_layered(folder, sd, scheduler=client)
         seconds = time.perf_counter() - start
         extra["worker_peak_mb"] = sorted(round(v / 1024) for v in client.run(
-            lambda: __import__("resource").getrusage(
-                __import__("resource").RUSAGE_SELF).ru_maxrss).values())
+            lambda: resource.getrusage(resource.RUSAGE_SELF).ru_maxrss).values())
         client.close()
         cluster.close()
     else:
@@ -63,9 +63,9 @@ else:
         seconds = time.perf_counter() - start
     value, sd_value = done.expected_score, done.sd
     extra["chunks"] = done.solved_chunks
-    extra["store_mb"] = round(sum(p.stat().st_size for p in
-                                  __import__("pathlib").Path(folder).rglob("*")) / 2**20)
-    values, m2 = read_store(model, folder)
+    extra["store_mb"] = round(sum(p.stat().st_size for p in Path(folder).rglob("*")) / 2**20)
+    extra["solve_peak_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
+    values, m2 = read_store(model, folder)  # (for the comparison: after the peak is taken)
 digest = hashlib.sha256(values.tobytes() + (m2.tobytes() if m2 is not None else b"")
                         ).hexdigest()
 print(json.dumps({"way": way, "seconds": seconds, "value": value, "sd": sd_value,
@@ -93,8 +93,8 @@ def main() -> None:
         print(f"{variant}{' (with the SD)' if args.sd else ''}:")
         for r in rows:
             same = "same bits" if r["sha256"] == base["sha256"] else "DIFFERENT VALUES"
-            more = "".join(f", {k} {r[k]}" for k in ("chunks", "store_mb", "worker_peak_mb")
-                           if k in r)
+            more = "".join(f", {k} {r[k]}" for k in ("chunks", "store_mb", "solve_peak_mb",
+                                                      "worker_peak_mb") if k in r)
             print(f"  {r['way']:8s} {r['seconds']:8.2f} s  ({r['seconds'] / base['seconds']:.2f}"
                   f"x)  peak {r['peak_mb']} MB  value {r['value']!r}  sd {r['sd']!r}  {same}"
                   f"{more}")
