@@ -42,7 +42,7 @@ from .dp import SOLVER_VERSION, layer_plan, parts, sweep_part
 
 STORE_FORMAT = 1
 MANIFEST = "solve.json"
-CHUNK_STATES = 1 << 22  # states per chunk, about: 32 MB of values
+CHUNK_STATES = 1 << 20  # states per chunk, about: 8 MB of values (a layer of 4M: 4 tasks)
 RETRIES = 3  # Dask runs a chunk again this often when its worker dies
 # Kept by each process: the model of the rule set it works for, and the layer it last read.
 _MODEL: dict[str, Any] = {}
