@@ -309,19 +309,17 @@ def solve_layered(model, folder: str | os.PathLike, with_sd: bool = False,
     rules_data = model.rules.model_dump(mode="json")
     run = _Runner(scheduler, workers, model, rules_data, folder_, with_sd, chunk_states)
     n = model.tables.n_categories
-    sizes = [[_chunk_size(model, c) for c in chunks] for chunks in layers]
-    total = sum(map(sum, sizes))
+    size = {f"{c.layer}/{c.index}": _chunk_size(model, c) for chunks in layers for c in chunks}
+    total = sum(size.values())
+    finished = sum(size[key] for key in done if key in size)  # states in finished chunks
     solved = 0
-
-    def finished() -> int:
-        return sum(size for k, chunks in enumerate(layers)
-                   for c, size in zip(chunks, sizes[k], strict=True) if f"{k}/{c.index}" in done)
 
     checked: set[str] = set()  # chunks solved or checked by this run
 
     def damaged(chunks: list[Chunk]) -> list[Chunk]:
         """The finished chunks among `chunks` whose files are missing or fail their checksum
         (each read at most once per run), forgotten so that they are solved again."""
+        nonlocal finished
         bad = []
         for c in chunks:
             key = f"{c.layer}/{c.index}"
@@ -334,6 +332,7 @@ def solve_layered(model, folder: str | os.PathLike, with_sd: bool = False,
             except StoreError:
                 bad.append(c)
                 del done[key]
+                finished -= size[key]
         if bad:
             _write_manifest(folder_, manifest)
         return bad
@@ -349,11 +348,12 @@ def solve_layered(model, folder: str | os.PathLike, with_sd: bool = False,
             for c, sha in run.map(k, todo, above):
                 key = f"{k}/{c.index}"
                 done[key] = sha
+                finished += size[key]
                 checked.add(key)
                 solved += 1
                 _write_manifest(folder_, manifest)
                 if progress is not None:
-                    progress(finished(), total)
+                    progress(finished, total)
             k -= 1
             if k < 0:  # a finished solve leaves every chunk intact: check those not yet read
                 bad = damaged([c for chunks in layers for c in chunks])
