@@ -80,6 +80,11 @@ class Chunk:
     first: int
     last: int
 
+    @property
+    def spec(self) -> list[int]:
+        """The chunk as plain data (a Dask task's argument)."""
+        return [self.layer, self.index, self.first, self.last]
+
 
 def plan(model, chunk_states: int = CHUNK_STATES) -> list[list[Chunk]]:
     """Every layer's chunks (index k: layer k; the full card has none: its values are 0)."""
@@ -112,11 +117,11 @@ def chunk_slices(model, chunk: Chunk) -> list[tuple[int, int]]:
 # ---------------------------------------------------------------- one chunk (a pure task)
 
 
-def _model_for(rules_data: dict, threads: int, chunk_states: int):
+def _model_for(rules_data: dict, threads: int):
     """The model of a rule set in this process (kept: a worker solves many chunks of it)."""
     from .model import Model
 
-    key = (json.dumps(rules_data, sort_keys=True), threads, chunk_states)
+    key = (json.dumps(rules_data, sort_keys=True), threads)
     with _LOCK:
         model = _MODEL.get(key)
         if model is None:
@@ -124,7 +129,6 @@ def _model_for(rules_data: dict, threads: int, chunk_states: int):
             _LAYER.clear()
             model = Model(RuleSet.model_validate(rules_data), use_cache=False, threads=threads,
                           max_seconds=None)
-            model.remember("layered-chunk-states", lambda: chunk_states)
             _MODEL[key] = model
         return model
 
@@ -159,12 +163,13 @@ def lazy_zeros(n: int) -> np.ndarray:
     return np.frombuffer(mmap.mmap(-1, n * 8, flags=flags), dtype=np.float64)
 
 
-def _tables_with_layer(model, folder: Path, layer: int, shas: list[str], with_sd: bool
+def _tables_with_layer(model, folder: Path, layer: int, chunks: list[list], with_sd: bool
                        ) -> tuple[np.ndarray, np.ndarray | None]:
-    """Full-size value (and second-moment) tables holding the finished `layer` (read from the
-    folder once per process and layer; `lazy_zeros`: only the layers a task touches take
+    """Full-size value (and second-moment) tables holding the finished `layer`, whose chunks
+    are `chunks` ([first batch, last batch, file SHA-256] each: `Chunk.spec`), read from the
+    folder once per process and layer (`lazy_zeros`: only the layers a task touches take
     memory)."""
-    key = (str(folder), layer, tuple(shas), with_sd)
+    key = (str(folder), layer, json.dumps(chunks), with_sd)
     with _LOCK:
         have = _LAYER.get(key)
         if have is not None:
@@ -173,18 +178,12 @@ def _tables_with_layer(model, folder: Path, layer: int, shas: list[str], with_sd
         VAL = lazy_zeros(model.layout.size)
         M2 = lazy_zeros(model.layout.size) if with_sd else None
         if layer < model.tables.n_categories:
-            for chunk, sha in zip(plan_of(model)[layer], shas, strict=True):
-                data = _read_chunk(chunk_path(folder, layer, chunk.index), sha,
-                                   2 if with_sd else 1)
+            for index, (first, last, sha) in enumerate(chunks):
+                chunk = Chunk(layer, index, first, last)
+                data = _read_chunk(chunk_path(folder, layer, index), sha, 2 if with_sd else 1)
                 _scatter(model, chunk, data, VAL, M2)
         _LAYER[key] = (VAL, M2)
         return VAL, M2
-
-
-def plan_of(model) -> list[list[Chunk]]:
-    """The model's chunk plan (kept on the model: every task of a process reads it)."""
-    return model.remember("layered-plan", lambda: plan(model, model.remember(
-        "layered-chunk-states", lambda: CHUNK_STATES)))
 
 
 def _scatter(model, chunk: Chunk, data: np.ndarray, VAL: np.ndarray, M2: np.ndarray | None):
@@ -199,18 +198,18 @@ def _scatter(model, chunk: Chunk, data: np.ndarray, VAL: np.ndarray, M2: np.ndar
         at += b - a
 
 
-def solve_chunk(rules_data: dict, folder: str, layer: int, index: int, above: list[str],
-                with_sd: bool, threads: int = 1, chunk_states: int = CHUNK_STATES,
-                expect: str = "") -> str:
-    """A task: solve one chunk of `layer` (see `chunk_task`) for the rule set `rules_data`
-    (plain rule data, as `RuleSet.model_dump(mode="json")` gives it); `expect`: the
-    coordinator's `solver_stamp`, which this process's yz must match. Pure: the same
-    arguments write the same bytes, so a chunk run twice (a retry) is harmless."""
-    model = _model_for(rules_data, threads, chunk_states)
+def solve_chunk(rules_data: dict, folder: str, chunk: list[int], above: list[list],
+                with_sd: bool, threads: int = 1, expect: str = "") -> str:
+    """A task: solve one chunk (`Chunk.spec`: [layer, index, first batch, last batch]; see
+    `chunk_task`) for the rule set `rules_data` (plain rule data, as
+    `RuleSet.model_dump(mode="json")` gives it); `expect`: the coordinator's `solver_stamp`,
+    which this process's yz must match. Pure: the same arguments write the same bytes, so a
+    chunk run twice (a retry) is harmless."""
+    model = _model_for(rules_data, threads)
     if expect and solver_stamp(model) != expect:
         raise StoreError(f"a worker's yz ({solver_stamp(model)}) is not the coordinator's "
                          f"({expect}); install the same yz on every worker.")
-    return chunk_task(model, Path(folder), layer, index, above, with_sd)
+    return chunk_task(model, Path(folder), Chunk(*chunk), above, with_sd)
 
 
 def solver_stamp(model) -> str:
@@ -219,12 +218,13 @@ def solver_stamp(model) -> str:
     return f"{model.tables.digest[:16]}-v{SOLVER_VERSION}"
 
 
-def chunk_task(model, folder: Path, layer: int, index: int, above: list[str],
-               with_sd: bool) -> str:
-    """Solve chunk `index` of `layer` from the finished layer above (its chunks' SHA-256s
-    `above`), write it to the folder and return its file's SHA-256."""
+def chunk_task(model, folder: Path, chunk: Chunk, above: list[list], with_sd: bool) -> str:
+    """Solve `chunk` from the finished layer above (its chunks `above`: [first batch, last
+    batch, file SHA-256] each), write it to the folder and return its file's SHA-256. The
+    chunks' bounds come from the store's manifest: a solve resumed with another chunk size
+    goes on with the chunks it began with."""
+    layer = chunk.layer
     VAL, M2 = _tables_with_layer(model, folder, layer + 1, above, with_sd)
-    chunk = plan_of(model)[layer][index]
     R, ptr, per_row = layer_plan(model, layer)
     for part in parts(model, R, ptr[chunk.first:chunk.last + 1], per_row):  # (Ctrl-C between parts)
         sweep_part(model, R, part, VAL, VAL, None, M2)
@@ -235,7 +235,7 @@ def chunk_task(model, folder: Path, layer: int, index: int, above: list[str],
     buf = io.BytesIO()
     np.save(buf, data, allow_pickle=False)
     raw = buf.getvalue()
-    cache._write_atomic(chunk_path(folder, layer, index), lambda fh: fh.write(raw))
+    cache._write_atomic(chunk_path(folder, layer, chunk.index), lambda fh: fh.write(raw))
     return hashlib.sha256(raw).hexdigest()
 
 
@@ -249,11 +249,14 @@ def _manifest_base(model, with_sd: bool, layers: list[list[Chunk]]) -> dict:
             "chunks": [[[c.first, c.last] for c in chunks] for chunks in layers]}
 
 
-def open_store(model, folder: Path, with_sd: bool, layers: list[list[Chunk]]) -> dict:
-    """The manifest of `folder` for this solve: a new one for a new or empty folder, the
-    folder's own when it holds this solve (its finished chunks kept); StoreError otherwise.
-    Never touches a folder that holds anything but a solve of yz."""
-    base = _manifest_base(model, with_sd, layers)
+def open_store(model, folder: Path, with_sd: bool, chunk_states: int
+               ) -> tuple[dict, list[list[Chunk]]]:
+    """The manifest of `folder` for this solve and its chunks: a new one (chunks of about
+    `chunk_states` states) for a new or empty folder, the folder's own when it holds this
+    solve (its finished chunks and its chunk plan kept, whatever `chunk_states` is now);
+    StoreError otherwise. Never touches a folder that holds anything but a solve of yz."""
+    base = _manifest_base(model, with_sd, [])
+    del base["chunks"]
     path = folder / MANIFEST
     if folder.exists() and not folder.is_dir():
         raise StoreError(f"store: {folder} is a file, not a folder.", param="store")
@@ -261,7 +264,8 @@ def open_store(model, folder: Path, with_sd: bool, layers: list[list[Chunk]]) ->
         if folder.exists() and any(folder.iterdir()):
             raise StoreError(f"store: {folder} is not empty and holds no solve of yz "
                              f"({MANIFEST}); give an empty or new folder.", param="store")
-        return {**base, "done": {}}
+        layers = plan(model, chunk_states)
+        return {**_manifest_base(model, with_sd, layers), "done": {}}, layers
     try:
         have = cache._read_sealed(path)
     except cache.CorruptCache as exc:
@@ -271,8 +275,10 @@ def open_store(model, folder: Path, with_sd: bool, layers: list[list[Chunk]]) ->
         raise StoreError(f"store: {folder} holds a solve of '{have.get('variant')}' with other "
                          "rules, solver version or options; give another folder.",
                          param="store")
+    layers = _chunks_of(model, have.get("chunks"), folder)
     done = have.get("done")
-    return {**base, "done": done if isinstance(done, dict) else {}}
+    return {**_manifest_base(model, with_sd, layers),
+            "done": done if isinstance(done, dict) else {}}, layers
 
 
 def _write_manifest(folder: Path, manifest: dict) -> None:
@@ -298,16 +304,13 @@ def solve_layered(model, folder: str | os.PathLike, with_sd: bool = False,
         raise InputError("workers: local workers and a scheduler exclude each other; give one.",
                          param="workers")
     folder_ = Path(folder).expanduser().resolve()
-    if model.remember("layered-chunk-states", lambda: chunk_states) != chunk_states:
-        raise ValueError("a model's chunks are fixed by its first layered solve")
-    layers = plan_of(model)
-    manifest = open_store(model, folder_, with_sd, layers)
+    manifest, layers = open_store(model, folder_, with_sd, chunk_states)
     folder_.mkdir(parents=True, exist_ok=True)
     done: dict[str, str] = manifest["done"]
     resumed = len(done)
     _write_manifest(folder_, manifest)
     rules_data = model.rules.model_dump(mode="json")
-    run = _Runner(scheduler, workers, model, rules_data, folder_, with_sd, chunk_states)
+    run = _Runner(scheduler, workers, model, rules_data, folder_, with_sd)
     n = model.tables.n_categories
     size = {f"{c.layer}/{c.index}": _chunk_size(model, c) for chunks in layers for c in chunks}
     total = sum(size.values())
@@ -344,7 +347,8 @@ def solve_layered(model, folder: str | os.PathLike, with_sd: bool = False,
             if todo and k + 1 < n and damaged(layers[k + 1]):
                 k += 1  # files altered since they were written: solve them again first
                 continue
-            above = [done[f"{k + 1}/{c.index}"] for c in layers[k + 1]] if k + 1 < n else []
+            above = [[c.first, c.last, done[f"{k + 1}/{c.index}"]] for c in layers[k + 1]] \
+                if k + 1 < n else []
             for c, sha in run.map(k, todo, above):
                 key = f"{k}/{c.index}"
                 done[key] = sha
@@ -359,8 +363,8 @@ def solve_layered(model, folder: str | os.PathLike, with_sd: bool = False,
                 bad = damaged([c for chunks in layers for c in chunks])
                 k = max((c.layer for c in bad), default=-1)
         # The game's value: layer 0, read back (and checked) from the folder.
-        shas0 = [done[f"0/{c.index}"] for c in layers[0]]
-        VAL, M2 = _tables_with_layer(model, folder_, 0, shas0, with_sd)
+        layer0 = [[c.first, c.last, done[f"0/{c.index}"]] for c in layers[0]]
+        VAL, M2 = _tables_with_layer(model, folder_, 0, layer0, with_sd)
         value = float(VAL[model.layout.start])
         sd = None
         if M2 is not None:
@@ -375,6 +379,26 @@ def solve_layered(model, folder: str | os.PathLike, with_sd: bool = False,
     manifest["expected_score"], manifest["sd"] = value, sd
     _write_manifest(folder_, manifest)
     return solution
+
+
+def share_left(model, folder: str | os.PathLike, with_sd: bool) -> float:
+    """The share of the states still to solve in `folder` by its manifest (1.0 for a new,
+    foreign or unreadable folder; the files are checked by the solve, not here): what a
+    resumed solve's time estimate is scaled by."""
+    try:
+        manifest = cache._read_sealed(Path(folder).expanduser().resolve() / MANIFEST)
+        base = _manifest_base(model, with_sd, [])
+        del base["chunks"]
+        if {k: manifest.get(k) for k in base} != base:
+            return 1.0
+        layers = _chunks_of(model, manifest.get("chunks"), Path(folder))
+        done = manifest.get("done") or {}
+        sizes = [(_chunk_size(model, c), f"{c.layer}/{c.index}" in done)
+                 for chunks in layers for c in chunks]
+    except (OSError, cache.CorruptCache, StoreError, AttributeError):
+        return 1.0
+    total = sum(size for size, _ in sizes)
+    return sum(size for size, finished in sizes if not finished) / max(1, total)
 
 
 def _chunk_size(model, chunk: Chunk) -> int:
@@ -438,9 +462,9 @@ class _Runner:
     on Dask (one thread each: a worker process per core)."""
 
     def __init__(self, scheduler: Any, workers: int | None, model, rules_data: dict,
-                 folder: Path, with_sd: bool, chunk_states: int):
+                 folder: Path, with_sd: bool):
         self.model, self.rules_data, self.folder = model, rules_data, folder
-        self.with_sd, self.chunk_states = with_sd, chunk_states
+        self.with_sd = with_sd
         self.client, self.own, self.cluster = None, False, None
         from .study import dask_client
 
@@ -461,25 +485,24 @@ class _Runner:
                 self.close()
                 raise
 
-    def map(self, k: int, chunks: list[Chunk], above: list[str]):
+    def map(self, k: int, chunks: list[Chunk], above: list[list]):
         """(chunk, its file's SHA-256) for each chunk of layer k, as it finishes."""
         if self.client is None:
             for c in chunks:
-                yield c, chunk_task(self.model, self.folder, k, c.index, above, self.with_sd)
+                yield c, chunk_task(self.model, self.folder, c, above, self.with_sd)
             return
         from distributed import as_completed
 
         # A task's key names everything its result depends on: another solve on the same
         # cluster (other rules, folder, chunks or layer above) never shares it.
         tag = hashlib.sha256(json.dumps([self.rules_data, str(self.folder), self.with_sd,
-                                         self.chunk_states, above], sort_keys=True).encode()
-                             ).hexdigest()[:20]
+                                         above], sort_keys=True).encode()).hexdigest()[:20]
         stamp = solver_stamp(self.model)
         futures = {}
         for c in chunks:
             futures[self.client.submit(
-                solve_chunk, self.rules_data, str(self.folder), k, c.index, above,
-                self.with_sd, 1, self.chunk_states, stamp, key=f"yz-chunk-{tag}-{k}-{c.index}",
+                solve_chunk, self.rules_data, str(self.folder), c.spec, above, self.with_sd,
+                1, stamp, key=f"yz-chunk-{tag}-{k}-{c.index}-{c.first}-{c.last}",
                 pure=False, retries=RETRIES)] = c
         try:
             for fut in as_completed(list(futures)):

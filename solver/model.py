@@ -305,7 +305,9 @@ class Model:
                                   self.batch_width(), layered=True,
                                   processes=workers if workers and workers > 1 else 1)
         share = limits.VALUES_SHARE * (2 if with_sd else 1)
-        self.check_time("solving", share * self.solve_seconds())
+        left = layered.share_left(self, folder, with_sd)  # a resumed solve's remaining work
+        self.check_time("solving" if left == 1.0 else "finishing",
+                        share * left * self.solve_seconds())
         ensure_compiled(work_families("solve-sd" if with_sd else "solve"), self.report)
         with self.report.stage(f"solving {self.name} into {folder}", "states") as step:
             return layered.solve_layered(self, folder, with_sd, scheduler,

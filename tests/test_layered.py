@@ -16,7 +16,14 @@ import pytest
 from yz.rules import rules_from_text
 from yz.solver import Model
 from yz.solver.dp import solve_values
-from yz.solver.layered import MANIFEST, StoreError, chunk_path, read_store, solve_layered
+from yz.solver.layered import (
+    MANIFEST,
+    StoreError,
+    chunk_path,
+    read_store,
+    share_left,
+    solve_layered,
+)
 
 HANG_GUARD = 120  # seconds; only catches a hang
 
@@ -123,8 +130,15 @@ def test_a_killed_run_resumes_where_it_stopped(tmp_path):
     left = json.loads((store / MANIFEST).read_text())
     assert "expected_score" not in left and len(left["done"]) > 1
     model = model_of("carried")
-    resumed = solve_layered(model, store, chunk_states=60)
+    # Resumed with the default chunk size (one chunk a layer here): the run goes on with the
+    # chunks it began with, which the folder's manifest lists.
+    assert 0 < share_left(model, store, with_sd=False) < 0.5  # what the estimate is scaled by
+    assert share_left(model, store, with_sd=True) == 1.0  # (another solve: from scratch)
+    resumed = solve_layered(model, store)
+    assert share_left(model, store, with_sd=False) == 0.0
     assert resumed.resumed_chunks == len(left["done"]) and resumed.solved_chunks > 0
+    assert json.loads((store / MANIFEST).read_text())["chunks"] == left["chunks"]
+    assert resumed.resumed_chunks + resumed.solved_chunks > model.tables.n_categories
     assert np.array_equal(read_store(model, store)[0], solve_values(model_of("carried"))[0])
 
 
