@@ -63,8 +63,8 @@ UpperTotalOpt = Annotated[int | None, typer.Option(
     "--upper-total", metavar="N", help="Upper-section total so far, instead of each upper score.")]
 CardOpt = Annotated[str | None, typer.Option(
     "--card", metavar="FILE", help="A scorecard file (YAML or JSON; - for standard input) with "
-    "variant, filled, upper_total, bonus_points, dice, rolls_left; options given here override "
-    "it. A relative variant path is read from the card's folder.")]
+    "variant, filled, upper_total, bonus_points, dice, rolls_left, saved_rolls; options given "
+    "here override it. A relative variant path is read from the card's folder.")]
 
 QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")]
 NoCacheOpt = Annotated[bool, typer.Option("--no-cache", help="Solve afresh; neither read nor "
@@ -95,7 +95,8 @@ FLAGS = {"games": "--games", "seed": "--seed", "strategy": "--strategy",
          "threads": "--threads", "bonus_points": "--bonus-points", "target": "--target",
          "max_target": "--max-target", "upper_total": "--upper-total",
          "max_memory": "--max-memory", "port": "--port", "host": "--host",
-         "store": "--store", "scheduler": "--scheduler", "workers": "--workers"}
+         "store": "--store", "scheduler": "--scheduler", "workers": "--workers",
+         "saved_rolls": "--saved-rolls"}
 
 
 def error_text(exc: YzError) -> str:

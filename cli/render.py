@@ -328,6 +328,8 @@ def _action_json(action, best_value: float, banked: int | None, target: int | No
         out.update(keep=list(action.keep), reroll=list(action.reroll))
     else:
         out.update(choice_json(action.box))
+        if action.saved_rolls is not None:
+            out["saved_rolls_after"] = action.saved_rolls
     return out
 
 
@@ -337,6 +339,7 @@ def advice_json(t: RuleTables, pos, dice, rolls_left, advice, top: int) -> dict:
         "variant": t.rules.name,
         "filled": pos.filled, "upper_total": pos.upper_total,
         "yahtzee_full": pos.yahtzee_full,
+        "saved_rolls": pos.saved_rolls if t.has_bank else None,
         "dice": list(dice) if dice else None, "rolls_left": rolls_left,
         "banked": advice.banked, "target": advice.target,
         "best": None, "alternatives": [],
@@ -367,7 +370,9 @@ def advice_text(t: RuleTables, pos, dice, rolls_left, advice, top: int) -> str:
             "expected final score"
     filled = ", ".join(f"{k}={v}" if v is not None else k for k, v in pos.filled.items())
     lines = [f"{t.rules.name}: " + (f"filled {filled}" if filled else "empty card")
-             + (f"; upper total {pos.upper_total}" if t.upper_threshold else "")]
+             + (f"; upper total {pos.upper_total}" if t.upper_threshold else "")
+             + (f"; {pos.saved_rolls} saved roll{'s' if pos.saved_rolls != 1 else ''} at "
+                "the turn's start" if t.has_bank else "")]
     if dice is None:
         lines.append(f"before the roll: {what} {final(advice.position_value)}")
         return "\n".join(lines)

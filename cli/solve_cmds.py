@@ -41,12 +41,17 @@ def advise_cmd(
         help="The dice showing now, e.g. 1,3,4,6,6 (none: before the roll).")] = None,
     rolls_left: Annotated[int | None, typer.Option(
         "--rolls-left", "-r", metavar="N",
-        help="Re-rolls left this turn [default: all but the first].")] = None,
+        help="Re-rolls left this turn [default: all but the first, and the saved rolls].")
+    ] = None,
     filled: FilledOpt = None,
     upper_total: UpperTotalOpt = None,
     bonus_points: Annotated[int | None, typer.Option(
         "--bonus-points", metavar="N",
         help="Extra Yahtzee bonus points already won (for the final total).")] = None,
+    saved_rolls: Annotated[int | None, typer.Option(
+        "--saved-rolls", metavar="N", help="In games that save rolls (Maxi Yatzy): the saved "
+        "rolls this turn started with [default: those the game starts with, usually 0].")
+    ] = None,
     card: CardOpt = None,
     top: Annotated[int, typer.Option("--top", min=0, metavar="N",
                                      help="How many alternatives to list.")] = 5,
@@ -62,21 +67,22 @@ def advise_cmd(
     With what the best move is worth (expected final score) and what every alternative loses;
     without dice, the position's value before the roll.
     """
-    from yz.rules.position import parse_dice, parse_filled
+    from yz.rules.position import most_rolls_left, parse_dice, parse_filled
 
     sc = read_card(card)
     model = model_for(variant or sc.variant or "official-free-joker", quiet, as_json, yes=yes)
     t = model.tables
     pos = parse_filled(filled if filled is not None else sc.filled, t,
                        upper_total if upper_total is not None else sc.upper_total,
-                       origin=sc.origin if filled is None else None)
+                       origin=sc.origin if filled is None else None,
+                       saved_rolls=saved_rolls if saved_rolls is not None else sc.saved_rolls)
     shown = dice if dice is not None else sc.dice
     rolled = parse_dice(shown, t) if shown is not None else None
     left = rolls_left if rolls_left is not None else sc.rolls_left
     advice = model.advise(pos, rolled, left,
                           bonus_points if bonus_points is not None else sc.bonus_points, target)
     if rolled is not None and left is None:
-        left = t.rolls - 1
+        left = most_rolls_left(t, pos)
     if as_json:
         emit_json(render.advice_json(t, pos, rolled, left, advice, top))
     else:

@@ -8,6 +8,11 @@ brute-force search on small games.
 Ties are broken as everywhere in yz (`solver.kernels.ties`): every action has a rank, and of
 equally good actions the lower rank comes first (stopping for a first-roll bonus, then keeps
 with more dice, then card order).
+
+With saved rolls a turn begun with b of them has up to `rolls` - 1 + b re-rolls, and after any
+roll it may also stop and fill a box, which leaves the saved rolls `bank_after` says: stopping
+is listed beside the keeps (and wins a tie with them, as in the kernels), while keeping every
+die, which only spends a roll, is left out (stopping is never worse).
 """
 
 from __future__ import annotations
@@ -17,7 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from yz.rules import InputError, RuleTables
-from yz.rules.position import BoxChoice, Position, box_choices
+from yz.rules.position import BoxChoice, Position, bank_after, box_choices, most_rolls_left
 
 from .dp import Solution
 from .kernels.ties import box_rank, keep_rank, stop_rank
@@ -32,6 +37,7 @@ class Action:
     keep: tuple[int, ...] = ()
     reroll: tuple[int, ...] = ()
     box: BoxChoice | None = None
+    saved_rolls: int | None = None  # with saved rolls: those the next turn starts with
 
     def label(self, box_name: bool = False) -> str:
         """The move in words; the box by its key, or with `box_name` by its name."""
@@ -42,6 +48,9 @@ class Action:
             if self.box.first_roll_bonus:
                 extra = f" (first roll: +{self.box.first_roll_bonus}){extra}"
             where = self.box.name if box_name else self.box.key
+            if self.saved_rolls:
+                n = self.saved_rolls
+                extra += f", {n} saved roll{'s' if n > 1 else ''} left"
             return f"score {self.box.points} in {where}{extra}"
         if not self.reroll:
             return "keep all (stop rolling)"
@@ -67,12 +76,14 @@ class Advice:
         return self.actions[0] if self.actions else None
 
 
-def box_values(solution: Solution, pos: Position, roll: int,
-               first: bool = False) -> list[tuple[BoxChoice, float]]:
+def box_values(solution: Solution, pos: Position, roll: int, first: bool = False,
+               left: int = 0) -> list[tuple[BoxChoice, float]]:
     """Every legal open box for a final roll (with `first`: for the turn's first roll, kept to
-    claim a first-roll bonus), with its value (points now + expected after)."""
+    claim a first-roll bonus; with saved rolls, `left` re-rolls unused), with its value
+    (points now + expected after)."""
+    bank = bank_after(solution.tables, pos.saved_rolls, left)
     return [(choice, choice.total + solution.value(pos.mask | (1 << choice.box),
-                                                   choice.upper_after, choice.flag_after))
+                                                   choice.upper_after, choice.flag_after, bank))
             for choice in box_choices(solution.tables, roll, pos, first) if choice.legal]
 
 
@@ -87,7 +98,8 @@ def first_roll_stops(t: RuleTables, final_value, pos: Position,
 
 @dataclass(frozen=True)
 class TurnTables:
-    """Values inside one turn: roll_values[L][r] with L re-rolls left, keep_values[L][k]."""
+    """Values inside one turn: roll_values[L][r] with L re-rolls left, keep_values[L][k]
+    (L up to `rolls` - 1, and the saved rolls the turn starts with)."""
 
     roll_values: list[np.ndarray]
     keep_values: list[np.ndarray | None]  # keep_values[L]: keep k now, L - 1 re-rolls after
@@ -101,19 +113,28 @@ class TurnTables:
 def turn_tables(solution: Solution, pos: Position, final_value=None) -> TurnTables:
     """The turn recursion for one state: final rolls, then keeps and rolls, stage by stage.
 
-    `final_value(pos, roll, first)` gives (box, value) pairs of a final roll, or with `first`
-    of the first roll kept to claim a first-roll bonus (default: `box_values`).
+    `final_value(pos, roll, first, left)` gives (box, value) pairs of a final roll, or with
+    `first` of the first roll kept to claim a first-roll bonus; with saved rolls, of filling a
+    box with `left` re-rolls unused (default: `box_values`).
     """
     t = solution.tables
-    final_value = final_value or (lambda p, r, first=False: box_values(solution, p, r, first))
-    final = np.array([max(v for _, v in final_value(pos, r)) for r in range(t.n_distinct_rolls)])
-    rolls = [final]
+    final_value = final_value or (lambda p, r, first=False, left=0: box_values(solution, p, r,
+                                                                             first, left))
+    top = most_rolls_left(t, pos)
+
+    def stops(left: int, first: bool = False) -> np.ndarray:
+        return np.array([max(v for _, v in final_value(pos, r, first, left))
+                         for r in range(t.n_distinct_rolls)])
+
+    banked = t.has_bank  # then any roll may fill a box, the first with its first-roll bonus
+    rolls = [stops(0, banked and top == 0)]
     keeps: list[np.ndarray | None] = [None]
-    for _ in range(1, t.rolls):
+    for left in range(1, top + 1):
         ek = keep_average(t, rolls[-1])
         keeps.append(ek)
-        rolls.append(best_subkeep(t, ek)[: t.n_distinct_rolls])
-    if t.has_first_roll_bonus:  # the first roll may also stop to claim a first-roll bonus
+        best = best_subkeep(t, ek)[: t.n_distinct_rolls]
+        rolls.append(np.maximum(best, stops(left, left == top)) if banked else best)
+    if t.has_first_roll_bonus and not banked:  # the first roll may also stop for its bonus
         first = rolls[-1].copy()
         for r in range(t.n_distinct_rolls):
             for _c, v in first_roll_stops(t, final_value, pos, r):
@@ -183,9 +204,12 @@ def sub_keeps(t: RuleTables, dice: tuple[int, ...]) -> list[tuple[int, tuple[int
     return out
 
 
-def check_rolls_left(t: RuleTables, dice: tuple[int, ...] | None, rolls_left: int | None) -> None:
-    """InputError unless the re-rolls left fit the rule set (and come with dice)."""
-    max_left = t.rolls - 1
+def check_rolls_left(t: RuleTables, dice: tuple[int, ...] | None, rolls_left: int | None,
+                     pos: Position | None = None) -> None:
+    """InputError unless the re-rolls left fit the rule set and the saved rolls `pos` starts
+    its turn with (and come with dice)."""
+    saved = pos.saved_rolls if pos is not None else 0
+    max_left = t.rolls - 1 + saved
     if dice is None:
         if rolls_left is not None:
             raise InputError("rolls left: give the dice showing now too, or leave out the "
@@ -194,8 +218,10 @@ def check_rolls_left(t: RuleTables, dice: tuple[int, ...] | None, rolls_left: in
         return
     if isinstance(rolls_left, bool) or not isinstance(rolls_left, int) or \
             not 0 <= rolls_left <= max_left:
+        also = f", and this turn starts with {saved} saved roll{'s' if saved > 1 else ''}" \
+            if saved else ""
         raise InputError(f"rolls left: give how many re-rolls remain this turn, 0 to {max_left} "
-                         f"({t.rules.name} has {t.rolls} rolls per turn).",
+                         f"({t.rules.name} has {t.rolls} rolls per turn{also}).",
                          param="rolls_left")
 
 
@@ -221,7 +247,8 @@ def advise_target(table, pos: Position, dice: tuple[int, ...] | None, rolls_left
     solution = table.solution
     check_target(solution.tables, pos, banked, target)
 
-    def chance(p: Position, roll: int, first: bool = False) -> list[tuple[BoxChoice, float]]:
+    def chance(p: Position, roll: int, first: bool = False,
+               _left: int = 0) -> list[tuple[BoxChoice, float]]:  # (no saved rolls here)
         return [(c, table.chance(p.mask | (1 << c.box), c.upper_after, c.flag_after,
                                  target - banked - c.total))
                 for c in box_choices(solution.tables, roll, p, first) if c.legal]
@@ -232,17 +259,20 @@ def advise_target(table, pos: Position, dice: tuple[int, ...] | None, rolls_left
 def _ranked(solution: Solution, pos: Position, dice, rolls_left, banked, target,
             final_value=None) -> Advice:
     t = solution.tables
-    check_rolls_left(t, dice, rolls_left)
+    check_rolls_left(t, dice, rolls_left, pos)
     if final_value is None:  # the optimal values: memoised by the model
         tables = solution.model.turn_tables(pos, solution)
     else:
         tables = turn_tables(solution, pos, final_value)
-    final_value = final_value or (lambda p, r, first=False: box_values(solution, p, r, first))
+    final_value = final_value or (lambda p, r, first=False, left=0: box_values(solution, p, r,
+                                                                             first, left))
     if dice is None:
         return Advice(tables.start_value, [], banked, target)
     roll = t.roll_index(dice)
     ranked: list[tuple[Action, int]] = []
-    if rolls_left == 0:
+    if t.has_bank:
+        ranked = _banked_moves(t, pos, dice, roll, rolls_left, tables, final_value)
+    elif rolls_left == 0:
         ranked = [(Action("score", value, box=choice), box_rank(choice.box))
                   for choice, value in final_value(pos, roll)]
     else:
@@ -258,3 +288,24 @@ def _ranked(solution: Solution, pos: Position, dice, rolls_left, banked, target,
                        for choice, value in first_roll_stops(t, final_value, pos, roll)]
     ranked.sort(key=lambda item: (-item[0].value, item[1]))
     return Advice(tables.start_value, [action for action, _ in ranked], banked, target)
+
+
+def _banked_moves(t: RuleTables, pos: Position, dice: tuple[int, ...], roll: int,
+                  rolls_left: int, tables: TurnTables, final_value) -> list[tuple[Action, int]]:
+    """With saved rolls: filling a box now (the first roll with its first-roll bonus) and,
+    with re-rolls left, every keep but all the dice, each with its tie rank."""
+    saved = bank_after(t, pos.saved_rolls, rolls_left)
+    first = rolls_left == most_rolls_left(t, pos)
+    rank = stop_rank if rolls_left else box_rank
+    moves = [(Action("score", value, box=choice, saved_rolls=saved), rank(choice.box))
+             for choice, value in final_value(pos, roll, first, rolls_left)]
+    if rolls_left:
+        ek = tables.keep_values[rolls_left]
+        for k, kept in sub_keeps(t, dice):
+            if len(kept) < len(dice):
+                rest = list(dice)
+                for d in kept:
+                    rest.remove(d)
+                moves.append((Action("keep", float(ek[k]), keep=kept, reroll=tuple(rest)),
+                              keep_rank(k, t.n_categories)))
+    return moves

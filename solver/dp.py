@@ -83,9 +83,12 @@ class Solution:
     def expected_score(self) -> float:
         return float(self.values[self.layout.start])
 
-    def value(self, mask: int, upper_total: int = 0, yahtzee_full: bool = False) -> float:
-        """Expected score still to come from a turn start (upper total is capped for you)."""
-        return float(self.values[self.layout.index(mask, int(yahtzee_full), upper_total)])
+    def value(self, mask: int, upper_total: int = 0, yahtzee_full: bool = False,
+              saved_rolls: int = 0) -> float:
+        """Expected score still to come from a turn start (upper total is capped for you),
+        with `saved_rolls` in games that save rolls."""
+        return float(self.values[self.layout.index(mask, int(yahtzee_full), upper_total,
+                                                   saved_rolls)])
 
 
 def backward(model: Model, VAL: np.ndarray, store: np.ndarray | None = None,

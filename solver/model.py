@@ -552,34 +552,37 @@ class Model:
         with self.report.stage(f"playing {games:,} games", "games") as step:
             return simulate(solution, games, seed, strategy, step, keep_scores)
 
-    def position(self, filled: str | dict | None = None, upper_total: int | None = None):
+    def position(self, filled: str | dict | None = None, upper_total: int | None = None,
+                 saved_rolls: int | None = None):
         """A position of this game from the boxes filled ('ones=3,yahtzee=50' or a mapping;
-        `upper_total` instead of each upper score): `yz.rules.position.Position`."""
+        `upper_total` instead of each upper score; `saved_rolls` at the turn's start in games
+        that save rolls): `yz.rules.position.Position`."""
         from yz.rules.position import parse_filled
 
-        return parse_filled(filled, self.tables, upper_total)
+        return parse_filled(filled, self.tables, upper_total, saved_rolls=saved_rolls)
 
     def advise(self, position=None, dice=None, rolls_left: int | None = None,
-               bonus_points: int | None = None, target: int | None = None):
+               bonus_points: int | None = None, target: int | None = None,
+               saved_rolls: int | None = None):
         """Every move in a position ranked (`solver.advice.Advice`): by the expected final
         score, or with `target` by the chance of finishing with at least `target` points.
         `position`: a Position, or the boxes filled as `position()` takes them (default: the
         game's start). Without dice, only the position's value. Everything is checked before
         any solve."""
-        self.require_no_saved_rolls("advice")
-        from yz.rules.position import check_bonus_points
+        from yz.rules.position import check_bonus_points, most_rolls_left
 
         from .advice import advise, advise_target, check_rolls_left, check_target
 
         t = self.tables
         if position is None or isinstance(position, str | dict):
-            position = self.position(position)
+            position = self.position(position, saved_rolls=saved_rolls)
         if dice is not None and rolls_left is None:
-            rolls_left = t.rolls - 1
-        check_rolls_left(t, dice, rolls_left)
+            rolls_left = most_rolls_left(t, position)
+        check_rolls_left(t, dice, rolls_left, position)
         banked = position.banked(t, check_bonus_points(t, position, bonus_points))
         if target is None:
             return advise(self.solve(), position, dice, rolls_left, banked)
+        self.require_no_saved_rolls("target play")
         from .distribution import highest_score
         from .target import check_max_target, check_target_memory
 
@@ -592,13 +595,12 @@ class Model:
         """The advisor's turn recursion for a position, from `solution`'s values (default:
         `solve()`), memoised: every roll and re-roll count of a turn shares it, and a
         replayed game and the next request of a web page reuse it."""
-        self.require_no_saved_rolls("advice")
         from .advice import turn_tables
 
         solution = solution or self.solve()
         t = self.tables
         upper = min(position.upper_total, t.upper_threshold) if t.upper_threshold else 0
-        key = (position.mask, upper, position.yahtzee_full)
+        key = (position.mask, upper, position.yahtzee_full, position.saved_rolls)
         with self._lock:
             hit = self._turns.get(key)
             if hit is not None and hit[0] is solution.values:

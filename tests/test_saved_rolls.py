@@ -3,11 +3,24 @@ the DP's value against the brute-force twin (random rule sets: tests/test_random
 
 from __future__ import annotations
 
+import itertools
+import json
+import random
+import subprocess
+import sys
+
 import numpy as np
 import pytest
-from naive import NaiveMoments, naive_solve
-from yz.rules import RulesError, rules_from_text
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from naive import NaiveGame, NaiveMoments, naive_solve
+from random_rules import QUICK, as_yaml, rule_documents
+from yz.rules import InputError, RulesError, rules_from_text
+from yz.rules.position import parse_filled
 from yz.solver import Model
+from yz.solver.advice import advise
+
+HANG_GUARD = 120  # seconds; only catches a hang
 
 TINY = """\
 name: banked
@@ -79,7 +92,7 @@ def test_the_other_commands_say_they_do_not_handle_saved_rolls_yet(tmp_path):
 
     model = Model(rules_from_text(TINY.format(saved="{}")), use_cache=False)
     for work in (model.distribution, model.figures, lambda: model.simulate(10, strategy="greedy"),
-                 lambda: model.advise(), lambda: model.moments("greedy"), model.coach):
+                 lambda: model.advise(target=10), lambda: model.moments("greedy"), model.coach):
         with pytest.raises(SolverError, match="with saved rolls is not computed yet"):
             work()
     assert model.moments().sd > 0  # the SD of optimal play is
@@ -106,3 +119,138 @@ def test_rules_show_prints_the_bank():
     assert "saved rolls:   2 at the start; unused rolls are lost" in text
     assert "saved rolls" not in rules_text(rules_from_text(TINY.replace(
         "saved_rolls: {saved}\n", "").format()))
+
+
+# ---------------------------------------------------------------- advice
+
+
+def random_position(t, rng: random.Random):
+    """Some boxes filled with scores they can hold, and a bank a turn can start with then."""
+    keys = list(t.rules.keys)
+    n = rng.randrange(len(keys))
+    chosen = keys[:n] if t.in_order else rng.sample(keys, n)
+    filled = {}
+    for key in chosen:
+        c = keys.index(key)
+        filled[key] = int(rng.choice(t.SCORE[t.SCORE[:, c] >= 0, c].tolist()))
+    return parse_filled(filled, t, saved_rolls=rng.randrange(t.banks_in_layer(n)))
+
+
+def check_advice(rules, rng: random.Random, positions: int, every_roll: bool = False) -> None:
+    """At random positions and banks: the position's value is the kernel's and the twin's;
+    every move after a roll (a keep, or filling a box now, which leaves the bank the twin
+    says) is valued as the twin values it, at every count of re-rolls left."""
+    solution = Model(rules, use_cache=False).solve()
+    t, twin = solution.tables, NaiveGame(rules)
+    for _ in range(positions):
+        pos = random_position(t, rng)
+        state = (frozenset(pos.filled), min(pos.upper_total, t.upper_threshold),
+                 pos.yahtzee_full)
+        bank = pos.saved_rolls
+        value = advise(solution, pos).position_value
+        assert value == pytest.approx(solution.value(pos.mask, pos.upper_total,
+                                                     pos.yahtzee_full, bank), rel=1e-12)
+        assert value == pytest.approx(twin.value(*state, bank), rel=1e-12, abs=1e-12)
+        rolls = list(itertools.combinations_with_replacement(range(1, rules.faces + 1),
+                                                             rules.dice))
+        for dice in rolls if every_roll else rng.sample(rolls, min(3, len(rolls))):
+            for left in range(rules.rolls + bank):
+                got = advise(solution, pos, dice, left)
+                boxes = twin.box_values(*state, dice, first=twin.is_first(left, bank),
+                                        bank=bank, left=left)
+                want = {("score", key): v for key, v in boxes.items()}
+                if left:
+                    keeps = twin.keep_values(*state, dice, left, bank=bank)
+                    want.update({("keep", k): v for k, v in keeps.items() if len(k) < len(dice)})
+                    # Keeping every die only spends a roll: never better than stopping now.
+                    assert max(keeps.values()) <= got.best.value + 1e-9
+                have = {(a.kind, a.box.key if a.kind == "score" else a.keep): a.value
+                        for a in got.actions}
+                assert have.keys() == want.keys(), (pos, dice, left)
+                for move, v in want.items():
+                    assert have[move] == pytest.approx(v, rel=1e-12, abs=1e-12), move
+                for a in got.actions:
+                    if a.kind == "score":
+                        assert a.saved_rolls == twin.next_bank(bank, left)
+
+
+@pytest.mark.parametrize("saved", ["{}", "{cap: 1}", "{start: 2}",
+                                   "{carry_unused: false, start: 1}", "{cap: 0}"])
+def test_advice_with_saved_rolls_is_the_twins(saved):
+    check_advice(rules_from_text(TINY.format(saved=saved)), random.Random(saved), 6,
+                 every_roll=True)
+
+
+@settings(max_examples=25, deadline=None, derandomize=True, print_blob=True,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@given(rule_documents(QUICK, saved_rolls=True), st.integers(0, 2**31))
+def test_advice_in_random_rule_sets_with_saved_rolls_is_the_twins(doc, seed):
+    check_advice(rules_from_text(as_yaml(doc), "random.yaml"), random.Random(seed), 3)
+
+
+def test_saved_rolls_in_a_position_are_checked():
+    t = Model(rules_from_text(TINY.format(saved="{cap: 2}")), use_cache=False).tables
+    assert parse_filled({"ones": 1}, t, saved_rolls=1).saved_rolls == 1
+    assert parse_filled({"ones": 1}, t).saved_rolls == 0  # the game's start: none
+    with pytest.raises(InputError, match="at most 1"):  # one turn of 2 rolls saves one
+        parse_filled({"ones": 1}, t, saved_rolls=2)
+    with pytest.raises(InputError, match="at most 0"):
+        parse_filled(None, t, saved_rolls=1)
+    with pytest.raises(InputError, match="not a whole number"):
+        parse_filled(None, t, saved_rolls=-1)
+    start = Model(rules_from_text(TINY.format(saved="{carry_unused: false, start: 2}")),
+                  use_cache=False).tables
+    assert parse_filled(None, start).saved_rolls == 2
+    plain = Model(rules_from_text(TINY.replace("saved_rolls: {saved}\n", "").format()),
+                  use_cache=False).tables
+    with pytest.raises(InputError, match="saves no rolls"):
+        parse_filled(None, plain, saved_rolls=1)
+    assert parse_filled(None, plain, saved_rolls=0).saved_rolls == 0
+
+
+def test_a_move_leaves_the_bank_the_rules_say():
+    t = Model(rules_from_text(TINY.format(saved="{cap: 2}")), use_cache=False).tables
+    pos = parse_filled(None, t)
+    roll = t.roll_index((3, 3))
+    after, _ = pos.after(t, roll, "pair", first=True, left=1)
+    assert after.saved_rolls == 1
+    again, _ = after.after(t, roll, "threes", left=2)
+    assert again.saved_rolls == 2
+
+
+def test_advise_with_saved_rolls_from_the_command_line(tmp_path):
+    """`yz advise --saved-rolls`, from another folder: on a terminal, with --json, from a
+    scorecard, and refused (exit 2, one paragraph) where the bank does not fit."""
+    from test_terminal import run_in_pty
+
+    game = tmp_path / "banked.yaml"
+    game.write_text(TINY.format(saved="{}"))
+    args = ["advise", "-v", str(game), "--filled", "ones=1", "--saved-rolls", "1", "-d", "3,3"]
+    run = run_in_pty(args, 100)
+    assert run.code == 0, run
+    assert "1 saved roll at the turn's start" in run.text
+    assert "dice 3 3, 2 re-rolls left" in run.text
+    assert "best: score 10 in pair (first roll: +4), 2 saved rolls left" in run.text, run
+    model = Model(rules_from_text(TINY.format(saved="{}")), use_cache=False)
+    pos = model.position({"ones": 1}, saved_rolls=1)
+    card = tmp_path / "card.yaml"
+    card.write_text("variant: banked.yaml\nfilled: {ones: 1}\nsaved_rolls: 1\ndice: [1, 3]\n"
+                    "rolls_left: 1\n")
+    for cmd in (["advise", "-v", str(game), "--filled", "ones=1", "--saved-rolls", "1", "-d",
+                 "1,3", "-r", "1", "--json"], ["advise", "--card", str(card), "--json"]):
+        out = subprocess.run([sys.executable, "-m", "yz.cli.main", *cmd], capture_output=True,
+                             text=True, cwd=tmp_path.parent, timeout=HANG_GUARD)
+        assert out.returncode == 0, out.stderr
+        data = json.loads(out.stdout)
+        want = model.advise(pos, (1, 3), 1)
+        assert data["saved_rolls"] == 1 and data["rolls_left"] == 1
+        assert data["best"]["value"] == want.best.value
+        stops = [a for a in data["alternatives"] + [data["best"]] if a["kind"] == "score"]
+        assert stops and all(a["saved_rolls_after"] == 1 for a in stops)
+    for bad, needle in ((["--saved-rolls", "5"], "at most 1"),
+                        (["--saved-rolls", "1", "-d", "1,3", "-r", "3"], "0 to 2")):
+        out = subprocess.run([sys.executable, "-m", "yz.cli.main", "advise", "-v", str(game),
+                              "--filled", "ones=1", *bad], capture_output=True, text=True,
+                             timeout=HANG_GUARD)
+        assert out.returncode == 2 and needle in out.stderr and "Traceback" not in out.stderr
+        assert out.stderr.count("\n") == 1, out.stderr

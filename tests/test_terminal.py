@@ -207,7 +207,7 @@ def test_help_pages(width):
     assert "[default: official-free-joker]" in pages["yz solve"].flat
     assert "[default: 100000]" in pages["yz simulate"].flat
     assert "[default: the scorecard's, else official-free-joker]" in pages["yz advise"].flat
-    assert "[default: all but the first]" in pages["yz advise"].flat
+    assert "[default: all but the first, and the saved rolls]" in pages["yz advise"].flat
     assert "[default: the scorecard's, else official-free-joker]" in pages["yz score"].flat
     assert "-h, --help" in pages["yz"].text and "--version" in pages["yz"].text
 

@@ -59,14 +59,16 @@ class Position:
     # The flag box holds a non-zero score: the Yahtzee box with an extra Yahtzee bonus, or the
     # box an `only_after` box waits for (`RuleSet.flag_box_key`); False in games without one.
     yahtzee_full: bool = False
+    saved_rolls: int = 0  # the bank of saved rolls this turn starts with (`saved_rolls` rules)
 
     def is_filled(self, key: str) -> bool:
         return key in self.filled
 
-    def after(self, t: RuleTables, roll: int, key: str,
-              first: bool = False) -> tuple[Position, BoxChoice]:
+    def after(self, t: RuleTables, roll: int, key: str, first: bool = False,
+              left: int = 0) -> tuple[Position, BoxChoice]:
         """The position after scoring roll index `roll` in box `key` (with `first`, the turn's
-        first roll, kept to claim a first-roll bonus), and what that move gave; InputError
+        first roll, kept to claim a first-roll bonus; `left`: re-rolls unused, which decide
+        the saved rolls the next turn starts with), and what that move gave; InputError
         when the box is not open, not the next box of a card filled in order, or the Joker
         rules it out."""
         check_open_box(t, self, key)
@@ -81,7 +83,7 @@ class Position:
                              "this roll; see which boxes it allows.", param="category")
         filled = {**self.filled, key: choice.points}
         return Position(filled, self.mask | (1 << choice.box), choice.upper_after,
-                        choice.flag_after), choice
+                        choice.flag_after, bank_after(t, self.saved_rolls, left)), choice
 
     def banked(self, t: RuleTables, bonus_points: int = 0) -> int | None:
         """Points already on the card, bonuses included; None while a filled box's score is
@@ -92,6 +94,47 @@ class Position:
         if t.upper_threshold and self.upper_total >= t.upper_threshold:
             total += t.upper_bonus
         return total
+
+
+def bank_after(t: RuleTables, bank: int, left: int) -> int:
+    """The saved rolls after filling a box with `left` re-rolls unused, in a turn begun with
+    `bank` saved rolls: the unused rolls when they are saved (up to the cap), else the saved
+    rolls not drawn on; 0 without saved rolls. (The NumPy twin of the kernels' `bank_after`.)"""
+    if not t.has_bank:
+        return 0
+    if t.bank_carry:
+        return left if t.bank_cap < 0 else min(t.bank_cap, left)
+    return min(bank, left)
+
+
+def most_rolls_left(t: RuleTables, pos: Position) -> int:
+    """The re-rolls a turn has after its first roll: the rules' rolls less one, and the saved
+    rolls it starts with."""
+    return t.rolls - 1 + pos.saved_rolls
+
+
+def check_saved_rolls(t: RuleTables, n_filled: int, saved_rolls: int | None,
+                      where: str = "") -> int:
+    """The saved rolls a turn starts with after `n_filled` turns, checked against the rules
+    (when not given: those the game starts with, none in most games)."""
+    if saved_rolls is None:
+        return t.bank_start
+    if isinstance(saved_rolls, bool) or not isinstance(saved_rolls, int) or saved_rolls < 0:
+        raise InputError(f"{where}saved rolls: {saved_rolls!r} is not a whole number from 0 up.",
+                         param="saved_rolls")
+    if saved_rolls == 0:
+        return 0
+    if not t.has_bank:
+        raise InputError(f"{where}saved rolls: {t.rules.name} saves no rolls from turn to turn, "
+                         "so no turn starts with saved rolls; leave them out.",
+                         param="saved_rolls")
+    most = t.banks_in_layer(n_filled) - 1
+    if saved_rolls > most:
+        turns = f"after {n_filled} turn{'s' if n_filled != 1 else ''}"
+        raise InputError(f"{where}saved rolls: {saved_rolls} is more than a turn of "
+                         f"{t.rules.name} can start with {turns} (at most {most}).",
+                         param="saved_rolls")
+    return saved_rolls
 
 
 def next_box(t: RuleTables, pos: Position) -> str | None:
@@ -129,8 +172,9 @@ def check_bonus_points(t: RuleTables, pos: Position, bonus_points: int | None) -
 
 
 def parse_filled(spec: str | dict | None, t: RuleTables, upper_total: int | None = None,
-                 origin: str | None = None) -> Position:
-    """A position from 'ones=3,chance=22,yahtzee=50' (or a mapping); InputError if impossible.
+                 origin: str | None = None, saved_rolls: int | None = None) -> Position:
+    """A position from 'ones=3,chance=22,yahtzee=50' (or a mapping), with `saved_rolls` at
+    the turn's start in games that save rolls; InputError if impossible.
 
     A box named without a score is filled with an unknown score; the scores of boxes counting
     toward the upper bonus (unless `upper_total` gives their sum), and of the Yahtzee box when
@@ -215,7 +259,8 @@ def parse_filled(spec: str | dict | None, t: RuleTables, upper_total: int | None
                              "or correct the total.")
         upper = upper_total
     yfull = bool(ykey is not None and (filled.get(ykey) or 0) > 0)
-    return Position(filled, mask, upper, yfull)
+    return Position(filled, mask, upper, yfull,
+                    check_saved_rolls(t, len(filled), saved_rolls, where))
 
 
 def _ranges(values: list[int]) -> str:
@@ -340,9 +385,11 @@ class Scorecard:
     dice: tuple[int, ...] | None = None
     rolls_left: int | None = None
     origin: str | None = None
+    saved_rolls: int | None = None
 
 
-SCORECARD_FIELDS = ("variant", "filled", "upper_total", "bonus_points", "dice", "rolls_left")
+SCORECARD_FIELDS = ("variant", "filled", "upper_total", "bonus_points", "dice", "rolls_left",
+                    "saved_rolls")
 
 
 def load_scorecard(path: str) -> Scorecard:
@@ -350,7 +397,7 @@ def load_scorecard(path: str) -> Scorecard:
     it does not fit.
 
     Format (YAML or JSON): {variant, filled: {box: score}, upper_total, bonus_points, dice,
-    rolls_left}; `filled` may also be a list of box keys.
+    rolls_left, saved_rolls}; `filled` may also be a list of box keys.
     """
     import difflib
 
@@ -395,7 +442,8 @@ def load_scorecard(path: str) -> Scorecard:
     if variant is not None and not isinstance(variant, str):
         raise InputError(f"{path}: variant: give a built-in name or a rule file path.")
     return Scorecard(_variant_beside(variant, origin), filled, whole("upper_total"),
-                     whole("bonus_points"), dice, whole("rolls_left"), origin)
+                     whole("bonus_points"), dice, whole("rolls_left"), origin,
+                     whole("saved_rolls"))
 
 
 def _variant_beside(variant: str | None, origin: str) -> str | None:
