@@ -106,8 +106,10 @@ def play_game(variant: str, seed: int | None, threshold: float | None, own_dice:
         while not game.over:
             if game.turn != shown_turn:
                 shown_turn = game.turn
-                typer.echo(f"\nTurn {game.turn} of {t.n_categories}: banked {game.banked}, "
-                           f"expected final {game.expected_final():.2f}")
+                saved = f", {game.saved_rolls} saved roll{'s' if game.saved_rolls != 1 else ''}" \
+                    if t.has_bank else ""
+                typer.echo(f"\nTurn {game.turn} of {t.n_categories}: banked {game.banked}"
+                           f"{saved}, expected final {game.expected_final():.2f}")
             try:
                 if game.phase == "dice":
                     _enter_dice(game)
@@ -127,7 +129,8 @@ def play_game(variant: str, seed: int | None, threshold: float | None, own_dice:
             typer.echo(review_text(game, None))
         return
     typer.echo("\n" + card_text(game))
-    typer.echo(review_text(game, model.distribution()))
+    # (games with saved rolls: their exact distribution is not computed yet)
+    typer.echo(review_text(game, None if t.has_bank else model.distribution()))
 
 
 class _Quit(Exception):

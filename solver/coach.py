@@ -15,18 +15,28 @@ gives the same first roll of every turn whatever was kept, and a replay gives th
 
 Values are expected points still to come from the start of the decision; the loss of a choice
 is the best option's value minus the choice's; `expected_final` adds the points banked.
+
+With saved rolls (`saved_rolls` rules) a turn begun with b saved rolls has `rolls` - 1 + b
+re-rolls, any roll may be scored (stopping), and the next turn starts with the saved rolls the
+rules leave (`Position.after`); the options are then the advisor's (`solver.advice`).
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 from yz.rules import InputError
-from yz.rules.position import Position, box_choices, check_open_box, parse_dice
+from yz.rules.position import (
+    Position,
+    box_choices,
+    check_open_box,
+    most_rolls_left,
+    parse_dice,
+)
 
-from .advice import Action, box_values, sub_keeps
+from .advice import Action, advise, box_values, sub_keeps
 from .dp import Solution
 from .kernels.ties import box_rank, keep_rank, stop_rank
 from .limits import MAX_MOVES
@@ -57,6 +67,8 @@ class Option(Action):
             b = self.box
             out.update(box=b.key, name=b.name, points=b.points, yahtzee_bonus=b.yahtzee_bonus,
                        upper_bonus=b.upper_bonus, joker=b.joker)
+            if self.saved_rolls is not None:
+                out["saved_rolls_after"] = self.saved_rolls
         return out
 
 
@@ -106,6 +118,8 @@ class Game:
     def __post_init__(self) -> None:
         check_seed(self.seed)
         if not self.moves and self.dice is None:
+            if not self.position.filled:  # the game's first turn: the saved rolls it starts with
+                self.position = replace(self.position, saved_rolls=self.tables.bank_start)
             self._start_turn()
 
     # ------------------------------------------------------------ state
@@ -182,8 +196,15 @@ class Game:
     def first_roll(self) -> bool:
         """The dice showing are the turn's first roll, with re-rolls still to come (scoring
         them now earns a first-roll bonus)."""
-        rolls = self.tables.rolls
-        return rolls > 1 and self.rolls_left == rolls - 1
+        t = self.tables
+        if t.has_bank:  # (then the first roll is scored with its bonus even with no re-roll)
+            return self.rolls_left == most_rolls_left(t, self.position)
+        return t.rolls > 1 and self.rolls_left == t.rolls - 1
+
+    @property
+    def saved_rolls(self) -> int:
+        """The saved rolls this turn started with (0 in games without)."""
+        return self.position.saved_rolls
 
     def options(self) -> list[Option]:
         """Every move open now, best first (keeps, then scoring now; ties in the advisor's
@@ -192,6 +213,10 @@ class Game:
             return []
         t = self.tables
         pos = self.position
+        if t.has_bank:  # stopping at any roll: the advisor's moves, in its order
+            actions = advise(self.solution, pos, self.dice, self.rolls_left).actions
+            return [Option(**{f: getattr(a, f) for f in Action.__dataclass_fields__})
+                    for a in actions]
         roll = t.roll_index(self.dice)
         boxes = [(Option("score", v, box=c), box_rank(c.box))
                  for c, v in box_values(self.solution, pos, roll, self.first_roll)]
@@ -226,7 +251,11 @@ class Game:
                 raise InputError("keep: no re-rolls are left this turn; score a box.",
                                  param="move")
             kept = self._check_keep(_dice_list(arg, "keep"))
-            chosen = next(o for o in opts if o.kind == "keep" and o.keep == kept)
+            chosen = next((o for o in opts if o.kind == "keep" and o.keep == kept), None)
+            if chosen is None:  # saved rolls: keeping every die would only spend a roll
+                raise InputError("keep: keeping every die only spends a roll; score a box to "
+                                 "stop here (the rolls left are saved as the rules say).",
+                                 param="move")
         elif kind == "score":
             if not isinstance(arg, str):
                 raise InputError("score: give a box key as a string.", param="move")
@@ -268,7 +297,7 @@ class Game:
         decision = Decision(self.turn, self.dice, self.rolls_left, chosen, best, self.banked)
         t = self.tables
         self.position, choice = self.position.after(t, t.roll_index(self.dice), key,
-                                                    self.first_roll)
+                                                    self.first_roll, self.rolls_left)
         self.bonus_points += choice.yahtzee_bonus
         self.log.append(decision)
         self.moves.append({"score": key})
@@ -312,14 +341,14 @@ class Game:
         self.__dict__.update(replay.__dict__)
 
     def _start_turn(self) -> None:
-        self.rolls_left = self.tables.rolls - 1
+        self.rolls_left = most_rolls_left(self.tables, self.position)
         self.dice, self.kept = None, ()
         if not self.own_dice:
             self._roll(())
 
     def _roll(self, kept: tuple[int, ...]) -> None:
         t = self.tables
-        j = t.rolls - 1 - self.rolls_left  # 0: the first roll of the turn
+        j = most_rolls_left(t, self.position) - self.rolls_left  # 0: the turn's first roll
         draws = np.random.default_rng([self.seed, self.turn, j]).integers(
             1, t.n_faces + 1, size=t.n_dice)
         free = t.n_dice - len(kept)
@@ -375,6 +404,7 @@ class Game:
                "turns": self.tables.n_categories, "phase": self.phase,
                "dice": list(self.dice) if self.dice is not None else None,
                "kept": list(self.kept), "rolls_left": self.rolls_left,
+               "saved_rolls": self.saved_rolls if self.tables.has_bank else None,
                "card": self.card(), **self.bonuses(), "banked": self.banked,
                "expected_final": self.expected_final(),
                "expected_at_start": self.solution.expected_score,

@@ -617,7 +617,6 @@ class Model:
 
     def coach(self, seed: int = 0, own_dice: bool = False):
         """A game of this rule set played along with the optimal strategy (`coach.Game`)."""
-        self.require_no_saved_rolls("coached play")
         from .coach import Game
 
         return Game(self.solve(), seed, own_dice)

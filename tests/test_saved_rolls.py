@@ -92,7 +92,7 @@ def test_the_other_commands_say_they_do_not_handle_saved_rolls_yet(tmp_path):
 
     model = Model(rules_from_text(TINY.format(saved="{}")), use_cache=False)
     for work in (model.distribution, model.figures, lambda: model.simulate(10, strategy="greedy"),
-                 lambda: model.advise(target=10), lambda: model.moments("greedy"), model.coach):
+                 lambda: model.advise(target=10), lambda: model.moments("greedy")):
         with pytest.raises(SolverError, match="with saved rolls is not computed yet"):
             work()
     assert model.moments().sd > 0  # the SD of optimal play is
