@@ -53,6 +53,10 @@ def advise_cmd(
         "rolls this turn started with [default: those the game starts with, usually 0].")
     ] = None,
     card: CardOpt = None,
+    store: Annotated[str | None, typer.Option(
+        "--store", metavar="FOLDER", help="Read the values from a finished `yz solve --store` "
+        "folder instead of solving (only the layer the position needs; for games too big "
+        "for the cache, such as maxi-yatzy).")] = None,
     top: Annotated[int, typer.Option("--top", min=0, metavar="N",
                                      help="How many alternatives to list.")] = 5,
     target: Annotated[int | None, typer.Option(
@@ -80,7 +84,8 @@ def advise_cmd(
     rolled = parse_dice(shown, t) if shown is not None else None
     left = rolls_left if rolls_left is not None else sc.rolls_left
     advice = model.advise(pos, rolled, left,
-                          bonus_points if bonus_points is not None else sc.bonus_points, target)
+                          bonus_points if bonus_points is not None else sc.bonus_points, target,
+                          store=store)
     if rolled is not None and left is None:
         left = most_rolls_left(t, pos)
     if as_json:

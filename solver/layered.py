@@ -29,7 +29,7 @@ import json
 import os
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -405,9 +405,12 @@ def _chunk_size(model, chunk: Chunk) -> int:
     return sum(b - a for a, b in chunk_slices(model, chunk))
 
 
-def read_store(model, folder: str | os.PathLike) -> tuple[np.ndarray, np.ndarray | None]:
+def read_store(model, folder: str | os.PathLike, layers: Iterable[int] | None = None
+               ) -> tuple[np.ndarray, np.ndarray | None]:
     """The whole value table (and second moments, when solved with the SD) of a finished
-    layered solve in `folder`, every chunk checked; StoreError when it is not finished."""
+    layered solve in `folder`, every chunk checked; StoreError when it is not finished. With
+    `layers`, only those layers are read (and must be finished): the rest of the table reads
+    0 and takes no memory (what advice in one position needs: the layer after it)."""
     folder_ = Path(folder).expanduser().resolve()
     try:
         manifest = cache._read_sealed(folder_ / MANIFEST)
@@ -422,11 +425,16 @@ def read_store(model, folder: str | os.PathLike) -> tuple[np.ndarray, np.ndarray
             manifest.get("size") != model.layout.size:
         raise StoreError(f"store: {folder_} holds a solve of other rules "
                          f"('{manifest.get('variant')}').", param="store")
-    layers = _chunks_of(model, manifest.get("chunks"), folder_)
+    plan_ = _chunks_of(model, manifest.get("chunks"), folder_)
     done = manifest.get("done") or {}
-    VAL = np.zeros(model.layout.size)
-    M2 = np.zeros(model.layout.size) if with_sd else None
-    for chunks in layers:
+    size = model.layout.size
+    if layers is None:
+        VAL, M2 = np.zeros(size), np.zeros(size) if with_sd else None
+    else:
+        wanted = set(layers)
+        plan_ = [chunks for k, chunks in enumerate(plan_) if k in wanted]
+        VAL, M2 = lazy_zeros(size), lazy_zeros(size) if with_sd else None
+    for chunks in plan_:
         for c in chunks:
             sha = done.get(f"{c.layer}/{c.index}")
             if sha is None:

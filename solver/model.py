@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from yz.rules import RuleSet, RuleTables, SolverError, compile_rules, load_rules
+from yz.rules import InputError, RuleSet, RuleTables, SolverError, compile_rules, load_rules
 
 from . import cache, limits
 from .dp import Solution
@@ -563,12 +563,14 @@ class Model:
 
     def advise(self, position=None, dice=None, rolls_left: int | None = None,
                bonus_points: int | None = None, target: int | None = None,
-               saved_rolls: int | None = None):
+               saved_rolls: int | None = None, store=None):
         """Every move in a position ranked (`solver.advice.Advice`): by the expected final
         score, or with `target` by the chance of finishing with at least `target` points.
         `position`: a Position, or the boxes filled as `position()` takes them (default: the
-        game's start). Without dice, only the position's value. Everything is checked before
-        any solve."""
+        game's start). Without dice, only the position's value. `store`: a folder of a
+        finished layered solve (`solve_layered`) to read the values from, instead of solving
+        (only the layer after the position is read). Everything is checked before any
+        solve."""
         from yz.rules.position import check_bonus_points, most_rolls_left
 
         from .advice import advise, advise_target, check_rolls_left, check_target
@@ -580,8 +582,13 @@ class Model:
             rolls_left = most_rolls_left(t, position)
         check_rolls_left(t, dice, rolls_left, position)
         banked = position.banked(t, check_bonus_points(t, position, bonus_points))
+        if target is not None and store is not None:
+            raise InputError("store: a target is played from its own tables, not from a "
+                             "layered solve's folder; leave out one of them.", param="store")
         if target is None:
-            return advise(self.solve(), position, dice, rolls_left, banked)
+            solution = self.solve() if store is None else self.store_solution(
+                store, [len(position.filled) + 1])
+            return advise(solution, position, dice, rolls_left, banked)
         self.require_no_saved_rolls("target play")
         from .distribution import highest_score
         from .target import check_max_target, check_target_memory
@@ -590,6 +597,16 @@ class Model:
         check_target(t, position, banked, target)
         check_target_memory(t, min(target, highest_score(t)), param="target")
         return advise_target(self.targets(target), position, dice, rolls_left, banked, target)
+
+    def store_solution(self, folder, layers=None) -> Solution:
+        """The values of a finished layered solve in `folder` (`layered.read_store`; with
+        `layers`, only those are read and the rest of the table reads 0)."""
+        from . import layered
+
+        start = time.perf_counter()
+        values, _ = layered.read_store(self, folder, layers)
+        return Solution(self, values, time.perf_counter() - start, self.layout.reachable,
+                        cached=True)
 
     def turn_tables(self, position, solution: Solution | None = None):
         """The advisor's turn recursion for a position, from `solution`'s values (default:

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from yz.rules import rules_from_text
+from yz.rules import InputError, rules_from_text
 from yz.solver import Model
 from yz.solver.dp import solve_values
 from yz.solver.layered import (
@@ -259,3 +259,48 @@ def test_options_that_do_not_go_together(tmp_path, args, message):
                          capture_output=True, text=True, cwd=tmp_path, timeout=HANG_GUARD)
     assert out.returncode == 2 and message in out.stderr
     assert not (tmp_path / "S").exists()
+
+
+def test_advice_from_a_store_is_the_one_process_advice(tmp_path):
+    """`Model.advise(store=...)` reads only the layer after the position, and ranks every move
+    as the one-process solve's advice does, to the bit."""
+    import random
+
+    from yz.rules.position import parse_filled
+
+    model = model_of("carried")
+    solve_layered(model, tmp_path / "s", chunk_states=SMALL_CHUNKS)
+    reference = model_of("carried")
+    t = model.tables
+    rng = random.Random(5)
+    for n in range(t.n_categories):
+        filled = {key: 0 if key != "chance" else 12 for key in rng.sample(list(t.rules.keys), n)}
+        for bank in {0, t.banks_in_layer(n) - 1}:
+            pos = parse_filled(filled, t, saved_rolls=bank)
+            dice = tuple(sorted(rng.randint(1, 6) for _ in range(4)))
+            got = model.advise(pos, dice, store=tmp_path / "s")
+            want = reference.advise(pos, dice)
+            assert got.position_value == want.position_value
+            assert [(a.label(), a.value) for a in got.actions] == \
+                [(a.label(), a.value) for a in want.actions]
+    with pytest.raises(InputError, match="store: a target is played from its own tables"):
+        model_of("plain").advise(target=50, store=tmp_path / "s")
+
+
+def test_advise_from_a_store_on_the_command_line(tmp_path):
+    game = tmp_path / "game.yaml"
+    game.write_text(VARIANTS["carried"])
+    store = tmp_path / "store"
+    solve_layered(model_of("carried"), store, chunk_states=SMALL_CHUNKS)
+    cmd = [sys.executable, "-m", "yz.cli.main", "advise", "-v", str(game), "--store",
+           str(store), "--filled", "fours=8,yatzy=0", "--saved-rolls", "3", "-d", "6,6,6,2",
+           "--json"]
+    out = subprocess.run(cmd, capture_output=True, text=True, timeout=HANG_GUARD,
+                         cwd=Path.home())
+    assert out.returncode == 0, out.stderr
+    want = model_of("carried").advise("fours=8,yatzy=0", (2, 6, 6, 6), saved_rolls=3)
+    assert json.loads(out.stdout)["best"]["value"] == want.best.value
+    (store / "layer-03" / "chunk-00000.npy").write_bytes(b"damaged")  # the layer it reads
+    out = subprocess.run(cmd, capture_output=True, text=True, timeout=HANG_GUARD)
+    assert out.returncode == 2 and "Traceback" not in out.stderr, out.stderr
+    assert "store" in out.stderr and out.stderr.count("\n") == 1, out.stderr
