@@ -190,10 +190,14 @@ class Model:
     def load_cached(self) -> bool:
         """Load the values and the exact distribution of optimal play from the cache, never
         computing: True when both are there and intact (then `solve()` and `distribution()`
-        answer at once), False otherwise (a damaged file is left for `solve` to heal)."""
-        if self._cached("solution") is not None and self._cached("pmf:optimal") is not None:
+        answer at once), False otherwise (a damaged file is left for `solve` to heal). Games
+        with saved rolls have no distribution yet (`has_distribution_of_play`): the values
+        are enough."""
+        need_pmf = self.has_distribution_of_play
+        if self._cached("solution") is not None and (
+                not need_pmf or self._cached("pmf:optimal") is not None):
             return True
-        if not self.use_cache or self._load_figures("pmf-optimal") is None:
+        if not self.use_cache or (need_pmf and self._load_figures("pmf-optimal") is None):
             return False
         try:
             hit = cache.load(self.tables, self.layout.size)
@@ -201,14 +205,21 @@ class Model:
             return False
         if hit is None:
             return False
-        dist = self._cached_distribution("optimal")
-        if dist is None:
+        dist = self._cached_distribution("optimal") if need_pmf else None
+        if need_pmf and dist is None:
             return False
         with self._lock:
             self._memo.setdefault("solution", Solution(self, hit.values, 0.0, hit.states,
                                                        cached=True, sd=hit.sd))
-            self._memo.setdefault("pmf:optimal", dist)
+            if dist is not None:
+                self._memo.setdefault("pmf:optimal", dist)
         return True
+
+    @property
+    def has_distribution_of_play(self) -> bool:
+        """Whether the exact distribution of final scores is computed for this game (not yet
+        for games with saved rolls: `distribution()` refuses them)."""
+        return self.tables.n_banks == 1
 
     def has_distribution(self, strategy: str = "optimal") -> bool:
         """Whether the exact distribution is at hand (in memory or in the cache)."""

@@ -303,7 +303,9 @@ def game_view(game, dist, with_options: bool = False) -> dict:
     return out
 
 
-def distribution_json(dist) -> dict:
+def distribution_json(dist) -> dict | None:
+    if dist is None:  # (games with saved rolls: not computed yet)
+        return None
     return {"scores": dist.scores.tolist(), "probabilities": dist.probabilities.tolist(),
             "expected_score": dist.expected_score, "median": dist.median,
             "percentiles": dist.percentiles()}

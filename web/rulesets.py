@@ -112,7 +112,6 @@ def build_model(variant: str | None, yaml: str | None, settings: WebSettings) ->
                          f"{MAX_ROLLS:,} (fewer dice or faces); play it with "
                          f"{_offline(settings, variant)}.", param="rules")
     model = Model(rules)
-    model.require_no_saved_rolls("play")  # (the list says so too)
     _check_solvable(model, settings, variant)
     return model
 
@@ -150,7 +149,7 @@ def pasted_rules(text: str):
 def _check_solvable(model: Model, settings: WebSettings, variant: str | None) -> None:
     """Refuse a rule set whose solve would take longer than the server allows, or more
     memory than it has, unless yz's cache holds it already (solved on the command line)."""
-    if model.is_solved() and model.has_distribution():
+    if model.is_solved() and (not model.has_distribution_of_play or model.has_distribution()):
         return
     estimate = model.solve_seconds()
     if estimate > settings.max_solve_seconds:
@@ -160,7 +159,8 @@ def _check_solvable(model: Model, settings: WebSettings, variant: str | None) ->
                          f"of {duration(settings.max_solve_seconds)}; play it with "
                          f"{_offline(settings, variant)}.", param="rules")
     model.check_memory()
-    model.check_distribution_memory(MAX_DISTRIBUTION_MEMORY)
+    if model.has_distribution_of_play:
+        model.check_distribution_memory(MAX_DISTRIBUTION_MEMORY)
 
 
 def _offline(settings: WebSettings, variant: str | None) -> str:
@@ -176,4 +176,6 @@ def rules_json(model: Model) -> dict:
                            for c in r.categories],
             "upper_bonus": {"threshold": t.upper_threshold, "amount": t.upper_bonus}
             if t.upper_threshold else None,
-            "yahtzee_bonus": t.yahtzee_bonus or None, "joker": r.joker.mode}
+            "yahtzee_bonus": t.yahtzee_bonus or None, "joker": r.joker.mode,
+            "saved_rolls": r.saved_rolls.model_dump() if r.saved_rolls else None,
+            "has_distribution": model.has_distribution_of_play}

@@ -108,7 +108,6 @@ class Solver:
     def status(self, model: Model, start: bool = True) -> dict:
         """"ready", or the stage of the solve (queued first if need be and `start`), or the
         error it met. Each call counts as someone still waiting for the solve."""
-        model.require_no_saved_rolls("play")  # refused before any work, not after the solve
         if self._solved(model) is not None:
             return {"status": "ready"}
         with self._lock:
@@ -232,7 +231,8 @@ class Solver:
             self._check_waited_for(job)
             solution = model.solve()
             self._check_waited_for(job)
-            dist = model.distribution()
+            # (None for games with saved rolls: the page plays them without it)
+            dist = model.distribution() if model.has_distribution_of_play else None
             self._keep(t.digest, (solution, dist))
         except BaseException:
             with self._lock:  # keep the job only to tell its error to the next poll
@@ -279,7 +279,7 @@ def load_cached(model: Model):
     its check (then it is solved again). Never runs a kernel: safe beside a running solve."""
     if not model.load_cached():
         return None
-    return model.solve(), model.distribution()
+    return model.solve(), model.distribution() if model.has_distribution_of_play else None
 
 
 def _named(hit: tuple, model: Model) -> tuple:
@@ -288,4 +288,4 @@ def _named(hit: tuple, model: Model) -> tuple:
     solution, dist = hit
     if solution.model is model:
         return hit
-    return replace(solution, model=model), replace(dist, variant=model.name)
+    return replace(solution, model=model), dist and replace(dist, variant=model.name)

@@ -347,8 +347,10 @@ function draw() {
   $("#game").hidden = false;
   $("#intro").hidden = true;
   $("#turn").textContent = over ? `All ${g.turns} boxes filled` : `Turn ${g.turn} of ${g.turns}`;
-  $("#rolls").textContent = g.phase === "keep" ? `· ${g.rolls_left} re-roll${g.rolls_left > 1 ? "s" : ""} left`
-    : g.phase === "score" ? "· last roll: choose a box" : g.phase === "dice" ? "· roll your dice" : "";
+  $("#rolls").textContent = (g.phase === "keep" ? `· ${g.rolls_left} re-roll${g.rolls_left > 1 ? "s" : ""} left`
+    : g.phase === "score" ? "· last roll: choose a box" : g.phase === "dice" ? "· roll your dice" : "")
+    + (g.saved_rolls !== null && g.saved_rolls !== undefined && !over
+      ? ` · started with ${g.saved_rolls} saved roll${g.saved_rolls === 1 ? "" : "s"}` : "");
   $("#expected").textContent = fmt(g.expected_final);
   $("#variant-name").textContent = g.variant;
 
@@ -441,6 +443,9 @@ function drawChart() {
   const chart = $("#chart");
   const d = yz.dist;
   chart.replaceChildren();
+  const missing = !d && yz.info && yz.info.has_distribution === false;
+  $("#chart-note").hidden = !missing;
+  chart.style.display = missing ? "none" : "";
   if (!d) return;
   const W = 320, H = 150, pad = 18;
   const lo = d.percentiles["1"], hi = d.percentiles["99"];
