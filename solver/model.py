@@ -168,6 +168,12 @@ class Model:
         kernels compiled (`compile_seconds` adds the first time's compiling)."""
         return limits.solve_seconds(self.tables, self.layout, self.batch_width())
 
+    def prepare_seconds(self) -> float:
+        """A rough estimate of the seconds `solve()` and then, where it is computed (not for
+        games with saved rolls yet), `distribution()` take here."""
+        whole = self.solve_seconds()
+        return whole if self.has_distribution_of_play else limits.VALUES_SHARE * whole
+
     def seconds_per_state(self) -> float:
         """A rough estimate of one thread's seconds per stored state of the DP."""
         work = limits.VALUES_SHARE * (self.solve_seconds() - limits.SOLVE_OVERHEAD_SECONDS)

@@ -4,7 +4,7 @@ A pasted rule set is read once, by the loader's event parser with this server's 
 values and nesting (a hostile text is refused at the event that crosses one, before the rest
 is read), may only `extends` a built-in or a shipped example (never a path on the server),
 and must be small enough to build its tables in well under a second. A rule set whose solve
-would take longer than the server allows (`Model.solve_seconds`, estimated from its size) is
+would take longer than the server allows (`Model.prepare_seconds`, estimated from its size) is
 refused with the estimate, unless yz's cache already holds it.
 """
 
@@ -151,7 +151,7 @@ def _check_solvable(model: Model, settings: WebSettings, variant: str | None) ->
     memory than it has, unless yz's cache holds it already (solved on the command line)."""
     if model.is_solved() and (not model.has_distribution_of_play or model.has_distribution()):
         return
-    estimate = model.solve_seconds()
+    estimate = model.prepare_seconds()
     if estimate > settings.max_solve_seconds:
         raise RulesError(f"{model.name}: solving it exactly would take about "
                          f"{duration(estimate)} on this machine (estimated from its "

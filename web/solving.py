@@ -74,7 +74,8 @@ class Job:
         and the estimated seconds left."""
         spans = {"compiling": self.compile_estimate,
                  "solving": VALUES_SHARE * self.estimate,
-                 "distribution": (1 - VALUES_SHARE) * self.estimate}
+                 "distribution": (1 - VALUES_SHARE) * self.estimate
+                 if self.model.has_distribution_of_play else 0.0}
         fraction = self.done / self.total if self.total else 0.0
         if self.stage == "compiling":  # no progress reports: the time spent, capped
             elapsed = time.monotonic() - self.stage_started
