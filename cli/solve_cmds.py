@@ -71,15 +71,21 @@ def advise_cmd(
     With what the best move is worth (expected final score) and what every alternative loses;
     without dice, the position's value before the roll.
     """
-    from yz.rules.position import most_rolls_left, parse_dice, parse_filled
+    from dataclasses import replace
+
+    from yz.rules.position import check_saved_rolls, most_rolls_left, parse_dice, parse_filled
 
     sc = read_card(card)
     model = model_for(variant or sc.variant or "official-free-joker", quiet, as_json, yes=yes)
     t = model.tables
     pos = parse_filled(filled if filled is not None else sc.filled, t,
                        upper_total if upper_total is not None else sc.upper_total,
-                       origin=sc.origin if filled is None else None,
-                       saved_rolls=saved_rolls if saved_rolls is not None else sc.saved_rolls)
+                       origin=sc.origin if filled is None else None)
+    # The saved rolls, checked against the boxes filled, named by where they were given.
+    from_card = saved_rolls is None and sc.saved_rolls is not None
+    pos = replace(pos, saved_rolls=check_saved_rolls(
+        t, len(pos.filled), saved_rolls if saved_rolls is not None else sc.saved_rolls,
+        f"{sc.origin}: " if from_card else ""))
     shown = dice if dice is not None else sc.dice
     rolled = parse_dice(shown, t) if shown is not None else None
     left = rolls_left if rolls_left is not None else sc.rolls_left

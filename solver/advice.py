@@ -12,7 +12,8 @@ with more dice, then card order).
 With saved rolls a turn begun with b of them has up to `rolls` - 1 + b re-rolls, and after any
 roll it may also stop and fill a box, which leaves the saved rolls `bank_after` says: stopping
 is listed beside the keeps (and wins a tie with them, as in the kernels), while keeping every
-die, which only spends a roll, is left out (stopping is never worse).
+die, which only spends a roll, is left out: it is never better than the best other move (a
+spent roll is worth no more than a saved one), and the kernels never choose it.
 """
 
 from __future__ import annotations

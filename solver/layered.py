@@ -189,11 +189,10 @@ def _tables_with_layer(model, folder: Path, layer: int, chunks: list[list], with
 def _scatter(model, chunk: Chunk, data: np.ndarray, VAL: np.ndarray, M2: np.ndarray | None):
     """Put a chunk file's entries back at their store places."""
     at = 0
+    values = data if data.ndim == 1 else data[0]  # (a solve with the SD: values, moments)
     for a, b in chunk_slices(model, chunk):
-        if M2 is None:
-            VAL[a:b] = data[at:at + b - a]
-        else:
-            VAL[a:b] = data[0, at:at + b - a]
+        VAL[a:b] = values[at:at + b - a]
+        if M2 is not None:
             M2[a:b] = data[1, at:at + b - a]
         at += b - a
 
@@ -405,18 +404,27 @@ def _chunk_size(model, chunk: Chunk) -> int:
     return sum(b - a for a, b in chunk_slices(model, chunk))
 
 
-def read_store(model, folder: str | os.PathLike, layers: Iterable[int] | None = None
-               ) -> tuple[np.ndarray, np.ndarray | None]:
+def read_store(model, folder: str | os.PathLike, layers: Iterable[int] | None = None,
+               moments: bool = True) -> tuple[np.ndarray, np.ndarray | None]:
     """The whole value table (and second moments, when solved with the SD) of a finished
     layered solve in `folder`, every chunk checked; StoreError when it is not finished. With
     `layers`, only those layers are read (and must be finished): the rest of the table reads
-    0 and takes no memory (what advice in one position needs: the layer after it)."""
+    0 and takes no memory (what advice in one position needs: the layer after it). Without
+    `moments` the second moments are left out (None)."""
+    if not str(folder).strip():
+        raise StoreError("store: give the folder a layered solve wrote (yz solve --store).",
+                         param="store")
     folder_ = Path(folder).expanduser().resolve()
+    if folder_.exists() and not folder_.is_dir():
+        raise StoreError(f"store: {folder_} is a file, not a folder.", param="store")
+    if not (folder_ / MANIFEST).is_file():
+        raise StoreError(f"store: {folder_} holds no solve of yz ({MANIFEST}); give the "
+                         "folder a layered solve wrote.", param="store")
     try:
         manifest = cache._read_sealed(folder_ / MANIFEST)
     except cache.CorruptCache as exc:
         raise StoreError(f"store: {exc}", param="store") from None
-    with_sd = bool(manifest.get("with_sd"))
+    with_sd = bool(manifest.get("with_sd")) and moments
     if manifest.get("format") != STORE_FORMAT or manifest.get("solver_version") != \
             SOLVER_VERSION:
         raise StoreError(f"store: {folder_} was written by another version of yz.",
@@ -439,10 +447,11 @@ def read_store(model, folder: str | os.PathLike, layers: Iterable[int] | None = 
             sha = done.get(f"{c.layer}/{c.index}")
             if sha is None:
                 raise StoreError(f"store: {folder_} holds an unfinished solve (layer "
-                                 f"{c.layer}, chunk {c.index}); run it again to finish it.",
-                                 param="store")
-            _scatter(model, c, _read_chunk(chunk_path(folder_, c.layer, c.index), sha,
-                                           2 if with_sd else 1), VAL, M2)
+                                 f"{c.layer}, chunk {c.index}); resume the layered solve "
+                                 "into it to finish it.", param="store")
+            rows = 2 if manifest.get("with_sd") else 1
+            _scatter(model, c, _read_chunk(chunk_path(folder_, c.layer, c.index), sha, rows),
+                     VAL, M2)
     return VAL, M2
 
 

@@ -588,13 +588,19 @@ class Model:
         finished layered solve (`solve_layered`) to read the values from, instead of solving
         (only the layer after the position is read). Everything is checked before any
         solve."""
-        from yz.rules.position import check_bonus_points, most_rolls_left
+        from yz.rules.position import check_bonus_points, check_saved_rolls, most_rolls_left
 
         from .advice import advise, advise_target, check_rolls_left, check_target
 
         t = self.tables
         if position is None or isinstance(position, str | dict):
             position = self.position(position, saved_rolls=saved_rolls)
+        elif saved_rolls is not None:
+            raise InputError("saved rolls: a Position holds its own saved rolls "
+                             "(Position.saved_rolls); give them there, or the boxes filled "
+                             "as text with saved_rolls.", param="saved_rolls")
+        else:
+            check_saved_rolls(t, len(position.filled), position.saved_rolls)
         if dice is not None and rolls_left is None:
             rolls_left = most_rolls_left(t, position)
         check_rolls_left(t, dice, rolls_left, position)
@@ -616,14 +622,27 @@ class Model:
         return advise_target(self.targets(target), position, dice, rolls_left, banked, target)
 
     def store_solution(self, folder, layers=None) -> Solution:
-        """The values of a finished layered solve in `folder` (`layered.read_store`; with
-        `layers`, only those are read and the rest of the table reads 0)."""
+        """The values of a finished layered solve in `folder` (`layered.read_store`, without
+        the second moments; with `layers`, only those are read and the rest of the table
+        reads 0, the game's value included). The last one read is kept: the positions of
+        one layer share it, and the advisor's memo with it."""
+        from pathlib import Path
+
         from . import layered
 
+        key = (str(Path(folder).expanduser().resolve()),
+               None if layers is None else tuple(sorted(set(layers))))
+        with self._lock:
+            have = self._memo.get("store")
+            if have is not None and have[0] == key:
+                return have[1]
         start = time.perf_counter()
-        values, _ = layered.read_store(self, folder, layers)
-        return Solution(self, values, time.perf_counter() - start, self.layout.reachable,
-                        cached=True)
+        values, _ = layered.read_store(self, folder, layers, moments=False)
+        solution = Solution(self, values, time.perf_counter() - start, self.layout.reachable,
+                            cached=True)
+        with self._lock:
+            self._memo["store"] = (key, solution)  # (the one before is let go)
+        return solution
 
     def turn_tables(self, position, solution: Solution | None = None):
         """The advisor's turn recursion for a position, from `solution`'s values (default:

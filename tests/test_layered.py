@@ -169,15 +169,20 @@ def test_the_store_is_read_back_whatever_chunks_it_was_solved_in(tmp_path):
 
 def test_an_unfinished_damaged_or_foreign_store_is_not_read(tmp_path):
     model = model_of("plain")
-    with pytest.raises(StoreError, match="unreadable"):
+    with pytest.raises(StoreError, match="holds no solve of yz"):
         read_store(model, tmp_path / "none")
+    (tmp_path / "file").write_text("x")
+    with pytest.raises(StoreError, match="is a file, not a folder"):
+        read_store(model, tmp_path / "file")
+    with pytest.raises(StoreError, match="give the folder"):
+        read_store(model, "")
     solve_layered(model, tmp_path / "s", chunk_states=SMALL_CHUNKS)
     manifest = json.loads((tmp_path / "s" / MANIFEST).read_text())
     del manifest["done"]["0/0"]
     from yz.solver import cache
 
     (tmp_path / "s" / MANIFEST).write_text(json.dumps(cache._sealed(manifest)))
-    with pytest.raises(StoreError, match="unfinished solve"):
+    with pytest.raises(StoreError, match=r"unfinished solve .*resume the layered solve"):
         read_store(model, tmp_path / "s")
     with pytest.raises(StoreError, match="other rules"):
         read_store(model_of("carried"), tmp_path / "s")
@@ -304,3 +309,35 @@ def test_advise_from_a_store_on_the_command_line(tmp_path):
     out = subprocess.run(cmd, capture_output=True, text=True, timeout=HANG_GUARD)
     assert out.returncode == 2 and "Traceback" not in out.stderr, out.stderr
     assert "store" in out.stderr and out.stderr.count("\n") == 1, out.stderr
+
+
+def test_advice_from_a_store_reads_it_once_per_layer(tmp_path):
+    """Positions of one layer share the values read (a loop over positions of a big game must
+    not hold a table per call); a store solved with the SD is read without its moments."""
+    model = model_of("carried")
+    solve_layered(model, tmp_path / "s", with_sd=True, chunk_states=SMALL_CHUNKS)
+    first = model.store_solution(tmp_path / "s", [2])
+    again = model.store_solution(tmp_path / "s", [2])
+    assert again is first
+    model.advise("fours=8", (1, 2, 3, 4), store=tmp_path / "s")
+    model.advise("fives=10", (1, 2, 3, 4), store=tmp_path / "s")
+    assert model.store_solution(tmp_path / "s", [2]) is first
+    assert len(model._turns) == 2  # the advisor's memo, valid for the values kept
+    assert model.store_solution(tmp_path / "s", [3]) is not first
+    values, moments = read_store(model, tmp_path / "s", moments=False)
+    assert moments is None and np.array_equal(values, read_store(model, tmp_path / "s")[0])
+
+
+def test_a_position_brings_its_own_saved_rolls():
+    model = model_of("carried")
+    pos = model.position("fours=8", saved_rolls=2)
+    assert model.advise(pos).position_value == model.advise("fours=8",
+                                                            saved_rolls=2).position_value
+    with pytest.raises(InputError, match="a Position holds its own saved rolls"):
+        model.advise(pos, saved_rolls=1)
+    from dataclasses import replace
+
+    with pytest.raises(InputError, match="at most 2"):
+        model.advise(replace(pos, saved_rolls=50))
+    with pytest.raises(InputError, match="not a whole number"):
+        model.advise(replace(pos, saved_rolls=-1))

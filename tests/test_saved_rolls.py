@@ -162,10 +162,15 @@ def check_advice(rules, rng: random.Random, positions: int, every_roll: bool = F
                 if left:
                     keeps = twin.keep_values(*state, dice, left, bank=bank)
                     want.update({("keep", k): v for k, v in keeps.items() if len(k) < len(dice)})
-                    # Keeping every die only spends a roll: never better than stopping now.
+                    # Keeping every die only spends a roll: never better than the best move.
                     assert max(keeps.values()) <= got.best.value + 1e-9
+                assert got.best.value == pytest.approx(max(want.values()), rel=1e-12)
                 have = {(a.kind, a.box.key if a.kind == "score" else a.keep): a.value
                         for a in got.actions}
+                if not t.has_bank:  # a bank that never holds a roll: the game without one
+                    assert all(have[m] == pytest.approx(v, rel=1e-12, abs=1e-12)
+                               for m, v in want.items() if m in have and m[0] == "keep")
+                    continue
                 assert have.keys() == want.keys(), (pos, dice, left)
                 for move, v in want.items():
                     assert have[move] == pytest.approx(v, rel=1e-12, abs=1e-12), move
@@ -254,3 +259,59 @@ def test_advise_with_saved_rolls_from_the_command_line(tmp_path):
                              timeout=HANG_GUARD)
         assert out.returncode == 2 and needle in out.stderr and "Traceback" not in out.stderr
         assert out.stderr.count("\n") == 1, out.stderr
+    # A card's saved rolls are named by the card, an option's by the option.
+    card.write_text("variant: banked.yaml\nsaved_rolls: 7\n")
+    for extra, named in (([], f"{card}: saved rolls: 7"), (["--saved-rolls", "8"],
+                                                          "--saved-rolls: 8")):
+        out = subprocess.run([sys.executable, "-m", "yz.cli.main", "advise", "--card", str(card),
+                              "--filled", "ones=1", *extra], capture_output=True, text=True,
+                             timeout=HANG_GUARD)
+        assert out.returncode == 2 and named in out.stderr, out.stderr
+
+
+CHOICES_GAME = """\
+name: banked
+dice: {dice}
+faces: 3
+rolls: {rolls}
+saved_rolls: {saved}
+upper_bonus: {{threshold: 4, amount: 5}}
+categories:
+  - {{key: ones, section: upper, pattern: {{kind: face, face: 1}}, score: face_total}}
+  - {{key: threes, section: upper, pattern: {{kind: face, face: 3}}, score: face_total}}
+  - {{key: pair, pattern: {{kind: of_a_kind, count: 2}}, score: sum_all, first_roll_bonus: 4}}
+  - {{key: chance, pattern: any, score: sum_all}}
+"""
+
+
+@pytest.mark.parametrize("dice, rolls", [(2, 2), (3, 2), (2, 1)])
+@pytest.mark.parametrize("saved", ["{}", "{cap: 1}", "{start: 2}",
+                                   "{carry_unused: false, start: 1}", "{cap: 0}"])
+def test_the_advisors_best_move_is_the_kernels_choice(dice, rolls, saved):
+    """The advisor (NumPy) and the decision kernel (what simulations play) make the same move,
+    ties included, in every state, roll and count of re-rolls left."""
+    from yz.rules.position import Position
+    from yz.solver.kernels.bundle import States
+    from yz.solver.simulate import strategy_choices
+
+    rules = rules_from_text(CHOICES_GAME.format(dice=dice, rolls=rolls, saved=saved))
+    solution = Model(rules, use_cache=False).solve()
+    t = solution.tables
+    states = sorted((int(b), int(m), int(f), u)
+                    for k in range(t.n_categories) for m, f, b, u0, nu, _ in
+                    zip(*solution.layout.rows(k), strict=True) for u in range(u0, u0 + nu))
+    choice = strategy_choices(solution, "optimal", States(
+        *[np.array([s[i] for s in states], dtype=np.int64) for i in (1, 2, 3, 0)]))
+    for i, (bank, mask, flag, u) in enumerate(states):
+        filled = {rules.categories[c].key: None for c in range(t.n_categories) if mask >> c & 1}
+        pos = Position(filled, mask, u, bool(flag), bank)
+        for r in range(t.n_distinct_rolls):
+            dice_ = tuple(int(d) for d in t.ROLL_DICE[r])
+            for left in range(t.rolls + bank):
+                best = advise(solution, pos, dice_, left).best
+                c = int(choice[i, left, r])
+                want = ("score", c) if left == 0 else ("score", c - t.n_keeps) \
+                    if c >= t.n_keeps else ("keep", c)
+                got = ("score", best.box.box) if best.kind == "score" else \
+                    ("keep", t.keep_index(best.keep))
+                assert got == want, (bank, mask, u, dice_, left)

@@ -249,6 +249,8 @@ def test_a_game_with_saved_rolls_in_the_browser(server, browser, tmp_path):
     page.wait_for_selector("#review:not([hidden])")
     assert int(page.inner_text("#final-total")) == game.banked
     assert "P(score" not in page.inner_text("#review")
+    assert page.is_visible("#chart-note") and page.is_hidden("#chart")
     assert "not computed for games with saved rolls yet" in page.inner_text("#chart-note")
+    assert page.inner_text("#rank").strip() == ""
     shot(page, tmp_path, "serve-saved-rolls-review.png")
     assert not errors, errors

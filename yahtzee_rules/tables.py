@@ -99,8 +99,11 @@ class RuleTables:
 
     @property
     def has_bank(self) -> bool:
-        """Whether the rules have saved rolls (a bank carried between turns)."""
-        return self.rules.saved_rolls is not None
+        """Whether a turn can start with saved rolls (a bank carried between turns). A
+        `saved_rolls` rule that never saves one (`cap: 0`, or one roll a turn with no start)
+        is the game without it, and is solved, advised and played as that game."""
+        saved = self.rules.saved_rolls
+        return saved is not None and saved.most(self.n_categories, self.rolls) > 0
 
     def banks_in_layer(self, k: int) -> int:
         """Banks a turn can start with after k turns (k boxes filled)."""

@@ -444,6 +444,7 @@ function drawChart() {
   const d = yz.dist;
   chart.replaceChildren();
   const missing = !d && yz.info && yz.info.has_distribution === false;
+  if (!d) $("#rank").replaceChildren();  // (a rank line of the game before goes too)
   $("#chart-note").hidden = !missing;
   chart.style.display = missing ? "none" : "";
   if (!d) return;
