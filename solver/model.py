@@ -342,8 +342,6 @@ class Model:
         from .exact import exact_moments
 
         check_strategy(strategy)
-        if strategy != "optimal":
-            self.require_no_saved_rolls(f"the moments of {strategy} play")
         solution = self.solve()
         if strategy == "optimal" and solution.sd is not None:
             return Moments(strategy, solution.expected_score, solution.sd, cached=True)
@@ -389,9 +387,17 @@ class Model:
         known), any other strategy None."""
         from .exact import exact_figures, known_figures
 
-        if when_quick and strategy == "optimal" and self.tables.n_banks > 1:
-            return known_figures(self.solve())  # (the others are not computed yet)
-        self.require_no_saved_rolls("the exact figures")
+        if self.tables.n_banks > 1:  # the mean and SD only (the rest: not computed yet)
+            check_strategy(strategy)
+            if when_quick and strategy == "optimal":
+                return known_figures(self.solve())
+            if when_quick and 2 * limits.VALUES_SHARE * self.solve_seconds() > \
+                    limits.AUTO_FIGURES_SECONDS and self._load_figures(
+                        f"moments-{strategy}") is None:
+                return None
+            moments = self.moments(strategy)
+            return ExactFigures(strategy, moments.expected_score, moments.sd, {}, {}, None,
+                                None, None, 0.0)
 
         check_strategy(strategy)
         found = self._load_figures(strategy)
@@ -558,8 +564,6 @@ class Model:
                  keep_scores: bool = False):
         """Play `games` games with `strategy` (the same seed, the same games, whatever the
         thread count); `solver.simulate.Simulation`."""
-        if strategy != "optimal":
-            self.require_no_saved_rolls(f"a simulation of {strategy} play")
         from .simulate import check_simulation, simulate
         from .warmup import ensure_compiled, work_families
 

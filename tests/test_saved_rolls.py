@@ -91,12 +91,30 @@ def test_the_other_commands_say_they_do_not_handle_saved_rolls_yet(tmp_path):
     from yz.rules import SolverError
 
     model = Model(rules_from_text(TINY.format(saved="{}")), use_cache=False)
-    for work in (model.distribution, model.figures, lambda: model.simulate(10, strategy="greedy"),
-                 lambda: model.advise(target=10), lambda: model.moments("greedy")):
+    for work in (model.distribution, lambda: model.advise(target=10),
+                 lambda: model.duel(model)):
         with pytest.raises(SolverError, match="with saved rolls is not computed yet"):
             work()
     assert model.moments().sd > 0  # the SD of optimal play is
     assert model.figures(when_quick=True).expected_score == model.solve().expected_score
+    greedy = model.figures("greedy")  # the mean and SD of another strategy, no box figures
+    assert greedy.expected_score == model.moments("greedy").expected_score and \
+        greedy.box_mean == {}
+
+
+@pytest.mark.parametrize("strategy", ["greedy", "heuristic"])
+@pytest.mark.parametrize("saved", ["{}", "{cap: 1}", "{carry_unused: false, start: 2}"])
+def test_other_strategies_simulate_as_their_exact_moments_say(saved, strategy):
+    # Two different paths over the same decisions: the backward pass carrying the moments of
+    # the strategy's play, and games played from its recorded choices.
+    model = Model(rules_from_text(TINY.format(saved=saved)), use_cache=False)
+    exact = model.moments(strategy)
+    optimal = model.solve().expected_score
+    assert exact.expected_score < optimal
+    games = model.simulate(100_000, seed=5, strategy=strategy, keep_scores=True).scores
+    sem = games.std() / np.sqrt(len(games))
+    assert abs(games.mean() - exact.expected_score) < 4 * sem, (games.mean(), sem)
+    assert games.std() == pytest.approx(exact.sd, rel=0.02)
 
 
 @pytest.mark.parametrize("saved", ["{}", "{cap: 1}", "{start: 2}",
