@@ -260,7 +260,8 @@ def layered_json(s) -> dict:
 
 def compare_rows(solutions, risks=None) -> list[dict]:
     """One row per rule set: the mean, its difference to the first, and (with `risks`, a
-    (Distribution, ExactFigures) pair per rule set) the spread and the upper bonus rate."""
+    (Distribution, ExactFigures) pair per rule set) the spread and the upper bonus rate (the
+    SD only, the rest None, where the distribution is None: games with saved rolls)."""
     base = solutions[0].expected_score if solutions else 0.0
     rows = []
     for i, s in enumerate(solutions):
@@ -268,8 +269,11 @@ def compare_rows(solutions, risks=None) -> list[dict]:
                "difference": s.expected_score - base, "states": s.states, "cached": s.cached}
         if risks is not None:
             dist, figures = risks[i]
-            row.update(sd=dist.sd, median=dist.median, percentiles=dist.percentiles(),
-                       p_upper_bonus=figures.p_upper_bonus)
+            if dist is None:
+                row.update(sd=figures.sd, median=None, percentiles=None, p_upper_bonus=None)
+            else:
+                row.update(sd=dist.sd, median=dist.median, percentiles=dist.percentiles(),
+                           p_upper_bonus=figures.p_upper_bonus)
         rows.append(row)
     return rows
 
@@ -284,9 +288,9 @@ def compare_text(rows: list[dict]) -> str:
     for r in rows:
         line = [r["variant"], f"{r['expected_score']:.4f}", f"{r['difference']:+.4f}"]
         if risk:
-            bonus = r["p_upper_bonus"]
-            line += [f"{r['sd']:.2f}", str(r["median"]), str(r["percentiles"]["5"]),
-                     str(r["percentiles"]["95"]),
+            bonus, pct = r["p_upper_bonus"], r["percentiles"] or {}
+            line += [f"{r['sd']:.2f}", *(("-" if v is None else str(v)) for v in (
+                r["median"], pct.get("5"), pct.get("95"))),
                      "-" if bonus is None else f"{100 * bonus:.1f}%"]
         line.append(f"{r['states']:,}")
         body.append(line)

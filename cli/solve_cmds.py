@@ -202,7 +202,10 @@ def compare_cmd(
     models = [model_for(rules, quiet, as_json, use_cache=not no_cache, yes=yes)
               for rules in all_rules]
     solutions = [model.solve() for model in models]
-    risks = None if no_risk else [(model.distribution(), model.figures()) for model in models]
+    # (Games with saved rolls: the SD only; their distribution is not computed yet.)
+    risks = None if no_risk else [
+        (model.distribution() if model.has_distribution_of_play else None, model.figures())
+        for model in models]
     rows = render.compare_rows(solutions, risks)
     if as_json:
         emit_json(rows)

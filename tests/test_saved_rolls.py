@@ -333,3 +333,21 @@ def test_the_advisors_best_move_is_the_kernels_choice(dice, rolls, saved):
                 got = ("score", best.box.box) if best.kind == "score" else \
                     ("keep", t.keep_index(best.keep))
                 assert got == want, (bank, mask, u, dice_, left)
+
+
+def test_compare_shows_the_sd_of_a_game_with_saved_rolls(tmp_path):
+    game = tmp_path / "banked.yaml"
+    game.write_text(TINY.format(saved="{}"))
+    plain = tmp_path / "plain.yaml"
+    plain.write_text(TINY.replace("saved_rolls: {saved}\n", "").format().replace(
+        "name: banked", "name: plain"))
+    out = subprocess.run([sys.executable, "-m", "yz.cli.main", "compare", str(plain), str(game),
+                          "--json"], capture_output=True, text=True, timeout=HANG_GUARD)
+    assert out.returncode == 0, out.stderr
+    rows = {r["variant"]: r for r in json.loads(out.stdout)}
+    exact = Model(rules_from_text(TINY.format(saved="{}")), use_cache=False).solve(with_sd=True)
+    assert rows["banked"]["sd"] == pytest.approx(exact.sd, rel=1e-12)
+    assert rows["banked"]["median"] is None and rows["plain"]["median"] is not None
+    text = subprocess.run([sys.executable, "-m", "yz.cli.main", "compare", str(plain),
+                           str(game)], capture_output=True, text=True, timeout=HANG_GUARD)
+    assert text.returncode == 0 and f"{exact.sd:.2f}" in text.stdout, text.stderr
