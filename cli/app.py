@@ -104,7 +104,7 @@ def error_text(exc: YzError) -> str:
     from yz.solver.limits import WorkTooLong
 
     if isinstance(exc, WorkTooLong):
-        return f"error: {exc.estimate}; run it again with --yes to go ahead."
+        return f"error: {exc.estimate}; run it again with --yes to go ahead{exc.hint}."
     message = str(exc)
     param = getattr(exc, "param", None)
     label = f"{param.replace('_', ' ')}: " if param else None

@@ -74,6 +74,7 @@ def advise_cmd(
     from dataclasses import replace
 
     from yz.rules.position import check_saved_rolls, most_rolls_left, parse_dice, parse_filled
+    from yz.solver.limits import WorkTooLong
 
     sc = read_card(card)
     model = model_for(variant or sc.variant or "official-free-joker", quiet, as_json, yes=yes)
@@ -89,9 +90,15 @@ def advise_cmd(
     shown = dice if dice is not None else sc.dice
     rolled = parse_dice(shown, t) if shown is not None else None
     left = rolls_left if rolls_left is not None else sc.rolls_left
-    advice = model.advise(pos, rolled, left,
-                          bonus_points if bonus_points is not None else sc.bonus_points, target,
-                          store=store)
+    try:
+        advice = model.advise(pos, rolled, left,
+                              bonus_points if bonus_points is not None else sc.bonus_points,
+                              target, store=store)
+    except WorkTooLong as exc:
+        if store is None and target is None:
+            exc.hint = (", or with --store FOLDER to read the values from a finished "
+                        "`yz solve --store` folder")
+        raise
     if rolled is not None and left is None:
         left = most_rolls_left(t, pos)
     if as_json:

@@ -119,6 +119,7 @@ class WorkTooLong(InputError):
 
     def __init__(self, what: str, seconds: float, budget: float, why: str):
         self.what, self.seconds, self.budget = what, seconds, budget
+        self.hint = ""  # another way to go ahead, added by a front end that has one
         self.estimate = (f"{what} would take about {duration(seconds)} on this machine "
                          f"(estimated {why}), more than the budget of {duration(budget)}")
         super().__init__(f"{self.estimate}; give a larger budget (max_seconds, or None for "

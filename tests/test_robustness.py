@@ -335,3 +335,13 @@ def test_target_gains_are_percentage_points(isolated_cache):
     res = run("target", "--variant", "no-bonus", "--targets", "100", cache_dir=isolated_cache)
     assert res.returncode == 0, res.stderr
     assert "gain (percentage points)" in res.stdout and "pts" not in res.stdout
+
+
+def test_advice_in_a_game_too_long_to_solve_names_both_ways_on(tmp_path):
+    rules = big_game(tmp_path)
+    refused = run("advise", "--variant", str(rules), "-d", "1,2,3,4,5,6",
+                  cache_dir=tmp_path / "cache")
+    assert refused.returncode == 2, refused.stderr
+    error = refused.stderr.strip().splitlines()[-1]
+    assert error.startswith("error: solving big-six would take about ")
+    assert "--yes to go ahead, or with --store FOLDER" in error
