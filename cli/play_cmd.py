@@ -129,8 +129,9 @@ def play_game(variant: str, seed: int | None, threshold: float | None, own_dice:
             typer.echo(review_text(game, None))
         return
     typer.echo("\n" + card_text(game))
-    # (games with saved rolls: their exact distribution is not computed yet)
-    typer.echo(review_text(game, None if t.has_bank else model.distribution()))
+    # (big games with saved rolls: their exact distribution is not computed)
+    typer.echo(review_text(game, model.distribution() if model.has_distribution_of_play
+                           else None))
 
 
 class _Quit(Exception):

@@ -77,9 +77,15 @@ def highest_score(t) -> int:
 
 def distribution_bytes(t, layout) -> int:
     """The most memory the forward pass can need: two layers of windows, each state's as wide
-    as every possible score (real windows are far narrower)."""
+    as every possible score (real windows are far narrower); with saved rolls also a layer's
+    moves, which are many (a box for every roll at every stage, each stage leaving its own
+    bank: six numbers a move)."""
     widest = int(np.diff(layout.LAYER_PTR).max())
-    return 2 * widest * (highest_score(t) + 1) * 8
+    windows = 2 * widest * (highest_score(t) + 1) * 8
+    if max(layout.banks) == 1:
+        return windows
+    stages = t.rolls + max(layout.banks) - 1
+    return windows + widest * t.n_distinct_rolls * stages * 6 * 8
 
 
 def check_distribution_memory(t, layout=None, max_memory: int | None = None) -> None:

@@ -93,7 +93,9 @@ def layer_outcomes(model, V: np.ndarray, index: np.ndarray,
     from .kernels import layer
 
     t, layout = model.tables, model.layout
-    mask, flag, u = layout.states_at(index)
+    mask, flag, u, bank = layout.banked_states_at(index)
+    if t.n_banks > 1:
+        return _banked_layer_outcomes(model, V, index, names, (mask, flag, u, bank))
     most = model.most_outcomes()
     no_choice = np.zeros((0, t.rolls, t.n_distinct_rolls), dtype=np.int64)
     parts = []
@@ -115,6 +117,53 @@ def layer_outcomes(model, V: np.ndarray, index: np.ndarray,
                      layer.batches(rows.NU, cols),
                      cols, model.threads, Next(V, None, None), choice=no_choice, out=out)
         # The filled slots, state by state: state i's outcomes are its first COUNT[i] slots.
+        count = out.COUNT
+        first = np.cumsum(count) - count
+        slots = np.repeat(np.arange(n, dtype=np.int64) * most - first, count)
+        slots += np.arange(len(slots), dtype=np.int64)
+        parts.append((np.repeat(np.arange(b0, b0 + n, dtype=np.int64), count),
+                      *(getattr(out, name.upper()).ravel()[slots] for name in names)))
+    columns = [np.concatenate(c) if len(parts) > 1 else c[0] for c in zip(*parts, strict=True)]
+    return columns[0], dict(zip(names, columns[1:], strict=True))
+
+
+def _banked_layer_outcomes(model, V: np.ndarray, index: np.ndarray, names: tuple[str, ...],
+                           states: tuple) -> tuple[np.ndarray, dict]:
+    """`layer_outcomes` with saved rolls: the decision kernel records the choices at every
+    stage (one bank a batch), then `play.banked_outcomes` follows the dice through them.
+    `index` is sorted by store index, which orders the states by bank, mask, flag and total,
+    as the rows want."""
+    from .kernels import layer
+    from .kernels.play import banked_outcomes, key_space
+
+    t, layout = model.tables, model.layout
+    K, KL = model.kernel_tables, layout.kernel_layout()
+    most, stages, n_roll = model.most_outcomes(), model.most_stages(), t.n_distinct_rolls
+    block = model.outcome_block()
+    none = np.zeros((0, 0), dtype=np.int64)
+    no_outcomes = Outcomes(none, none, none, none, none, np.zeros((0, 0)),
+                           np.zeros(0, dtype=np.int64))
+    space = key_space(K, stages)
+    scratch = (np.zeros(t.n_keeps), np.zeros(t.n_keeps), np.zeros(space),
+               np.zeros(space, dtype=np.int64), np.zeros(space, dtype=np.int64),
+               np.zeros(space, dtype=np.int64))
+    parts = []
+    for b0 in range(0, len(index), block):
+        part = slice(b0, b0 + block)
+        mask, flag, u, bank = (a[part] for a in states)
+        n = len(mask)
+        rows = rows_of_states(States(mask, flag, u, bank))
+        cols = model.batch_width(int(rows.NU.max(initial=1)))
+        choice = np.empty((n, stages, n_roll), dtype=np.int64)
+        layer.decide(K, KL, rows, layer.batches(rows.NU, cols, rows.BANK), cols, model.threads,
+                     Next(V, None, None), choice=choice, out=no_outcomes)
+        out = build(Outcomes, TARGET=np.empty((n, most), dtype=np.int64),
+                    GAIN=np.empty((n, most), dtype=np.int64),
+                    BOX=np.empty((n, most), dtype=np.int64),
+                    POINTS=np.empty((n, most), dtype=np.int64),
+                    FLAGS=np.empty((n, most), dtype=np.int64), PROB=np.empty((n, most)),
+                    COUNT=np.zeros(n, dtype=np.int64))
+        banked_outcomes(K, KL, rows, choice, out, scratch)
         count = out.COUNT
         first = np.cumsum(count) - count
         slots = np.repeat(np.arange(n, dtype=np.int64) * most - first, count)

@@ -117,12 +117,17 @@ class StateLayout:
 
     def states_at(self, index: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(mask, flag, u) of the states stored at `index` (store indices)."""
+        return self.banked_states_at(index)[:3]
+
+    def banked_states_at(self, index: np.ndarray
+                         ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """(mask, flag, u, bank of saved rolls) of the states stored at `index`."""
         if "all" not in self._rows:
             every = [self.rows(k) for k in range(self.n_boxes + 1)]
             self._rows["all"] = tuple(np.concatenate(col) for col in zip(*every, strict=True))
-        mask, flag, _bank, u0, _nu, out = self._rows["all"]
+        mask, flag, bank, u0, _nu, out = self._rows["all"]
         row = np.searchsorted(out, index, side="right") - 1
-        return mask[row], flag[row], u0[row] + index - out[row]
+        return mask[row], flag[row], u0[row] + index - out[row], bank[row]
 
     def kernel_layout(self) -> Layout:
         return build(Layout, U0=self.U0, U1=self.U1, OFFSET=self.OFFSET)

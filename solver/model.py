@@ -127,13 +127,22 @@ class Model:
         """The most distinct moves a turn can end with: a box for every final roll, and for
         every first roll kept whole to claim a first-roll bonus."""
         t = self.tables
+        if t.n_banks > 1:  # with saved rolls: at most one box for each roll at each stage
+            return t.n_distinct_rolls * self.most_stages()
         return t.n_distinct_rolls * (2 if t.has_first_roll_bonus else 1)
 
+    def most_stages(self) -> int:
+        """The most rolls a turn has: `rolls`, and with saved rolls the largest bank."""
+        return self.tables.rolls + max(self.layout.banks) - 1
+
     def outcome_block(self) -> int:
-        """States whose turn outcomes are held at once (six numbers per outcome)."""
+        """States whose turn outcomes are held at once (six numbers per outcome; with saved
+        rolls also the choices at every stage)."""
         from . import config
 
         per_state = self.most_outcomes() * 6 * 8
+        if self.tables.n_banks > 1:
+            per_state += self.most_stages() * self.tables.n_distinct_rolls * 8
         return max(1, min(config.SIM_STATE_BLOCK, config.CHOICE_BYTES // per_state))
 
     # ------------------------------------------------------------ estimates
@@ -223,9 +232,22 @@ class Model:
 
     @property
     def has_distribution_of_play(self) -> bool:
-        """Whether the exact distribution of final scores is computed for this game (not yet
-        for games with saved rolls: `distribution()` refuses them)."""
-        return self.tables.n_banks == 1
+        """Whether the exact distribution of final scores is computed for this game: always
+        without saved rolls; with them where its forward pass fits in memory here (their
+        moves are many: `distribution.distribution_bytes`; the big ones, such as Maxi Yatzy,
+        are played and advised without it)."""
+        return self.tables.n_banks == 1 or self.distribution_fits()
+
+    def distribution_fits(self, max_memory: int | None = None) -> bool:
+        """Whether the forward pass of `distribution()` fits in `max_memory` bytes (default:
+        this model's limit)."""
+        from .distribution import check_distribution_memory
+
+        try:
+            check_distribution_memory(self.tables, self.layout, max_memory or self.max_memory)
+        except InputError:
+            return False
+        return True
 
     def has_distribution(self, strategy: str = "optimal") -> bool:
         """Whether the exact distribution is at hand (in memory or in the cache)."""
@@ -373,7 +395,8 @@ class Model:
     def figures_wait(self, strategy: str = "optimal") -> float | None:
         """The seconds `figures(strategy)` would take now when that is long enough to leave
         them out unasked (`when_quick`); None when they are at hand or quick."""
-        if self._cached(f"figures:{strategy}") is not None or self.tables.n_banks > 1 or \
+        if self._cached(f"figures:{strategy}") is not None or \
+                not self.has_distribution_of_play or \
                 self._load_figures(strategy) is not None:
             return None  # (with saved rolls only the quick ones exist yet)
         wait = self.figures_seconds()
@@ -387,7 +410,7 @@ class Model:
         known), any other strategy None."""
         from .exact import exact_figures, known_figures
 
-        if self.tables.n_banks > 1:  # the mean and SD only (the rest: not computed yet)
+        if not self.has_distribution_of_play:  # (saved rolls, too many moves): mean and SD
             check_strategy(strategy)
             if when_quick and strategy == "optimal":
                 return known_figures(self.solve())
@@ -422,7 +445,6 @@ class Model:
 
     def distribution(self, strategy: str = "optimal"):
         """The exact distribution of the final score under `strategy` (cached)."""
-        self.require_no_saved_rolls("the score distribution")
         from .distribution import check_distribution_memory, score_distribution
 
         check_strategy(strategy)
@@ -464,7 +486,6 @@ class Model:
     def duel(self, other: Model, strategy: str = "optimal", other_strategy: str = "optimal"):
         """The exact chances that a player of this rule set (and strategy) beats, draws with
         and loses to a player of `other`: (P(win), P(draw), P(loss))."""
-        self.require_no_saved_rolls("a duel")
         from .distribution import duel
 
         return duel(self.distribution(strategy), other.distribution(other_strategy))

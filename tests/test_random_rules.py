@@ -170,6 +170,11 @@ def test_random_rule_sets_with_saved_rolls_match_the_twin(doc):
     second = solution.sd ** 2 + mean * mean
     assert low - 1e-7 * max(1.0, low) <= second <= high + 1e-7 * max(1.0, high), (
         low, second, high)
+    # The exact distribution (the forward pass over banked moves) has the same two moments.
+    dist = solution.model.distribution()
+    assert dist.expected_score == pytest.approx(solution.expected_score, rel=1e-9, abs=1e-9)
+    assert dist.sd ** 2 == pytest.approx(solution.sd ** 2, abs=1e-9 * max(1.0, second),
+                                         rel=1e-7)
 
 
 @pytest.mark.slow

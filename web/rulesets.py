@@ -20,7 +20,7 @@ from yz.solver import Model
 from yz.solver.limits import duration
 
 from .settings import MAX_YAML_DEPTH, MAX_YAML_NODES, WebSettings
-from .solving import Busy
+from .solving import Busy, with_distribution
 
 PASTED = "<pasted rules>"
 MAX_ROLLS = 1_300  # distinct rolls (multisets of the dice): 8 dice of 6 faces, tables in 0.5 s
@@ -149,7 +149,7 @@ def pasted_rules(text: str):
 def _check_solvable(model: Model, settings: WebSettings, variant: str | None) -> None:
     """Refuse a rule set whose solve would take longer than the server allows, or more
     memory than it has, unless yz's cache holds it already (solved on the command line)."""
-    if model.is_solved() and (not model.has_distribution_of_play or model.has_distribution()):
+    if model.is_solved() and (not with_distribution(model) or model.has_distribution()):
         return
     estimate = model.prepare_seconds()
     if estimate > settings.max_solve_seconds:
@@ -159,7 +159,7 @@ def _check_solvable(model: Model, settings: WebSettings, variant: str | None) ->
                          f"of {duration(settings.max_solve_seconds)}; play it with "
                          f"{_offline(settings, variant)}.", param="rules")
     model.check_memory()
-    if model.has_distribution_of_play:
+    if with_distribution(model):
         model.check_distribution_memory(MAX_DISTRIBUTION_MEMORY)
 
 
@@ -178,4 +178,4 @@ def rules_json(model: Model) -> dict:
             if t.upper_threshold else None,
             "yahtzee_bonus": t.yahtzee_bonus or None, "joker": r.joker.mode,
             "saved_rolls": r.saved_rolls.model_dump() if r.saved_rolls else None,
-            "has_distribution": model.has_distribution_of_play}
+            "has_distribution": with_distribution(model)}

@@ -75,7 +75,7 @@ class Job:
         spans = {"compiling": self.compile_estimate,
                  "solving": VALUES_SHARE * self.estimate,
                  "distribution": (1 - VALUES_SHARE) * self.estimate
-                 if self.model.has_distribution_of_play else 0.0}
+                 if with_distribution(self.model) else 0.0}
         fraction = self.done / self.total if self.total else 0.0
         if self.stage == "compiling":  # no progress reports: the time spent, capped
             elapsed = time.monotonic() - self.stage_started
@@ -233,7 +233,7 @@ class Solver:
             solution = model.solve()
             self._check_waited_for(job)
             # (None for games with saved rolls: the page plays them without it)
-            dist = model.distribution() if model.has_distribution_of_play else None
+            dist = model.distribution() if with_distribution(model) else None
             self._keep(t.digest, (solution, dist))
         except BaseException:
             with self._lock:  # keep the job only to tell its error to the next poll
@@ -250,6 +250,16 @@ class Solver:
     def _check_waited_for(self, job: Job) -> None:
         if self._abandoned(job):
             raise Abandoned(f"nobody waited for {job.model.name} any more")
+
+
+def with_distribution(model: Model) -> bool:
+    """Whether this server computes the game's exact distribution: always without saved
+    rolls (a game whose distribution does not fit is refused: `rulesets`); with them where it
+    fits in the server's MAX_DISTRIBUTION_MEMORY (their moves are many), else the game is
+    played without it."""
+    from .rulesets import MAX_DISTRIBUTION_MEMORY
+
+    return model.tables.n_banks == 1 or model.distribution_fits(MAX_DISTRIBUTION_MEMORY)
 
 
 # A model's stages, by the unit they count in, as the page names them.
@@ -280,7 +290,7 @@ def load_cached(model: Model):
     its check (then it is solved again). Never runs a kernel: safe beside a running solve."""
     if not model.load_cached():
         return None
-    return model.solve(), model.distribution() if model.has_distribution_of_play else None
+    return model.solve(), model.distribution() if with_distribution(model) else None
 
 
 def _named(hit: tuple, model: Model) -> tuple:

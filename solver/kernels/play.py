@@ -151,3 +151,90 @@ def convolve_windows(ptr, order, E, src_windows, dst_windows, part):
             src = unsigned(offset[s])
             for x in range(unsigned(width[s])):
                 new_pmf[dst + x] += q * pmf[src + x]
+
+
+@kernel(nogil=True)
+def banked_outcomes(K, L, R, CHOICE, OUT, S):
+    """With saved rolls: for every state of R (rows of one box set, flag and bank, their
+    results at R.OUT), the distinct moves its turn ends with under the choices CHOICE (one
+    state a row, see the module docstring), into OUT (an `Outcomes` bundle), as
+    `turn.turn_outcomes` does without saved rolls.
+
+    The dice are followed forward from the first throw: at each roll the mass of a roll whose
+    choice is to fill a box ends the turn there, leaving the bank `bank_after` says (so a
+    state's moves are known by their box and score, first roll or not, and that bank); the
+    rest moves to the keep chosen and on to the rolls its free dice make. S = (P, Q, acc,
+    touched, rep_roll, rep_box) is scratch: P and Q n_keep long, the others `key_space`."""
+    P, Q, acc, touched, rep_roll, rep_box = S
+    n_roll, n_cat = K.SCORE.shape
+    n_keep = K.KEEP_CHILD.shape[0]
+    n_keys = K.KEY_ROLL.shape[0]
+    space = 2 * n_keys + 2 * K.n_faces * n_cat  # keys of one bank (as in `turn_outcomes`)
+    for i in range(R.NU.shape[0]):
+        mask, flag, bank = R.MASK[i], R.FLAG[i], R.BANK[i]
+        ybox_filled = K.yahtzee_box >= 0 and ((mask >> K.yahtzee_box) & 1) == 1
+        top = K.rolls - 1 + bank
+        for j in range(R.NU[i]):
+            row = R.OUT[i] + j
+            u = R.U0[i] + j
+            count = 0
+            for r in range(n_roll):
+                P[r] = K.ROLL_PROB[r]
+            for left in range(top, -1, -1):
+                first = left == top
+                saved = bank_after(K, bank, left)
+                for k in range(n_keep):
+                    Q[k] = 0.0
+                for r in range(n_roll):
+                    p = P[r]
+                    if p == 0.0:
+                        continue
+                    c = CHOICE[row, left, r]
+                    if left > 0 and c < n_keep:
+                        Q[c] += p  # held (all the dice: the same roll again)
+                        continue
+                    if left > 0:
+                        c -= n_keep
+                    if ybox_filled and K.YAHTZEE_FACE[r] >= 0:
+                        key = 2 * n_keys + ((K.YAHTZEE_FACE[r] * n_cat + c) * 2
+                                            + (1 if first else 0))
+                    else:
+                        key = K.SCORE_KEY[r, c] + (n_keys if first else 0)
+                    key += space * saved
+                    if acc[key] == 0.0:
+                        touched[count] = key
+                        count += 1
+                        rep_roll[key] = r
+                        rep_box[key] = c
+                    acc[key] += p
+                for r in range(n_roll):
+                    P[r] = Q[r]
+                for k in range(n_roll, n_keep):
+                    q = Q[k]
+                    if q > 0.0:
+                        for e in range(K.KEEP_OUT_INDPTR[k], K.KEEP_OUT_INDPTR[k + 1]):
+                            P[K.KEEP_OUT_ROLL[e]] += q * K.KEEP_OUT_PROB[e]
+            for e in range(count):
+                key = touched[e]
+                r, c = rep_roll[key], rep_box[key]
+                base = key % space
+                first = n_keys <= base < 2 * n_keys or (base >= 2 * n_keys and base % 2 == 1)
+                gcol = (key // space) * K.n_flags
+                _o, _l, use_joker, extra = box_verdict(K, mask, r)
+                pts, gained, nm, nf, nu_, made, won, joker = end_turn(K, mask, flag, u, r, c,
+                                                                      use_joker, extra, first)
+                OUT.TARGET[row, e] = L.OFFSET[nm, nf + gcol] + max(nu_, L.U0[nm]) - L.U0[nm]
+                OUT.GAIN[row, e] = gained
+                OUT.BOX[row, e] = c
+                OUT.POINTS[row, e] = pts
+                OUT.FLAGS[row, e] = (np.int64(made) << EVENT_UPPER_BONUS
+                                     | np.int64(won) << EVENT_YAHTZEE_BONUS
+                                     | np.int64(joker) << EVENT_JOKER)
+                OUT.PROB[row, e] = acc[key]
+                acc[key] = 0.0
+            OUT.COUNT[row] = count
+
+
+def key_space(K, most_bank: int) -> int:
+    """The keys `banked_outcomes` tells moves apart by, for banks up to `most_bank`."""
+    return (2 * K.KEY_ROLL.shape[0] + 2 * K.n_faces * K.SCORE.shape[1]) * (most_bank + 1)
