@@ -209,7 +209,7 @@ def compare_cmd(
     models = [model_for(rules, quiet, as_json, use_cache=not no_cache, yes=yes)
               for rules in all_rules]
     solutions = [model.solve() for model in models]
-    # (Games with saved rolls: the SD only; their distribution is not computed yet.)
+    # (Games with saved rolls too big for their distribution: the SD only.)
     risks = None if no_risk else [
         (model.distribution() if model.has_distribution_of_play else None, model.figures())
         for model in models]

@@ -179,7 +179,7 @@ class Model:
 
     def prepare_seconds(self) -> float:
         """A rough estimate of the seconds `solve()` and then, where it is computed (not for
-        games with saved rolls yet), `distribution()` take here."""
+        games with saved rolls too big for it), `distribution()` take here."""
         whole = self.solve_seconds()
         return whole if self.has_distribution_of_play else limits.VALUES_SHARE * whole
 
@@ -202,13 +202,13 @@ class Model:
 
         check_distribution_memory(self.tables, self.layout, max_memory or self.max_memory)
 
-    def load_cached(self) -> bool:
+    def load_cached(self, with_pmf: bool | None = None) -> bool:
         """Load the values and the exact distribution of optimal play from the cache, never
         computing: True when both are there and intact (then `solve()` and `distribution()`
-        answer at once), False otherwise (a damaged file is left for `solve` to heal). Games
-        with saved rolls have no distribution yet (`has_distribution_of_play`): the values
-        are enough."""
-        need_pmf = self.has_distribution_of_play
+        answer at once), False otherwise (a damaged file is left for `solve` to heal). Where
+        there is no distribution (`with_pmf` False; by default `has_distribution_of_play`:
+        games with saved rolls too big for it), the values are enough."""
+        need_pmf = self.has_distribution_of_play if with_pmf is None else with_pmf
         if self._cached("solution") is not None and (
                 not need_pmf or self._cached("pmf:optimal") is not None):
             return True
@@ -398,7 +398,7 @@ class Model:
         if self._cached(f"figures:{strategy}") is not None or \
                 not self.has_distribution_of_play or \
                 self._load_figures(strategy) is not None:
-            return None  # (with saved rolls only the quick ones exist yet)
+            return None  # (saved rolls, too many moves: only the mean and SD exist)
         wait = self.figures_seconds()
         return wait if wait > limits.AUTO_FIGURES_SECONDS else None
 

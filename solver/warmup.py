@@ -81,9 +81,9 @@ def _groups(todo: list[str]) -> tuple[list[str], list[str]]:
     return here, there
 
 
-def tiny_model():
+def tiny_model(saved_rolls: bool = False):
     """A two-box game that touches every code path a kernel compiles (a first-roll bonus, a
-    Yahtzee bonus, a Joker, an upper bonus)."""
+    Yahtzee bonus, a Joker, an upper bonus; with `saved_rolls`, a bank of them)."""
     from yz.rules import RuleSet
 
     from .model import Model
@@ -94,7 +94,7 @@ def tiny_model():
             {"key": "ones", "pattern": {"kind": "face", "face": 1}, "score": "face_total"},
             {"key": "yahtzee", "pattern": "all_same", "score": 10, "first_roll_bonus": 1}],
         "upper_bonus": {"threshold": 2, "amount": 5}, "yahtzee_bonus": {"amount": 10},
-        "joker": {"mode": "free"}})
+        "joker": {"mode": "free"}, **({"saved_rolls": {"cap": 1}} if saved_rolls else {})})
     return Model(rules, use_cache=False, threads=1)
 
 
@@ -124,6 +124,9 @@ def _run(family: str, model) -> None:
         simulate.simulate(solution, 10, seed=0)
     elif family == "forward":
         score_distribution(solution)
+        banked = tiny_model(saved_rolls=True)  # (its moves have a kernel of their own)
+        score_distribution(dp.Solution(banked, np.zeros(banked.layout.size), 0.0,
+                                       banked.layout.reachable))
     elif family == "targets":
         solve_targets(solution, 5)
 

@@ -304,7 +304,7 @@ def game_view(game, dist, with_options: bool = False) -> dict:
 
 
 def distribution_json(dist) -> dict | None:
-    if dist is None:  # (games with saved rolls: not computed yet)
+    if dist is None:  # (games with saved rolls too big for it)
         return None
     return {"scores": dist.scores.tolist(), "probabilities": dist.probabilities.tolist(),
             "expected_score": dist.expected_score, "median": dist.median,

@@ -259,7 +259,8 @@ def with_distribution(model: Model) -> bool:
     played without it."""
     from .rulesets import MAX_DISTRIBUTION_MEMORY
 
-    return model.tables.n_banks == 1 or model.distribution_fits(MAX_DISTRIBUTION_MEMORY)
+    return model.tables.n_banks == 1 or (model.distribution_fits(MAX_DISTRIBUTION_MEMORY)
+                                         and model.distribution_fits())
 
 
 # A model's stages, by the unit they count in, as the page names them.
@@ -288,7 +289,7 @@ class _JobReporter(Reporter):
 def load_cached(model: Model):
     """(solution, distribution) from yz's disk cache, None when either is missing or fails
     its check (then it is solved again). Never runs a kernel: safe beside a running solve."""
-    if not model.load_cached():
+    if not model.load_cached(with_pmf=with_distribution(model)):
         return None
     return model.solve(), model.distribution() if with_distribution(model) else None
 

@@ -181,7 +181,7 @@ def banked_outcomes(K, L, R, CHOICE, OUT, S):
             for r in range(n_roll):
                 P[r] = K.ROLL_PROB[r]
             for left in range(top, -1, -1):
-                first = left == top
+                first = left == top and K.first_roll_bonus == 1  # (else no key of its own)
                 saved = bank_after(K, bank, left)
                 for k in range(n_keep):
                     Q[k] = 0.0
