@@ -100,12 +100,7 @@ def layer_outcomes(model, V: np.ndarray, index: np.ndarray,
     no_choice = np.zeros((0, t.rolls, t.n_distinct_rolls), dtype=np.int64)
     parts = []
     block = model.outcome_block()
-    # One set of buffers for every block: fresh ones would be paged in again block by block.
-    size = min(block, len(index))
-    buffers = {name: np.empty((size, most), dtype=np.int64)
-               for name in ("TARGET", "GAIN", "BOX", "POINTS", "FLAGS")}
-    buffers["PROB"] = np.empty((size, most))
-    buffers["COUNT"] = np.zeros(size, dtype=np.int64)
+    buffers = _outcome_buffers(min(block, len(index)), most)
     for b0 in range(0, len(index), block):
         part = slice(b0, b0 + block)
         n = len(mask[part])
@@ -116,13 +111,33 @@ def layer_outcomes(model, V: np.ndarray, index: np.ndarray,
         layer.decide(model.kernel_tables, layout.kernel_layout(), rows,
                      layer.batches(rows.NU, cols),
                      cols, model.threads, Next(V, None, None), choice=no_choice, out=out)
-        # The filled slots, state by state: state i's outcomes are its first COUNT[i] slots.
-        count = out.COUNT
-        first = np.cumsum(count) - count
-        slots = np.repeat(np.arange(n, dtype=np.int64) * most - first, count)
-        slots += np.arange(len(slots), dtype=np.int64)
-        parts.append((np.repeat(np.arange(b0, b0 + n, dtype=np.int64), count),
-                      *(getattr(out, name.upper()).ravel()[slots] for name in names)))
+        parts.append(_filled(out, n, most, b0, names))
+    return _joined(parts, names)
+
+
+def _outcome_buffers(n: int, most: int) -> dict[str, np.ndarray]:
+    """One set of `Outcomes` arrays for every block of a layer (fresh ones would be paged in
+    again block by block)."""
+    buffers = {name: np.empty((n, most), dtype=np.int64)
+               for name in ("TARGET", "GAIN", "BOX", "POINTS", "FLAGS")}
+    buffers["PROB"] = np.empty((n, most))
+    buffers["COUNT"] = np.zeros(n, dtype=np.int64)
+    return buffers
+
+
+def _filled(out, n: int, most: int, b0: int, names: tuple[str, ...]) -> tuple:
+    """A block's moves (state i's are its first COUNT[i] slots): the position of each one's
+    source in the layer's list (the block starts at b0), and its columns `names`."""
+    count = out.COUNT
+    first = np.cumsum(count) - count
+    slots = np.repeat(np.arange(n, dtype=np.int64) * most - first, count)
+    slots += np.arange(len(slots), dtype=np.int64)
+    return (np.repeat(np.arange(b0, b0 + n, dtype=np.int64), count),
+            *(getattr(out, name.upper()).ravel()[slots] for name in names))
+
+
+def _joined(parts: list[tuple], names: tuple[str, ...]) -> tuple[np.ndarray, dict]:
+    """The blocks' moves as one list: (source positions, {name: column})."""
     columns = [np.concatenate(c) if len(parts) > 1 else c[0] for c in zip(*parts, strict=True)]
     return columns[0], dict(zip(names, columns[1:], strict=True))
 
@@ -147,6 +162,9 @@ def _banked_layer_outcomes(model, V: np.ndarray, index: np.ndarray, names: tuple
     scratch = (np.zeros(t.n_keeps), np.zeros(t.n_keeps), np.zeros(space),
                np.zeros(space, dtype=np.int64), np.zeros(space, dtype=np.int64),
                np.zeros(space, dtype=np.int64))
+    size = min(block, len(index))
+    buffers = _outcome_buffers(size, most)
+    choices = np.empty((size, stages, n_roll), dtype=np.int64)
     parts = []
     for b0 in range(0, len(index), block):
         part = slice(b0, b0 + block)
@@ -154,24 +172,13 @@ def _banked_layer_outcomes(model, V: np.ndarray, index: np.ndarray, names: tuple
         n = len(mask)
         rows = rows_of_states(States(mask, flag, u, bank))
         cols = model.batch_width(int(rows.NU.max(initial=1)))
-        choice = np.empty((n, stages, n_roll), dtype=np.int64)
+        choice = choices[:n]
         layer.decide(K, KL, rows, layer.batches(rows.NU, cols, rows.BANK), cols, model.threads,
                      Next(V, None, None), choice=choice, out=no_outcomes)
-        out = build(Outcomes, TARGET=np.empty((n, most), dtype=np.int64),
-                    GAIN=np.empty((n, most), dtype=np.int64),
-                    BOX=np.empty((n, most), dtype=np.int64),
-                    POINTS=np.empty((n, most), dtype=np.int64),
-                    FLAGS=np.empty((n, most), dtype=np.int64), PROB=np.empty((n, most)),
-                    COUNT=np.zeros(n, dtype=np.int64))
+        out = build(Outcomes, **{name: array[:n] for name, array in buffers.items()})
         banked_outcomes(K, KL, rows, choice, out, scratch)
-        count = out.COUNT
-        first = np.cumsum(count) - count
-        slots = np.repeat(np.arange(n, dtype=np.int64) * most - first, count)
-        slots += np.arange(len(slots), dtype=np.int64)
-        parts.append((np.repeat(np.arange(b0, b0 + n, dtype=np.int64), count),
-                      *(getattr(out, name.upper()).ravel()[slots] for name in names)))
-    columns = [np.concatenate(c) if len(parts) > 1 else c[0] for c in zip(*parts, strict=True)]
-    return columns[0], dict(zip(names, columns[1:], strict=True))
+        parts.append(_filled(out, n, most, b0, names))
+    return _joined(parts, names)
 
 
 def distinct(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -26,6 +26,7 @@ from .turn import (
     bank_after,
     box_verdict,
     end_turn,
+    put_move,
 )
 
 
@@ -219,18 +220,8 @@ def banked_outcomes(K, L, R, CHOICE, OUT, S):
                 r, c = rep_roll[key], rep_box[key]
                 base = key % space
                 first = n_keys <= base < 2 * n_keys or (base >= 2 * n_keys and base % 2 == 1)
-                gcol = (key // space) * K.n_flags
-                _o, _l, use_joker, extra = box_verdict(K, mask, r)
-                pts, gained, nm, nf, nu_, made, won, joker = end_turn(K, mask, flag, u, r, c,
-                                                                      use_joker, extra, first)
-                OUT.TARGET[row, e] = L.OFFSET[nm, nf + gcol] + max(nu_, L.U0[nm]) - L.U0[nm]
-                OUT.GAIN[row, e] = gained
-                OUT.BOX[row, e] = c
-                OUT.POINTS[row, e] = pts
-                OUT.FLAGS[row, e] = (np.int64(made) << EVENT_UPPER_BONUS
-                                     | np.int64(won) << EVENT_YAHTZEE_BONUS
-                                     | np.int64(joker) << EVENT_JOKER)
-                OUT.PROB[row, e] = acc[key]
+                put_move(K, L, OUT, (row, e), (mask, flag, u), r, c, first,
+                         (key // space) * K.n_flags, acc[key])
                 acc[key] = 0.0
             OUT.COUNT[row] = count
 

@@ -573,6 +573,27 @@ def _same_keeps(CH, j, stages, n_roll):
     return True
 
 
+@kernel(inline="always")
+def put_move(K, L, OUT, at, state, r, c, first, gcol, p):
+    """Move `at` = (row, e) of OUT (an `Outcomes` bundle): scoring roll r in box c (`first`:
+    the turn's first roll, for a first-roll bonus) from `state` = (mask, flag, u), with
+    probability p, into the next layer's bank column `gcol` (bank * n_flags; 0 without saved
+    rolls): where it leads, what it gains and wins."""
+    row, e = at
+    mask, flag, u = state
+    _o, _l, use_joker, extra = box_verdict(K, mask, r)
+    pts, gained, nm, nf, nu_, made, won, joker = end_turn(K, mask, flag, u, r, c, use_joker,
+                                                          extra, first)
+    OUT.TARGET[row, e] = L.OFFSET[nm, nf + gcol] + max(nu_, L.U0[nm]) - L.U0[nm]
+    OUT.GAIN[row, e] = gained
+    OUT.BOX[row, e] = c
+    OUT.POINTS[row, e] = pts
+    OUT.FLAGS[row, e] = (np.int64(made) << EVENT_UPPER_BONUS
+                         | np.int64(won) << EVENT_YAHTZEE_BONUS
+                         | np.int64(joker) << EVENT_JOKER)
+    OUT.PROB[row, e] = p
+
+
 @kernel(_nrt=False)
 def turn_outcomes(K, L, R, rows, CH, BOX, P, OUT, S):
     """For every column of a batch: the distinct moves a turn ends with under the choices made
@@ -626,17 +647,7 @@ def turn_outcomes(K, L, R, rows, CH, BOX, P, OUT, S):
                 key = touched[e]
                 r, c = rep_roll[key], rep_box[key]
                 first = n_keys <= key < 2 * n_keys or (key >= 2 * n_keys and key % 2 == 1)
-                _o, _l, use_joker, extra = box_verdict(K, mask, r)
-                pts, gained, nm, nf, nu_, made, won, joker = end_turn(K, mask, flag, u, r, c,
-                                                                      use_joker, extra, first)
-                OUT.TARGET[row, e] = store_index(L, nm, nf, nu_)
-                OUT.GAIN[row, e] = gained
-                OUT.BOX[row, e] = c
-                OUT.POINTS[row, e] = pts
-                OUT.FLAGS[row, e] = (np.int64(made) << EVENT_UPPER_BONUS
-                                     | np.int64(won) << EVENT_YAHTZEE_BONUS
-                                     | np.int64(joker) << EVENT_JOKER)
-                OUT.PROB[row, e] = acc[key]
+                put_move(K, L, OUT, (row, e), (mask, flag, u), r, c, first, ZERO, acc[key])
                 acc[key] = 0.0
             OUT.COUNT[row] = count
         off += R.NU[i]
