@@ -192,21 +192,7 @@ def test_own_dice_and_the_coach_in_the_browser(server, browser):
     assert not errors, errors
 
 
-BANKED = """\
-name: banked-house
-dice: 3
-faces: 4
-rolls: 2
-saved_rolls: {cap: 3}
-categories:
-  - {key: ones, pattern: {kind: face, face: 1}, score: face_total}
-  - {key: fours, pattern: {kind: face, face: 4}, score: face_total}
-  - {key: pair, pattern: {kind: of_a_kind, count: 2}, score: sum_matched}
-  - {key: triple, pattern: all_same, score: 20}
-  - {key: chance, pattern: any, score: sum_all}
-upper_bonus: {threshold: 8, amount: 10}
-yahtzee_category: triple
-"""
+from test_play import BANKED  # noqa: E402 (the coach's tests' game with saved rolls)
 
 
 @pytest.mark.parametrize("fits", [True, False], ids=["with-distribution", "without"])

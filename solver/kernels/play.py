@@ -23,6 +23,7 @@ from .turn import (
     EVENT_JOKER,
     EVENT_UPPER_BONUS,
     EVENT_YAHTZEE_BONUS,
+    add_move,
     bank_after,
     box_verdict,
     end_turn,
@@ -196,18 +197,8 @@ def banked_outcomes(K, L, R, CHOICE, OUT, S):
                         continue
                     if left > 0:
                         c -= n_keep
-                    if ybox_filled and K.YAHTZEE_FACE[r] >= 0:
-                        key = 2 * n_keys + ((K.YAHTZEE_FACE[r] * n_cat + c) * 2
-                                            + (1 if first else 0))
-                    else:
-                        key = K.SCORE_KEY[r, c] + (n_keys if first else 0)
-                    key += space * saved
-                    if acc[key] == 0.0:
-                        touched[count] = key
-                        count += 1
-                        rep_roll[key] = r
-                        rep_box[key] = c
-                    acc[key] += p
+                    count = add_move(K, (acc, touched, rep_roll, rep_box), count, r, c,
+                                     first, ybox_filled, space * saved, p)
                 for r in range(n_roll):
                     P[r] = Q[r]
                 for k in range(n_roll, n_keep):

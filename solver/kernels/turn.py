@@ -574,6 +574,29 @@ def _same_keeps(CH, j, stages, n_roll):
 
 
 @kernel(inline="always")
+def add_move(K, S, count, r, c, first, ybox_filled, shift, p):
+    """Add probability p to the move that scores roll r in box c (`first`: the turn's first
+    roll) in S = (acc, touched, rep_roll, rep_box): moves are known by the box and its normal
+    score (K.SCORE_KEY), or, for a Yahtzee rolled with the Yahtzee box filled, by its face and
+    box; `shift` sets apart the moves that leave another bank. Returns the moves touched."""
+    acc, touched, rep_roll, rep_box = S
+    n_keys = K.KEY_ROLL.shape[0]
+    if ybox_filled and K.YAHTZEE_FACE[r] >= 0:
+        key = 2 * n_keys + ((K.YAHTZEE_FACE[r] * K.SCORE.shape[1] + c) * 2
+                            + (1 if first else 0))
+    else:
+        key = K.SCORE_KEY[r, c] + (n_keys if first else 0)
+    key += shift
+    if acc[key] == 0.0:
+        touched[count] = key
+        count += 1
+        rep_roll[key] = r
+        rep_box[key] = c
+    acc[key] += p
+    return count
+
+
+@kernel(inline="always")
 def put_move(K, L, OUT, at, state, r, c, first, gcol, p):
     """Move `at` = (row, e) of OUT (an `Outcomes` bundle): scoring roll r in box c (`first`:
     the turn's first roll, for a first-roll bonus) from `state` = (mask, flag, u), with
@@ -610,7 +633,7 @@ def turn_outcomes(K, L, R, rows, CH, BOX, P, OUT, S):
     """
     b0, b1 = rows
     acc, touched, rep_roll, rep_box = S
-    n_roll, n_cat = K.SCORE.shape
+    n_roll = K.SCORE.shape[0]
     n_keep = K.KEEP_CHILD.shape[0]
     n_keys = K.KEY_ROLL.shape[0]
     cols = ZERO
@@ -631,16 +654,7 @@ def turn_outcomes(K, L, R, rows, CH, BOX, P, OUT, S):
                 if p == 0.0:
                     continue
                 c = CH[K.rolls - 2, r, col] - n_keep if first else BOX[r, col]
-                if ybox_filled and K.YAHTZEE_FACE[r] >= 0:
-                    key = 2 * n_keys + ((K.YAHTZEE_FACE[r] * n_cat + c) * 2 + (1 if first else 0))
-                else:
-                    key = K.SCORE_KEY[r, c] + (n_keys if first else 0)
-                if acc[key] == 0.0:
-                    touched[count] = key
-                    count += 1
-                    rep_roll[key] = r
-                    rep_box[key] = c
-                acc[key] += p
+                count = add_move(K, S, count, r, c, first, ybox_filled, ZERO, p)
             row = R.OUT[i] + j
             u = R.U0[i] + j
             for e in range(count):
