@@ -60,7 +60,8 @@ def main() -> None:
           f"{'P>=300 target':>14}{'P>=300 mean':>12}")
     for name in args.target_variants:
         fresh = dict(env, YZ_CACHE_DIR=tempfile.mkdtemp(prefix="yz-bench-target-"))
-        seconds, peak, out = timed(["target", "--json", "-v", name, "--targets", "300"], fresh)
+        seconds, peak, out = timed(["target", "--json", "-v", name, "--targets", "300",
+                                    "--max-target", "500", "--yes"], fresh)
         row = json.loads(out)["targets"][0]
         advise = []
         for _ in range(5):

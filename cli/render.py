@@ -640,8 +640,11 @@ def target_json(table, rows) -> dict:
 
 def target_text(table, rows) -> str:
     how = "from the cache" if table.cached else f"solved in {table.seconds:.1f} s"
-    body = [[str(t), _pct(p), _pct(q), f"{(p - q) * 100:+.2f}"] for t, p, q in rows]
+    body = [[str(t), _pct(p), "-" if q is None else _pct(q),
+             "-" if q is None else f"{(p - q) * 100:+.2f}"] for t, p, q in rows]
+    note = "" if all(q is not None for _, _, q in rows) else (
+        "\nmean play: its exact distribution is too big to compute here (saved rolls)")
     return (f"{table.solution.rules.name}: P(final score >= target), playing for the target "
             f"vs playing for the mean (table up to {table.max_target}, {how})\n"
             + _table(["target", "target play", "mean play", "gain (percentage points)"], body,
-                     right={0, 1, 2, 3}))
+                     right={0, 1, 2, 3}) + note)

@@ -145,7 +145,13 @@ def score_cmd(
     the bonuses applied.
     """
     from yz.rules import InputError, load_rules
-    from yz.rules.position import box_choices, check_open_box, parse_dice, parse_filled
+    from yz.rules.position import (
+        box_choices,
+        check_open_box,
+        check_saved_rolls,
+        parse_dice,
+        parse_filled,
+    )
 
     if dice_args and dice is not None:
         raise InputError("give the dice once: as arguments or with --dice, not both.")
@@ -159,6 +165,8 @@ def score_cmd(
     pos = parse_filled(filled if filled is not None else sc.filled, t,
                        upper_total if upper_total is not None else sc.upper_total,
                        origin=sc.origin if filled is None else None)
+    if sc.saved_rolls is not None:  # (no box's points depend on it, but a card is checked whole)
+        check_saved_rolls(t, len(pos.filled), sc.saved_rolls, f"{sc.origin}: ")
     choices = box_choices(t, roll, pos, first_roll)
     if category is not None:
         check_open_box(t, pos, category)

@@ -410,8 +410,10 @@ def target_cmd(
         wanted = [t for t in render.ROUND_SCORES if t <= max_target] or [max_target]
     model = model_for(variant, quiet, as_json, use_cache=not no_cache, yes=yes)
     table = model.targets(max_target)
-    dist = model.distribution()
-    rows = [(x, table.p_reach(x), dist.p_at_least(x)) for x in wanted]
+    # Playing for the mean is compared where its exact distribution is computed (games with
+    # many saved rolls are played without it: `Model.has_distribution_of_play`).
+    dist = model.distribution() if model.has_distribution_of_play else None
+    rows = [(x, table.p_reach(x), None if dist is None else dist.p_at_least(x)) for x in wanted]
     if as_json:
         emit_json(render.target_json(table, rows))
     else:

@@ -249,9 +249,10 @@ def advise_target(table, pos: Position, dice: tuple[int, ...] | None, rolls_left
     check_target(solution.tables, pos, banked, target)
 
     def chance(p: Position, roll: int, first: bool = False,
-               _left: int = 0) -> list[tuple[BoxChoice, float]]:  # (no saved rolls here)
+               left: int = 0) -> list[tuple[BoxChoice, float]]:
+        bank = bank_after(solution.tables, p.saved_rolls, left)
         return [(c, table.chance(p.mask | (1 << c.box), c.upper_after, c.flag_after,
-                                 target - banked - c.total))
+                                 target - banked - c.total, bank))
                 for c in box_choices(solution.tables, roll, p, first) if c.legal]
 
     return _ranked(solution, pos, dice, rolls_left, banked, target, chance)

@@ -253,7 +253,23 @@ def open_store(model, folder: Path, with_sd: bool, chunk_states: int
     """The manifest of `folder` for this solve and its chunks: a new one (chunks of about
     `chunk_states` states) for a new or empty folder, the folder's own when it holds this
     solve (its finished chunks and its chunk plan kept, whatever `chunk_states` is now);
-    StoreError otherwise. Never touches a folder that holds anything but a solve of yz."""
+    StoreError otherwise (`check_store`). Never touches a folder that holds anything but a
+    solve of yz."""
+    have = check_store(model, folder, with_sd)
+    if have is None:
+        layers = plan(model, chunk_states)
+        return {**_manifest_base(model, with_sd, layers), "done": {}}, layers
+    layers = _chunks_of(model, have.get("chunks"), folder)
+    done = have.get("done")
+    return {**_manifest_base(model, with_sd, layers),
+            "done": done if isinstance(done, dict) else {}}, layers
+
+
+def check_store(model, folder: str | os.PathLike, with_sd: bool) -> dict | None:
+    """The manifest `folder` holds for this solve, None for a new or empty folder; StoreError
+    for a file, a folder holding something else (another solve included) or a damaged
+    manifest. Reads only the manifest: cheap enough to run before a time estimate."""
+    folder = Path(folder).expanduser().resolve()
     base = _manifest_base(model, with_sd, [])
     del base["chunks"]
     path = folder / MANIFEST
@@ -263,8 +279,7 @@ def open_store(model, folder: Path, with_sd: bool, chunk_states: int
         if folder.exists() and any(folder.iterdir()):
             raise StoreError(f"store: {folder} is not empty and holds no solve of yz "
                              f"({MANIFEST}); give an empty or new folder.", param="store")
-        layers = plan(model, chunk_states)
-        return {**_manifest_base(model, with_sd, layers), "done": {}}, layers
+        return None
     try:
         have = cache._read_sealed(path)
     except cache.CorruptCache as exc:
@@ -274,10 +289,7 @@ def open_store(model, folder: Path, with_sd: bool, chunk_states: int
         raise StoreError(f"store: {folder} holds a solve of '{have.get('variant')}' with other "
                          "rules, solver version or options; give another folder.",
                          param="store")
-    layers = _chunks_of(model, have.get("chunks"), folder)
-    done = have.get("done")
-    return {**_manifest_base(model, with_sd, layers),
-            "done": done if isinstance(done, dict) else {}}, layers
+    return have
 
 
 def _write_manifest(folder: Path, manifest: dict) -> None:

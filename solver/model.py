@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from yz.rules import InputError, RuleSet, RuleTables, SolverError, compile_rules, load_rules
+from yz.rules import InputError, RuleSet, RuleTables, compile_rules, load_rules
 
 from . import cache, limits
 from .dp import Solution
@@ -183,6 +183,11 @@ class Model:
         whole = self.solve_seconds()
         return whole if self.has_distribution_of_play else limits.VALUES_SHARE * whole
 
+    def target_seconds(self, max_target: int) -> float:
+        """A rough estimate of the seconds `targets(max_target)` takes to solve its table (the
+        DP's values not included)."""
+        return limits.target_seconds(self.tables, self.layout, max_target, self.batch_width())
+
     def seconds_per_state(self) -> float:
         """A rough estimate of one thread's seconds per stored state of the DP."""
         work = limits.VALUES_SHARE * (self.solve_seconds() - limits.SOLVE_OVERHEAD_SECONDS)
@@ -261,13 +266,6 @@ class Model:
 
     # ------------------------------------------------------------ solving
 
-    def require_no_saved_rolls(self, what: str) -> None:
-        """SolverError for work not yet done for games with saved rolls (only their exact
-        expected score is: the DP's values)."""
-        if self.tables.n_banks > 1:
-            raise SolverError(f"{self.name}: {what} of a game with saved rolls is not computed "
-                              "yet; its exact expected score is.")
-
     def solve(self, with_sd: bool = False) -> Solution:
         """The value of every turn-start state under optimal play, from the cache when it is
         there (verified; a damaged file is noted, recomputed and replaced); `with_sd` adds the
@@ -343,6 +341,7 @@ class Model:
                                   1 if scheduler is not None or workers else self.threads,
                                   self.batch_width(), layered=True,
                                   processes=workers if workers and workers > 1 else 1)
+        layered.check_store(self, folder, with_sd)  # a folder it would refuse: before the time
         share = limits.VALUES_SHARE * (2 if with_sd else 1)
         left = layered.share_left(self, folder, with_sd)  # a resumed solve's remaining work
         self.check_time("solving" if left == 1.0 else "finishing",
@@ -517,7 +516,6 @@ class Model:
         memory, or the cache when a table that high is there, else solved. The cache keeps
         one table per game: a higher one replaces the lower ones. A damaged cached table is
         noted and recomputed, also when the damage shows only as its rows are read."""
-        self.require_no_saved_rolls("target play")
         from .distribution import highest_score
         from .target import DEFAULT_MAX_TARGET, check_max_target, check_target_memory
 
@@ -529,6 +527,8 @@ class Model:
         if have is not None and have.max_target >= top:
             return have
         check_target_memory(self.tables, top)  # before any solving
+        if not (self.use_cache and any(m >= top for m in cache.cached_target_maxima(self.tables))):
+            self.check_time("target play of", self.target_seconds(top))
         solution = self.solve()
         table = self._load_targets(solution, top, ceiling)
         if table is None:
@@ -637,7 +637,6 @@ class Model:
             solution = self.solve() if store is None else self.store_solution(
                 store, [len(position.filled) + 1])
             return advise(solution, position, dice, rolls_left, banked)
-        self.require_no_saved_rolls("target play")
         from .distribution import highest_score
         from .target import check_max_target, check_target_memory
 

@@ -8,6 +8,11 @@ of one state instead of the upper totals of several. With b points banked, the c
 reaching T under target play is W[s, T - b], and the best move is the one that keeps the
 highest such chance (`advise` with a target).
 
+With saved rolls the bank is part of the state, as in the DP: a turn's stages, its stops at
+every roll and the bank each stop leaves are the value kernel's (`layer._banked_stages`), its
+columns needs here too, and one sweep serves every bank of a layer when unused rolls are
+carried.
+
 The table has `layout.size x (N + 1)` entries. Layers are computed in float64, two at a time,
 and stored as float32 (probabilities to about 1e-7, checked by the tests against the float64
 computation), so the official rules up to N = 500 need about 0.8 GB.
@@ -65,8 +70,10 @@ class TargetTable:
                 object.__setattr__(self, name, getattr(fresh, name))
             return self.row(index)
 
-    def chance(self, mask: int, upper_total: int, yahtzee_full: bool, need: int) -> float:
-        """The best chance of scoring at least `need` more points from a turn start."""
+    def chance(self, mask: int, upper_total: int, yahtzee_full: bool, need: int,
+               saved_rolls: int = 0) -> float:
+        """The best chance of scoring at least `need` more points from a turn start (with
+        `saved_rolls` in games that save rolls)."""
         if need <= 0:
             return 1.0
         if self.ceiling is not None and need > self.ceiling:
@@ -75,12 +82,12 @@ class TargetTable:
             raise InputError(f"target: {need} more points is beyond the table's "
                              f"{self.max_target}; solve with a higher maximum target.",
                              param="target")
-        index = self.solution.layout.index(mask, int(yahtzee_full), upper_total)
+        index = self.solution.layout.index(mask, int(yahtzee_full), upper_total, saved_rolls)
         return float(self.row(index)[need])
 
     def p_reach(self, target: int) -> float:
         """P(final score >= target) under target play from the empty card."""
-        return self.chance(0, 0, False, target)
+        return self.chance(0, 0, False, target, self.solution.layout.start_bank)
 
 
 def target_table_bytes(layout: StateLayout, max_target: int) -> int:
@@ -115,8 +122,12 @@ def check_max_target(max_target: int, param: str = "max_target") -> None:
 
 def target_rows(layout, k: int, n_need: int) -> tuple[Rows, np.ndarray]:
     """The rows of layer k for target play: each state's needs 1 .. n_need - 1 in runs of at
-    most NEED_RUN; results go to (state - layer start) x n_need + need."""
+    most NEED_RUN; results go to (state - layer start) x n_need + need. In store order, so
+    with saved rolls the rows of a bank are consecutive and every bank has the same rows (what
+    `layer.layer_batches` needs to sweep them all at once)."""
     mask, flag, u, index = layout.state_arrays(k)
+    states = layout.rows(k)
+    bank = np.repeat(states.BANK, states.NU)
     first = index - layout.LAYER_PTR[k]
     starts = np.arange(1, n_need, NEED_RUN, dtype=np.int64)
     lengths = np.minimum(NEED_RUN, n_need - starts)
@@ -126,7 +137,8 @@ def target_rows(layout, k: int, n_need: int) -> tuple[Rows, np.ndarray]:
     need0 = np.tile(starts, len(mask))
     nu = np.tile(lengths, len(mask))
     out = np.repeat(first, len(starts)) * n_need + need0
-    return build(Rows, MASK=m, FLAG=f, BANK=np.zeros_like(m), U0=uu, NU=nu, OUT=out), need0
+    return build(Rows, MASK=m, FLAG=f, BANK=np.repeat(bank, len(starts)), U0=uu, NU=nu,
+                 OUT=out), need0
 
 
 def solve_targets(solution: Solution, max_target: int, step: Step | None = None
@@ -152,8 +164,9 @@ def solve_targets(solution: Solution, max_target: int, step: Step | None = None
         current[:, 0] = 1.0
         rows, need0 = target_rows(layout, k, n_need)
         needs = build(Needs, NEED0=need0, n_need=n_need, next_base=int(layout.LAYER_PTR[k + 1]))
-        layer.values(K, L, rows, layer.batches(rows.NU, NEED_RUN), NEED_RUN, solution.model.threads,
-                     below.reshape(-1), store=current.reshape(-1), needs=needs)
+        ptr, _banks_per_row = layer.layer_batches(K, rows, NEED_RUN)
+        layer.values(K, L, rows, ptr, NEED_RUN, solution.model.threads, below.reshape(-1),
+                     store=current.reshape(-1), needs=needs, shared=True)
         check_values(t, layout, current, "chances of reaching the targets", 0.0, 1.0 + 1e-9,
                      here.start)
         W[here] = current

@@ -761,46 +761,77 @@ def naive_distribution(rules, choose) -> dict[int, float]:
 
 class NaiveTarget:
     """The best chance of scoring at least `need` points in a whole game (expectimax with
-    probabilities over ordered dice; only for tiny games)."""
+    probabilities over ordered dice; only for tiny games).
+
+    With saved rolls (the rules' `saved_rolls`, read as `NaiveGame` reads them) the state
+    holds the bank b too: a turn begun with b saved rolls has `rolls` - 1 + b re-rolls, any
+    roll may be scored (the first with its first-roll bonus), and scoring with L re-rolls
+    unused leaves the bank `NaiveGame.next_bank` says."""
 
     def __init__(self, rules):
         self.rules = rules
         self.moves = _Moves(rules)
+        self.banked = self.moves.game.saved is not None
         self.memo: dict = {}
 
-    def chance(self, state, n) -> float:
+    def chance(self, state, n, bank: int = 0) -> float:
         if n <= 0:
             return 1.0
         if len(state[0]) == len(self.moves.keys):
             return 0.0
-        key = (state, n)
+        key = (state, n, bank)
         if key not in self.memo:
             outcomes = self.moves.outcomes
-            self.memo[key] = sum(self.hold(state, n, d, self.rules.rolls - 1)
+            self.memo[key] = sum(self.hold(state, n, d, self.rules.rolls - 1 + bank, bank)
                                  for d in outcomes) / len(outcomes)
         return self.memo[key]
 
-    def hold(self, state, n, dice, left) -> float:
+    def score_now(self, state, n, dice, left, bank: int = 0) -> dict[str, float]:
+        """The chance after filling each box the roll may go in now, with `left` re-rolls
+        unused (the turn's first roll with its first-roll bonus)."""
+        game = self.moves.game
+        first = game.is_first(left, bank)
+        after = game.next_bank(bank, left)
+        out = {}
+        for box in self.moves.keys:
+            move = self.moves.score(state, dice, box, first=first)
+            if move is not None:
+                out[box] = self.chance(move[1], n - move[0], after)
+        return out
+
+    def keep_chances(self, state, n, dice, left, bank: int = 0) -> dict[tuple, float]:
+        """The chance after keeping each sub-multiset of the dice (a sorted tuple) and
+        throwing the rest, with `left` re-rolls left before the throw."""
+        out = {}
+        for mask in range(1 << len(dice)):
+            kept = tuple(sorted(dice[i] for i in range(len(dice)) if mask >> i & 1))
+            if kept not in out:
+                out[kept] = sum(q * self.hold(state, n, new, left - 1, bank)
+                                for new, q in self.thrown(dice, kept))
+        return out
+
+    def thrown(self, dice, kept) -> list[tuple[tuple[int, ...], float]]:
+        """`_Moves.rethrows` with equal sorted outcomes added up (the same sums, fewer
+        look-ups)."""
+        key = (len(dice), kept)
+        if key not in self.memo:
+            odds: dict = {}
+            for new, q in self.moves.rethrows(dice, kept):
+                new = tuple(sorted(new))
+                odds[new] = odds.get(new, 0.0) + q
+            self.memo[key] = list(odds.items())
+        return self.memo[key]
+
+    def hold(self, state, n, dice, left, bank: int = 0) -> float:
         dice = tuple(sorted(dice))
-        key = (state, n, dice, left)
+        key = (state, n, dice, left, bank)
         if key in self.memo:
             return self.memo[key]
         best = 0.0
-        if left == 0:
-            for box in self.moves.keys:
-                move = self.moves.score(state, dice, box, first=self.rules.rolls == 1)
-                if move is not None:
-                    best = max(best, self.chance(move[1], n - move[0]))
-        else:
-            for mask in range(1 << len(dice)):
-                kept = tuple(dice[i] for i in range(len(dice)) if mask >> i & 1)
-                best = max(best, sum(q * self.hold(state, n, new, left - 1)
-                                     for new, q in self.moves.rethrows(dice, kept)))
-            if left == self.rules.rolls - 1:  # the first roll: stop for a first-roll bonus
-                for box in self.moves.keys:
-                    move = self.moves.score(state, dice, box, first=True)
-                    if move is not None:
-                        best = max(best, self.chance(move[1], n - move[0]))
+        if left == 0 or self.banked or self.moves.game.is_first(left, bank):
+            best = max(self.score_now(state, n, dice, left, bank).values(), default=0.0)
+        if left > 0:
+            best = max(best, *self.keep_chances(state, n, dice, left, bank).values())
         self.memo[key] = best
         return best
 
@@ -808,4 +839,5 @@ class NaiveTarget:
 def naive_target(rules, need: int, game: NaiveTarget | None = None) -> float:
     """The best chance of scoring at least `need` points in a whole game (see NaiveTarget;
     pass one to reuse its memo across targets)."""
-    return (game or NaiveTarget(rules)).chance((frozenset(), 0, False), need)
+    game = game or NaiveTarget(rules)
+    return game.chance((frozenset(), 0, False), need, game.moves.game.start_bank())

@@ -149,6 +149,14 @@ def test_a_folder_that_is_not_a_solve_is_left_alone(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["mine.txt"]
 
 
+def test_a_folder_it_would_refuse_is_refused_before_the_time_estimate(tmp_path):
+    (tmp_path / "mine.txt").write_text("keep me")
+    model = Model("yatzy-saved-rolls", use_cache=False, max_seconds=1.0)  # (WorkTooLong)
+    with pytest.raises(StoreError, match="not empty and holds no solve of yz"):
+        model.solve_layered(tmp_path)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["mine.txt"]
+
+
 def test_another_games_folder_is_refused(tmp_path):
     solve_layered(model_of("plain"), tmp_path / "s", chunk_states=SMALL_CHUNKS)
     before = {p: p.stat().st_mtime_ns for p in (tmp_path / "s").rglob("*")}

@@ -30,6 +30,7 @@ from naive import (
     NaiveMultisetTarget,
     naive_distribution_multiset,
     naive_solve,
+    naive_target,
 )
 from random_rules import QUICK, SLOW, as_yaml, rule_documents
 from yz.rules import RulesError, rules_from_text
@@ -117,9 +118,9 @@ def check_rule_set(doc: dict, seed: int) -> None:
     # Target play: two targets around the middle and the top of the distribution.
     targets = sorted({max(1, dist.percentile(50)), max(1, dist.percentile(90) + 1)})
     table = solve_targets(solution, targets[-1])
-    naive_target = NaiveMultisetTarget(rules, twin)
+    twin_target = NaiveMultisetTarget(rules, twin)
     for target in targets:
-        assert table.p_reach(target) == pytest.approx(naive_target.chance(START, target),
+        assert table.p_reach(target) == pytest.approx(twin_target.chance(START, target),
                                                       abs=2e-6), target  # float32 tables
 
     # The advisor's best move at positions random play reaches.
@@ -160,8 +161,9 @@ def test_random_rule_sets_match_the_twin_slow(doc, seed):
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 @given(rule_documents(QUICK, saved_rolls=True))
 def test_random_rule_sets_with_saved_rolls_match_the_twin(doc):
-    """The DP's value of a game with saved rolls and its SD, against the twin over ordered
-    dice (the SD within the range the ways of breaking ties allow)."""
+    """The DP's value of a game with saved rolls, its SD and the chance of reaching the median
+    under target play, against the twin over ordered dice (the SD within the range the ways of
+    breaking ties allow)."""
     rules = loaded(doc)
     solution = Model(rules, use_cache=False).solve(with_sd=True)
     assert solution.expected_score == pytest.approx(naive_solve(rules), rel=1e-9, abs=1e-9)
@@ -175,6 +177,10 @@ def test_random_rule_sets_with_saved_rolls_match_the_twin(doc):
     assert dist.expected_score == pytest.approx(solution.expected_score, rel=1e-9, abs=1e-9)
     assert dist.sd ** 2 == pytest.approx(solution.sd ** 2, abs=1e-9 * max(1.0, second),
                                          rel=1e-7)
+    # Target play, at the median (the twin's expectimax over chances, the bank in its state).
+    target = max(1, dist.percentile(50))
+    table = solve_targets(solution, target)
+    assert table.p_reach(target) == pytest.approx(naive_target(rules, target), abs=2e-6)
 
 
 @pytest.mark.slow

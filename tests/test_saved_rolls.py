@@ -13,12 +13,13 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from naive import NaiveGame, NaiveMoments, naive_solve
+from naive import NaiveGame, NaiveMoments, NaiveTarget, naive_solve, naive_target
 from random_rules import QUICK, as_yaml, rule_documents
 from yz.rules import InputError, RulesError, rules_from_text
 from yz.rules.position import parse_filled
 from yz.solver import Model
 from yz.solver.advice import advise
+from yz.solver.limits import WorkTooLong
 
 HANG_GUARD = 120  # seconds; only catches a hang
 
@@ -87,12 +88,88 @@ def test_the_sd_is_the_twins(saved):
     assert low - 1e-9 <= solution.sd <= high + 1e-9, (low, solution.sd, high)
 
 
-def test_target_play_says_it_does_not_handle_saved_rolls_yet():
-    from yz.rules import SolverError
+@pytest.mark.parametrize("saved", ["{}", "{cap: 1}", "{start: 2}",
+                                   "{carry_unused: false, start: 1}", "{cap: 0}"])
+def test_target_play_is_the_twins(saved):
+    """P(final score >= T) under target play for every T up to one past the top score, and at
+    random positions and banks the chance of every move at every count of re-rolls left (the
+    twin's expectimax over chances, the bank in its state)."""
+    rules = rules_from_text(TINY.format(saved=saved))
+    model = Model(rules, use_cache=False)
+    table = model.targets()
+    assert table.max_target == table.ceiling  # (capped at the top score)
+    twin = NaiveTarget(rules)
+    for target in range(1, table.max_target + 2):
+        assert table.p_reach(target) == pytest.approx(naive_target(rules, target, twin),
+                                                      abs=2e-6), target  # float32 tables
+    t, rng = model.tables, random.Random(saved)
+    rolls = list(itertools.combinations_with_replacement(range(1, rules.faces + 1), rules.dice))
+    for _ in range(6):
+        pos = random_position(t, rng)
+        state = (frozenset(pos.filled), min(pos.upper_total, t.upper_threshold),
+                 pos.yahtzee_full)
+        bank, target = pos.saved_rolls, rng.randrange(1, table.max_target + 1)
+        for dice in rolls:
+            for left in range(rules.rolls + bank):
+                got = model.advise(pos, dice, left, target=target)
+                need = target - got.banked
+                want = {("score", k): v
+                        for k, v in twin.score_now(state, need, dice, left, bank).items()}
+                if left:
+                    want.update({("keep", k): v for k, v in twin.keep_chances(
+                        state, need, dice, left, bank).items()
+                        if len(k) < len(dice) or not t.has_bank})  # keep-all: see advice
+                have = {(a.kind, a.box.key if a.kind == "score" else a.keep): a.value
+                        for a in got.actions}
+                assert got.best.value == pytest.approx(twin.hold(state, need, dice, left, bank),
+                                                       abs=2e-6)
+                if t.has_bank:  # (else only the keeps and first-roll stops are listed)
+                    assert have.keys() == want.keys(), (pos, dice, left)
+                for move, chance in have.items():
+                    assert chance == pytest.approx(want[move], abs=2e-6), (pos, dice, left, move)
 
+
+def test_target_play_too_long_or_too_big_is_refused_before_any_work():
+    model = Model("yatzy-saved-rolls", use_cache=False)  # (a budget of 10 minutes)
+    with pytest.raises(WorkTooLong, match="target play of yatzy-saved-rolls would take about"):
+        model.targets(60)  # (7.4 GiB: it fits)
+    with pytest.raises(InputError, match=r"needs about 24\.6 GiB"):
+        model.advise(target=200)
+    assert not model.is_solved()
+
+
+def test_target_play_with_saved_rolls_from_the_command_line(tmp_path):
+    """`yz target` and `yz advise --target` on a game with saved rolls, on a pty and as JSON:
+    the model's chances, the bank shown and left."""
+    from test_terminal import run_in_pty
+
+    game = tmp_path / "banked.yaml"
+    game.write_text(TINY.format(saved="{}"))
     model = Model(rules_from_text(TINY.format(saved="{}")), use_cache=False)
-    with pytest.raises(SolverError, match="with saved rolls is not computed yet"):
-        model.advise(target=10)
+    table, dist = model.targets(), model.distribution()
+    pos = model.position({"ones": 1}, saved_rolls=1)
+    want = model.advise(pos, (1, 3), 2, target=12)
+    advise = ["advise", "-v", str(game), "--filled", "ones=1", "--saved-rolls", "1", "-d", "1,3",
+              "-r", "2", "--target", "12"]
+    run = run_in_pty(advise, 100)
+    assert run.code == 0 and "Traceback" not in run.text, run
+    assert "1 saved roll at the turn's start" in run.text
+    assert f"best: {want.best.label()}  (chance of 12 or more" in run.text, run
+    assert "saved rolls left" in run.text
+    run = run_in_pty(["target", "-v", str(game), "--targets", "10,15"], 100)
+    assert run.code == 0 and "mean play" in run.text and "Traceback" not in run.text, run
+    for cmd in (advise, ["target", "-v", str(game), "--targets", "10,15"]):
+        out = subprocess.run([sys.executable, "-m", "yz.cli.main", *cmd, "--json"],
+                             capture_output=True, text=True, timeout=HANG_GUARD)
+        assert out.returncode == 0, out.stderr
+        data = json.loads(out.stdout)
+        if cmd is advise:
+            assert data["best"]["p_target"] == pytest.approx(want.best.value, abs=1e-12)
+            continue
+        for row in data["targets"]:
+            assert row["p_target_optimal"] == pytest.approx(table.p_reach(row["target"]))
+            assert row["p_mean_optimal"] == pytest.approx(dist.p_at_least(row["target"]))
+            assert row["p_target_optimal"] >= row["p_mean_optimal"] - 1e-6
 
 
 def naive_banked_pmf(solution) -> dict[int, float]:
@@ -356,6 +433,9 @@ def test_advise_with_saved_rolls_from_the_command_line(tmp_path):
                               "--filled", "ones=1", *extra], capture_output=True, text=True,
                              timeout=HANG_GUARD)
         assert out.returncode == 2 and named in out.stderr, out.stderr
+    out = subprocess.run([sys.executable, "-m", "yz.cli.main", "score", "--card", str(card), "1",
+                          "3"], capture_output=True, text=True, timeout=HANG_GUARD)
+    assert out.returncode == 2 and f"{card}: saved rolls: 7" in out.stderr, out.stderr
 
 
 CHOICES_GAME = """\

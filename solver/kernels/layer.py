@@ -128,28 +128,34 @@ def _first_roll(K, L, V, NEEDS, R, rows, W, ARG):
 
 
 @kernel
-def _stop_values(K, L, V, R, rows, S, F, bank, left, first):
+def _stop_values(K, L, V, NEEDS, R, rows, S, F, bank, left, first):
     """S.KV[r, column]: the value of filling a box at once with roll r, keeping the `left`
     re-rolls unused (the bank that leaves: `bank_after`), in a batch whose turns began with
     `bank` saved rolls; `first`: these are the turn's first rolls (a first-roll bonus, offered
-    through F: S's tables, with a BOX of its own when choices are recorded). Returns the
-    batch's column count."""
+    through F: S's tables, with a BOX of its own when choices are recorded). With NEEDS
+    (target play) the columns are needs and the values chances. Returns the batch's column
+    count."""
     gcol = bank_after(K, bank, left) * K.n_flags
     off = ZERO
     for i in range(rows[0], rows[1]):
         run = (R.MASK[i], R.FLAG[i], R.U0[i], R.NU[i], off)
-        final_rolls(K, L, V, S, run, gcol)
+        n0 = ZERO
+        if NEEDS is None:
+            final_rolls(K, L, V, S, run, gcol)
+        else:
+            n0 = NEEDS.NEED0[i]
+            final_rolls_target(K, L, NEEDS, V.VAL, run, n0, S.KV, gcol)
         if first and K.first_roll_bonus == 1:
-            first_roll_moves(K, L, None, V, F, run, ZERO, gcol)
+            first_roll_moves(K, L, NEEDS, V, F, run, n0, gcol)
         off += R.NU[i]
     return off
 
 
 @kernel
-def _stop_now(K, L, V, R, rows, S, KV, bank, left, first):
+def _stop_now(K, L, V, NEEDS, R, rows, S, KV, bank, left, first):
     """With saved rolls: add filling a box at once (`_stop_values`) to the roll values
     KV[:n_roll] of a batch. S is scratch (a `Work` of n_roll + 1 rows)."""
-    off = _stop_values(K, L, V, R, rows, S, S, bank, left, first)
+    off = _stop_values(K, L, V, NEEDS, R, rows, S, S, bank, left, first)
     for r in range(K.SCORE.shape[0]):
         for j in range(off):
             KV[r, j] = max(KV[r, j], S.KV[r, j])
@@ -172,7 +178,7 @@ def bank_span(K, R, rows, shared):
 
 
 @kernel
-def _banked_stages(K, L, V, R, rows, shared, W, S, F, C, ARG, TAKE, cols, STORE, acc,
+def _banked_stages(K, L, V, NEEDS, R, rows, shared, W, S, F, C, ARG, TAKE, cols, STORE, acc,
                    CHOICE):
     """The stages of a batch with saved rolls, after the final rolls are in W: with `left`
     re-rolls left, the best keep (`keep_average`, `best_subkeep`, the moments following)
@@ -182,7 +188,7 @@ def _banked_stages(K, L, V, R, rows, shared, W, S, F, C, ARG, TAKE, cols, STORE,
     the stops' scratch (see `_stop_choices`). ARG is None for values only; else the moments
     W.A1/A2 follow, stored to V.M1/V.M2, and stopping wins a tie; CHOICE (one bank a batch)
     records the choices: CHOICE[i, 0, r] the box, CHOICE[i, L, r] the keep or n_keep + the
-    box filled at once."""
+    box filled at once. With NEEDS (target play, values only) columns are needs (`Needs`)."""
     n_roll = K.SCORE.shape[0]
     lo, hi, per_bank = bank_span(K, R, rows, shared)
     top = K.rolls - 1 + hi
@@ -203,10 +209,10 @@ def _banked_stages(K, L, V, R, rows, shared, W, S, F, C, ARG, TAKE, cols, STORE,
             copy_rows(C.KV, W.KV, n_roll, cols)
             copy_rows(C.A1, W.A1, n_roll, cols)
             copy_rows(C.A2, W.A2, n_roll, cols)
-            _stop(K, L, V, R, rows, S, F, C, ARG, TAKE, lo, left, True)
+            _stop(K, L, V, NEEDS, R, rows, S, F, C, ARG, TAKE, lo, left, True)
             out = C
         if left > 0 or (firsts and left == top):
-            _stop(K, L, V, R, rows, S, F, W, ARG, TAKE, lo, left, firsts and left == top)
+            _stop(K, L, V, NEEDS, R, rows, S, F, W, ARG, TAKE, lo, left, firsts and left == top)
         if left == 0:
             _record(CHOICE, ZERO, W.BOX, R, rows, n_roll)
         else:
@@ -219,10 +225,10 @@ def _banked_stages(K, L, V, R, rows, shared, W, S, F, C, ARG, TAKE, cols, STORE,
 
 
 @kernel
-def _stop(K, L, V, R, rows, S, F, W, ARG, TAKE, bank, left, first):
-    """`_stop_now` (values only: ARG is None) or `_stop_choices`."""
+def _stop(K, L, V, NEEDS, R, rows, S, F, W, ARG, TAKE, bank, left, first):
+    """`_stop_now` (values only: ARG is None) or `_stop_choices` (NEEDS is then None)."""
     if ARG is None:
-        _stop_now(K, L, V, R, rows, S, W.KV, bank, left, first)
+        _stop_now(K, L, V, NEEDS, R, rows, S, W.KV, bank, left, first)
     else:
         _stop_choices(K, L, V, R, rows, S, F, W, ARG, TAKE, bank, left, first)
 
@@ -253,14 +259,14 @@ def _value_batches(K, L, R, B, VAL, STORE, NEEDS):
             if NEEDS is None:
                 final_rolls(K, L, V, W, run, gcol)
             else:
-                final_rolls_target(K, L, NEEDS, VAL, run, NEEDS.NEED0[i], KV)
+                final_rolls_target(K, L, NEEDS, VAL, run, NEEDS.NEED0[i], KV, gcol)
             off += R.NU[i]
         if banked:
             S = Work(s_stop[: nb * cols].reshape((nb, cols)), None, None, None)
             nc = nb if K.first_roll_bonus == 1 else 0
             C = Work(s_copy[: nc * cols].reshape((nc, cols)), None, None, None)
-            _banked_stages(K, L, V, R, rows, shared, W, S, S, C, None, None, cols, STORE, acc,
-                           None)
+            _banked_stages(K, L, V, NEEDS, R, rows, shared, W, S, S, C, None, None, cols, STORE,
+                           acc, None)
             continue
         for _left in range(1, K.rolls):
             keep_average(KV, None, None, cols, n_roll, K.n_faces, K.KEEP_CHILD)
@@ -319,7 +325,7 @@ def _stop_choices(K, L, V, R, rows, S, F, W, ARG, TAKE, bank, left, first):
     S's tables with its own BOX, for the first-roll bonus moves); TAKE is boolean scratch."""
     n_roll, n_cat = K.SCORE.shape
     n_keep = W.KV.shape[0]
-    off = _stop_values(K, L, V, R, rows, S, F, bank, left, first)
+    off = _stop_values(K, L, V, None, R, rows, S, F, bank, left, first)
     for r in range(n_roll):
         for j in range(off):
             if first and K.first_roll_bonus == 1 and F.BOX[r, j] < n_cat:
@@ -393,8 +399,8 @@ def _decision_batches(K, L, R, B, V, STORE, CHOICE, OUT):
                      c_box[: nc * cols].reshape((nc, cols)), view(c_a1, nc, cols),
                      view(c_a2, nc, cols))
             TAKE = b_take[: n_roll * cols].reshape((n_roll, cols))
-            _banked_stages(K, L, V, R, rows, shared, W, S, F, C, ARG, TAKE, cols, STORE, acc,
-                           CHOICE)
+            _banked_stages(K, L, V, None, R, rows, shared, W, S, F, C, ARG, TAKE, cols, STORE,
+                           acc, CHOICE)
             continue
         _record(CHOICE, ZERO, BOX, R, rows, n_roll)
         for left in range(1, K.rolls):

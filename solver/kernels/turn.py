@@ -353,10 +353,11 @@ def relax_need(KV, r, off, n0, nn, g, VAL, next_row):
 
 
 @kernel
-def final_rolls_target(K, L, N, VAL, run, n0, KV):
+def final_rolls_target(K, L, N, VAL, run, n0, KV, gcol):
     """KV[r, off + j]: the best chance of reaching the target with final roll r at upper total
     u, needing n0 + j more points, for `run` = (mask, flag, u, nn, off); VAL holds the next
-    layer (N.n_need values per state).
+    layer (N.n_need values per state), whose bank of saved rolls is b when `gcol` = b * n_flags
+    (as in `final_rolls`).
 
     The same best-zero-move shortcut as `final_rolls` holds: the chance never falls with more
     upper total, a raised flag or fewer points needed.
@@ -372,7 +373,7 @@ def final_rolls_target(K, L, N, VAL, run, n0, KV):
             continue
         nm = mask | (1 << c)
         relax_need(KV, z, off, n0, nn, ZERO,
-                   VAL, (store_index(L, nm, flag, u) - N.next_base) * N.n_need)
+                   VAL, (store_index(L, nm, flag + gcol, u) - N.next_base) * N.n_need)
     for r in range(n_roll):
         if ybox_filled and K.YAHTZEE_FACE[r] >= 0:
             continue
@@ -391,7 +392,7 @@ def final_rolls_target(K, L, N, VAL, run, n0, KV):
             _p, gained, nm, nf, nu_, _m, _w, _j = end_turn(K, mask, flag, u, r, c, False, False,
                                                            False)
             relax_need(KV, r, off, n0, nn, gained, VAL,
-                       (store_index(L, nm, nf, nu_) - N.next_base) * N.n_need)
+                       (store_index(L, nm, nf + gcol, nu_) - N.next_base) * N.n_need)
     if not ybox_filled:
         return
     for r in range(n_roll):
@@ -406,7 +407,7 @@ def final_rolls_target(K, L, N, VAL, run, n0, KV):
             _p, gained, nm, nf, nu_, _m, _w, _j = end_turn(K, mask, flag, u, r, c, use_joker,
                                                            extra, False)
             relax_need(KV, r, off, n0, nn, gained, VAL,
-                       (store_index(L, nm, nf, nu_) - N.next_base) * N.n_need)
+                       (store_index(L, nm, nf + gcol, nu_) - N.next_base) * N.n_need)
 
 
 # ---------------------------------------------------------------- rerolls
