@@ -75,17 +75,40 @@ def highest_score(t) -> int:
     return int(t.BOX_MAX.sum()) + t.upper_bonus + t.yahtzee_bonus * max(0, t.n_categories - 1)
 
 
+# Bytes a move of the forward pass can take at once with saved rolls: its columns as gathered
+# (source, target, probability, points gained, and for the figures box, points and flags),
+# a second copy while a layer's blocks are joined, and the convolution's grouping by target.
+MOVE_BYTES = 12 * 8
+
+
 def distribution_bytes(t, layout) -> int:
     """The most memory the forward pass can need: two layers of windows, each state's as wide
     as every possible score (real windows are far narrower); with saved rolls also a layer's
-    moves, which are many (a box for every roll at every stage, each stage leaving its own
-    bank: six numbers a move)."""
-    widest = int(np.diff(layout.LAYER_PTR).max())
-    windows = 2 * widest * (highest_score(t) + 1) * 8
+    moves, which are many (`moves_per_state` for every state of the layer)."""
+    sizes = np.diff(layout.LAYER_PTR)
+    windows = 2 * int(sizes.max()) * (highest_score(t) + 1) * 8
     if max(layout.banks) == 1:
         return windows
-    stages = t.rolls + max(layout.banks) - 1
-    return windows + widest * t.n_distinct_rolls * stages * 6 * 8
+    moves = max(int(sizes[k]) * moves_per_state(t, layout, k) for k in range(t.n_categories))
+    return windows + moves * MOVE_BYTES
+
+
+def moves_per_state(t, layout, k: int) -> int:
+    """The most distinct moves a turn can end with from a state of layer k in a game with
+    saved rolls: one for each roll at each stage at most, and at most one per key that
+    `play.banked_outcomes` tells moves apart by: a box still open (the k filled leave the
+    n - k with the most keys at most), its score (or, for a Yahtzee rolled with the Yahtzee
+    box filled, its face), whether it is the first roll (with a first-roll bonus only) and
+    the bank the move leaves (`bank_after` over the layer's banks and re-rolls)."""
+    from yz.rules.position import bank_after
+
+    n_banks = layout.banks[k]
+    stages = t.rolls + n_banks - 1
+    left_banks = {bank_after(t, b, left) for b in range(n_banks) for left in range(t.rolls + b)}
+    extra = t.n_faces if t.yahtzee_box >= 0 else 0  # (Yahtzees with the Yahtzee box filled)
+    keys = np.sort([len(np.unique(t.SCORE[:, c])) + extra for c in range(t.n_categories)])
+    open_keys = int(keys[k:].sum()) * (2 if t.has_first_roll_bonus else 1)
+    return min(t.n_distinct_rolls * stages, open_keys * len(left_banks))
 
 
 def check_distribution_memory(t, layout=None, max_memory: int | None = None) -> None:

@@ -33,6 +33,7 @@ from naive import (
     naive_target,
 )
 from random_rules import QUICK, SLOW, as_yaml, rule_documents
+from test_saved_rolls import check_moves_within_the_bound
 from yz.rules import RulesError, rules_from_text
 from yz.rules.position import Position
 from yz.solver import Model
@@ -177,6 +178,7 @@ def test_random_rule_sets_with_saved_rolls_match_the_twin(doc):
     assert dist.expected_score == pytest.approx(solution.expected_score, rel=1e-9, abs=1e-9)
     assert dist.sd ** 2 == pytest.approx(solution.sd ** 2, abs=1e-9 * max(1.0, second),
                                          rel=1e-7)
+    check_moves_within_the_bound(solution.model)
     # Target play, at the median (the twin's expectimax over chances, the bank in its state).
     target = max(1, dist.percentile(50))
     table = solve_targets(solution, target)

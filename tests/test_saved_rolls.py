@@ -240,6 +240,29 @@ def test_the_distribution_is_the_brute_forces(saved):
     assert a_wins == pytest.approx(b_wins, abs=1e-12) and draw > 0
 
 
+def check_moves_within_the_bound(model) -> None:
+    """Every state of every layer ends its turn with no more distinct moves, under optimal
+    play, than `distribution.moves_per_state` allows (the memory check counts on it)."""
+    from yz.solver.distribution import moves_per_state
+    from yz.solver.forward import layer_outcomes
+
+    solution, layout = model.solve(), model.layout
+    for k in range(model.tables.n_categories):
+        here = layout.layer_slice(k)
+        src, _ = layer_outcomes(model, solution.values, np.arange(here.start, here.stop),
+                                ("target",))
+        most = int(np.bincount(src).max())
+        assert 0 < most <= moves_per_state(model.tables, layout, k), (k, most)
+
+
+@pytest.mark.parametrize("dice, rolls", [(2, 2), (3, 2), (2, 1), (3, 3)])
+@pytest.mark.parametrize("saved", ["{}", "{cap: 1}", "{start: 2}",
+                                   "{carry_unused: false, start: 2}"])
+def test_a_states_moves_are_within_the_memory_checks_bound(dice, rolls, saved):
+    check_moves_within_the_bound(Model(rules_from_text(
+        CHOICES_GAME.format(dice=dice, rolls=rolls, saved=saved)), use_cache=False))
+
+
 def test_a_distribution_too_big_for_memory_is_refused_before_the_work():
     from yz.rules import InputError, load_rules
 
