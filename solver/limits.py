@@ -127,19 +127,23 @@ class WorkTooLong(InputError):
     def __init__(self, what: str, seconds: float, budget: float, why: str):
         self.what, self.seconds, self.budget = what, seconds, budget
         self.hint = ""  # another way to go ahead, added by a front end that has one
-        self.estimate = (f"{what} would take about {duration(seconds)} on this machine "
-                         f"(estimated {why}), more than the budget of {duration(budget)}")
+        shown, cap = duration(seconds), duration(budget)
+        if shown == cap:  # just over the budget: a finer figure, or it reads as "10 > 10"
+            shown, cap = duration(seconds, finer=True), duration(budget, finer=True)
+        self.estimate = (f"{what} would take about {shown} on this machine "
+                         f"(estimated {why}), more than the budget of {cap}")
         super().__init__(f"{self.estimate}; give a larger budget (max_seconds, or None for "
                          "none) to go ahead.", param="max_seconds")
 
 
-def duration(seconds: float) -> str:
-    """Seconds in words a person reads at a glance: '40 s', '23 minutes', '18.2 hours'."""
+def duration(seconds: float, finer: bool = False) -> str:
+    """Seconds in words a person reads at a glance: '40 s', '23 minutes', '18.2 hours'
+    (`finer`: one more decimal, '10.1 minutes')."""
     if seconds < 90:
-        return f"{seconds:.0f} s"
+        return f"{seconds:.{1 if finer else 0}f} s"
     if seconds < 5400:
-        return f"{seconds / 60:.0f} minutes"
-    return f"{seconds / 3600:.1f} hours"
+        return f"{seconds / 60:.{1 if finer else 0}f} minutes"
+    return f"{seconds / 3600:.{2 if finer else 1}f} hours"
 
 
 # Batches narrower than this many columns lose the vector units: a game with so many keeps

@@ -526,22 +526,30 @@ class Model:
         have = self._cached("targets")
         if have is not None and have.max_target >= top:
             return have
-        check_target_memory(self.tables, top)  # before any solving
-        if not (self.use_cache and any(m >= top for m in cache.cached_target_maxima(self.tables))):
+        check_target_memory(self.tables, top, self.max_memory)  # before any solving
+        checked = not (self.use_cache and
+                       any(m >= top for m in cache.cached_target_maxima(self.tables)))
+        if checked:
             self.check_time("target play of", self.target_seconds(top))
         solution = self.solve()
         table = self._load_targets(solution, top, ceiling)
         if table is None:
-            table = self._solve_targets(solution, top, ceiling)
+            table = self._solve_targets(solution, top, ceiling, checked)
         with self._lock:
             self._memo["targets"] = table
         return table
 
-    def _solve_targets(self, solution: Solution, top: int, ceiling: int):
+    def _solve_targets(self, solution: Solution, top: int, ceiling: int,
+                       checked: bool = False):
+        """The table up to `top`, solved and cached; its time is checked against the budget
+        first unless `checked` (as when a cached table turns out damaged)."""
         from dataclasses import replace as with_fields
 
         from .target import solve_targets
         from .warmup import ensure_compiled, work_families
+
+        if not checked:
+            self.check_time("target play of", self.target_seconds(top))
 
         ensure_compiled(work_families("targets"), self.report)
         with self.report.stage(f"target play, {self.name}", "columns") as step:
@@ -642,7 +650,7 @@ class Model:
 
         check_max_target(target, "target")
         check_target(t, position, banked, target)
-        check_target_memory(t, min(target, highest_score(t)), param="target")
+        check_target_memory(t, min(target, highest_score(t)), self.max_memory, param="target")
         return advise_target(self.targets(target), position, dice, rolls_left, banked, target)
 
     def store_solution(self, folder, layers=None) -> Solution:

@@ -15,7 +15,7 @@ carried.
 
 The table has `layout.size x (N + 1)` entries. Layers are computed in float64, two at a time,
 and stored as float32 (probabilities to about 1e-7, checked by the tests against the float64
-computation), so the official rules up to N = 500 need about 0.8 GB.
+computation), so the official rules up to N = 500 need about 1.5 GiB (`target_table_bytes`).
 """
 
 from __future__ import annotations

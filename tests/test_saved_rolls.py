@@ -129,11 +129,35 @@ def test_target_play_is_the_twins(saved):
                     assert chance == pytest.approx(want[move], abs=2e-6), (pos, dice, left, move)
 
 
+@pytest.mark.parametrize("saved", ["{start: 2}", "{carry_unused: false, start: 1}"])
+def test_target_play_with_several_runs_of_needs_per_state(saved, monkeypatch):
+    """A state's needs split into several rows (runs of NEED_RUN): the rows of every bank
+    still line up for the sweep that serves them all."""
+    from yz.solver import target
+
+    monkeypatch.setattr(target, "NEED_RUN", 3)
+    rules = rules_from_text(TINY.format(saved=saved))
+    table, twin = Model(rules, use_cache=False).targets(), NaiveTarget(rules)
+    for need in range(1, table.max_target + 2):
+        assert table.p_reach(need) == pytest.approx(naive_target(rules, need, twin), abs=2e-6)
+
+
+def test_mean_plays_chances_are_left_out_where_its_distribution_is_not_computed():
+    from yz.cli import render
+
+    table = Model(rules_from_text(TINY.format(saved="{}")), use_cache=False).targets()
+    rows = [(10, table.p_reach(10), None)]
+    text = render.target_text(table, rows)
+    assert text.splitlines()[-2].split()[2:] == ["-", "-"], text
+    assert "its exact distribution is too big to compute here" in text
+    assert render.target_json(table, rows)["targets"][0]["p_mean_optimal"] is None
+
+
 def test_target_play_too_long_or_too_big_is_refused_before_any_work():
-    model = Model("yatzy-saved-rolls", use_cache=False)  # (a budget of 10 minutes)
+    model = Model("yatzy-saved-rolls", use_cache=False, max_memory=16 * 2**30)  # (10 minutes)
     with pytest.raises(WorkTooLong, match="target play of yatzy-saved-rolls would take about"):
-        model.targets(60)  # (7.4 GiB: it fits)
-    with pytest.raises(InputError, match=r"needs about 24\.6 GiB"):
+        model.targets(100)  # (12.3 GiB: it fits in 16)
+    with pytest.raises(InputError, match=r"up to 200 needs about 24\.6 GiB, more than the 16\.0"):
         model.advise(target=200)
     assert not model.is_solved()
 
