@@ -397,10 +397,8 @@ def share_left(model, folder: str | os.PathLike, with_sd: bool) -> float:
     foreign or unreadable folder; the files are checked by the solve, not here): what a
     resumed solve's time estimate is scaled by."""
     try:
-        manifest = cache._read_sealed(Path(folder).expanduser().resolve() / MANIFEST)
-        base = _manifest_base(model, with_sd, [])
-        del base["chunks"]
-        if {k: manifest.get(k) for k in base} != base:
+        manifest = check_store(model, folder, with_sd)
+        if manifest is None:
             return 1.0
         layers = _chunks_of(model, manifest.get("chunks"), Path(folder))
         done = manifest.get("done") or {}
