@@ -773,6 +773,7 @@ class NaiveTarget:
         self.moves = _Moves(rules)
         self.banked = self.moves.game.saved is not None
         self.memo: dict = {}
+        self._thrown: dict = {}  # (dice thrown, kept) -> sorted outcomes and their odds
 
     def chance(self, state, n, bank: int = 0) -> float:
         if n <= 0:
@@ -814,13 +815,13 @@ class NaiveTarget:
         """`_Moves.rethrows` with equal sorted outcomes added up (the same sums, fewer
         look-ups)."""
         key = (len(dice), kept)
-        if key not in self.memo:
+        if key not in self._thrown:
             odds: dict = {}
             for new, q in self.moves.rethrows(dice, kept):
                 new = tuple(sorted(new))
                 odds[new] = odds.get(new, 0.0) + q
-            self.memo[key] = list(odds.items())
-        return self.memo[key]
+            self._thrown[key] = list(odds.items())
+        return self._thrown[key]
 
     def hold(self, state, n, dice, left, bank: int = 0) -> float:
         dice = tuple(sorted(dice))
