@@ -2,6 +2,7 @@
 
     .venv/bin/python bench/bench_distribution.py                  # every built-in
     .venv/bin/python bench/bench_distribution.py yatzy --target-variants official-free-joker
+    .venv/bin/python bench/bench_distribution.py yatzy-saved-rolls --target-variants  # 37 min
 
 Per variant: `yz distribution --no-cache` (strategy solved and cached first, so the figure is
 the forward pass plus start-up; compiled kernels cached) and its peak RSS. Then, for the
@@ -51,7 +52,8 @@ def main() -> None:
     for name in args.variants or builtin_names(big=False):
         subprocess.run([*YZ, "solve", "-q", "--no-sd", "-v", name], env=env, check=True,
                        stdout=subprocess.DEVNULL)
-        seconds, peak, out = timed(["distribution", "--no-cache", "--json", "-v", name], env)
+        seconds, peak, out = timed(["distribution", "--no-cache", "--json", "--yes", "-v", name],
+                                   env)
         data = json.loads(out)
         print(f"{name:<24}{seconds:>8.2f}{peak:>9.0f}{data['median']:>8}"
               f"{100 * data['p_at_least'].get('300', 0.0):>8.2f}%")

@@ -75,10 +75,11 @@ def highest_score(t) -> int:
     return int(t.BOX_MAX.sum()) + t.upper_bonus + t.yahtzee_bonus * max(0, t.n_categories - 1)
 
 
-# Bytes a move of the forward pass can take at once with saved rolls: its columns as gathered
-# (source, target, probability, points gained, and for the figures box, points and flags),
-# a second copy while a layer's blocks are joined, and the convolution's grouping by target.
-MOVE_BYTES = 12 * 8
+# Bytes a move of the forward pass can take at once with saved rolls when a layer's moves are
+# held (the per-box figures; `forward.COLUMN_TYPES`): source 4, target 8, probability 8, box,
+# points and flags 12, one column's copy while a layer's blocks are joined (8), the target's
+# place (4) and the figures' weights and their products (16).
+MOVE_BYTES = 64
 
 
 def distribution_bytes(t, layout) -> int:
@@ -90,7 +91,7 @@ def distribution_bytes(t, layout) -> int:
     if max(layout.banks) == 1:
         return windows
     moves = max(int(sizes[k]) * moves_per_state(t, layout, k) for k in range(t.n_categories))
-    return windows + moves * MOVE_BYTES
+    return windows + moves * MOVE_BYTES + block_bytes(t, layout)
 
 
 def moves_per_state(t, layout, k: int) -> int:
@@ -127,13 +128,89 @@ def check_distribution_memory(t, layout=None, max_memory: int | None = None) -> 
                          "allowed here; simulate the game instead.")
 
 
+def state_windows(t, layout, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """For every stored state of layer k (store order), the lowest points it can have banked
+    and how many totals from there it can have: what its filled boxes can add up to beyond
+    what the state fixes (and a Yahtzee bonus a turn after the first). A stored upper total
+    between a row's first (U0: every total too low to reach the threshold) and the threshold
+    is exact, so only the other boxes vary; at U0 the upper boxes held at most U0; at the
+    threshold (the cap) at least that, the bonus paid. Far narrower than every score."""
+    n = t.n_categories
+    R = layout.rows(k)
+    filled = (R.MASK[:, None] >> np.arange(n)) & 1
+    every = filled @ t.BOX_MAX.astype(np.int64)
+    others = filled @ (t.BOX_MAX - t.UPPER_MAX).astype(np.int64)
+    threshold = int(t.upper_threshold) if t.upper_bonus else 0
+    extra = t.yahtzee_bonus * max(0, k - 1) + 1
+    base = int(layout.LAYER_PTR[k])
+    lo = np.zeros(int(layout.LAYER_PTR[k + 1]) - base, dtype=np.int64)
+    width = np.zeros_like(lo)
+    row = np.repeat(np.arange(len(R.NU)), R.NU)
+    step = np.arange(len(row)) - np.repeat(np.cumsum(R.NU) - R.NU, R.NU)
+    at = R.OUT[row] - base + step
+    u = R.U0[row] + step
+    if threshold:
+        top = u >= threshold
+        exact = step > 0
+        lo[at] = np.where(top, threshold + t.upper_bonus, np.where(exact, u, 0))
+        width[at] = extra + np.where(top, every[row] - threshold,
+                                     np.where(exact, others[row], u + others[row]))
+    else:
+        width[at] = every[row] + t.upper_bonus + extra
+    return lo, width
+
+
+def window_bytes(t, layout) -> np.ndarray:
+    """Per layer, the bytes of every stored state's window (`state_windows`, float64)."""
+    return np.array([int(state_windows(t, layout, k)[1].sum()) * 8
+                     for k in range(t.n_categories + 1)], dtype=np.int64)
+
+
+def banked_distribution_bytes(t, layout) -> int:
+    """The most the streamed forward pass of a game with saved rolls holds
+    (`forward._banked_pmf_walk`): a layer's windows as reached beside every window of the
+    next (`window_bytes`), or the next's twice while they are trimmed to what was reached,
+    and one block of states' moves (`block_bytes`)."""
+    w = window_bytes(t, layout)
+    return int(np.maximum(w[:-1] + w[1:], 2 * w[1:]).max()) + block_bytes(t, layout)
+
+
+def block_bytes(t, layout) -> int:
+    """The forward pass's buffers for a block of states with saved rolls (`Model.outcome_block`:
+    every stage's choices, six numbers a move) and the block's moves as listed."""
+    from .config import CHOICE_BYTES, SIM_STATE_BLOCK
+
+    per_state = t.n_distinct_rolls * (t.rolls + max(layout.banks) - 1) * (6 * 8 + 8)
+    block = max(1, min(SIM_STATE_BLOCK, CHOICE_BYTES // per_state))
+    return 2 * min(block, int(np.diff(layout.LAYER_PTR).max())) * per_state
+
+
+def check_banked_distribution_memory(t, layout, max_memory: int | None = None) -> None:
+    """`check_distribution_memory` for the streamed pass of a game with saved rolls: its
+    bound (`banked_distribution_bytes`) is exact in what it counts, so nothing is solved
+    before a refusal."""
+    from yz.rules import InputError
+
+    from .limits import machine_memory
+
+    need = banked_distribution_bytes(t, layout)
+    limit = max_memory if max_memory is not None else machine_memory() // 2
+    if need > limit:
+        raise InputError(f"the exact distribution of {t.rules.name} may need up to "
+                         f"{need / 2**30:.1f} GiB, more than the {limit / 2**30:.1f} GiB "
+                         "allowed here; simulate the game instead.")
+
+
 def score_distribution(solution: Solution, strategy: str = "optimal",
                        step: Step | None = None) -> Distribution:
     """The exact final-score distribution of `strategy` (see the module docstring)."""
     from .forward import walk
 
     check_strategy(strategy)
-    check_distribution_memory(solution.tables, solution.layout)
+    if solution.tables.n_banks > 1:
+        check_banked_distribution_memory(solution.tables, solution.layout)
+    else:
+        check_distribution_memory(solution.tables, solution.layout)
     begin = time.perf_counter()
     found = walk(solution, strategy_values(solution, strategy), pmf=True, step=step,
                  figures=False)

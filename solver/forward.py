@@ -22,6 +22,7 @@ seconds: a state's window spans only the banked totals it can be reached with.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import pairwise
 
 import numpy as np
 
@@ -49,10 +50,14 @@ def walk(solution: Solution, V: np.ndarray, pmf: bool = False, step: Step | None
          figures: bool = True) -> Walk:
     """Follow the play that V's values make (the solved values: optimal play) from the empty
     card to the full one: the figures (unless `figures` is False) and, with `pmf`, the
-    distribution of the points banked too."""
+    distribution of the points banked too. The distribution alone of a game with saved
+    rolls streams its moves (`_banked_pmf_walk`)."""
     from .kernels.turn import N_EVENTS
 
     model = solution.model
+    if pmf and not figures and model.tables.n_banks > 1:
+        scores, probabilities = _banked_pmf_walk(solution, V, step)
+        return Walk(None, None, None, scores, probabilities)
     t, layout = model.tables, model.layout
     n_cat = t.n_categories
     index = np.array([layout.start], dtype=np.int64)
@@ -65,7 +70,7 @@ def walk(solution: Solution, V: np.ndarray, pmf: bool = False, step: Step | None
         names = ("target", "prob", *(("box", "points", "flags") if figures else ()),
                  *(("gain",) if pmf else ()))
         src, out = layer_outcomes(model, V, index, names)
-        index, slot = distinct(out["target"])
+        index, slot = distinct(out.pop("target"))
         if figures:
             w = reach[src] * out["prob"]
             box_stats[0] += np.bincount(out["box"], weights=w * out["points"], minlength=n_cat)
@@ -75,8 +80,9 @@ def walk(solution: Solution, V: np.ndarray, pmf: bool = False, step: Step | None
                 events[e] += w[(out["flags"] >> e) & 1 == 1].sum()
             reach = np.bincount(slot, weights=w, minlength=len(index))
         if windows is not None:
-            windows = windows.convolve(src, slot.astype(np.int64), out["gain"], out["prob"],
-                                       len(index), model.threads)
+            windows = windows.convolve(src, slot, out["gain"], out["prob"], len(index),
+                                       model.threads)
+        del src, slot, out  # (before the next layer's moves are gathered)
         if step is not None:
             step(k + 1, n_cat)
     scores, probabilities = windows.final() if windows is not None else (None, None)
@@ -132,23 +138,45 @@ def _filled(out, n: int, most: int, b0: int, names: tuple[str, ...]) -> tuple:
     first = np.cumsum(count) - count
     slots = np.repeat(np.arange(n, dtype=np.int64) * most - first, count)
     slots += np.arange(len(slots), dtype=np.int64)
-    return (np.repeat(np.arange(b0, b0 + n, dtype=np.int64), count),
-            *(getattr(out, name.upper()).ravel()[slots] for name in names))
+    return [np.repeat(np.arange(b0, b0 + n, dtype=np.int32), count),
+            *(getattr(out, name.upper()).ravel()[slots].astype(COLUMN_TYPES[name], copy=False)
+              for name in names)]
 
 
-def _joined(parts: list[tuple], names: tuple[str, ...]) -> tuple[np.ndarray, dict]:
-    """The blocks' moves as one list: (source positions, {name: column})."""
-    columns = [np.concatenate(c) if len(parts) > 1 else c[0] for c in zip(*parts, strict=True)]
+# A move's columns as kept for a layer (millions of moves): the narrowest types that hold them
+# (a source's position in its layer as int32; store indices stay int64).
+COLUMN_TYPES = {"target": np.int64, "gain": np.int32, "box": np.int32, "points": np.int32,
+                "flags": np.int32, "prob": np.float64}
+
+
+def _joined(parts: list[list], names: tuple[str, ...]) -> tuple[np.ndarray, dict]:
+    """The blocks' moves as one list: (source positions, {name: column}). Joined a column at
+    a time, each block's piece let go as soon as it is copied, so the moves are held about
+    once, not twice."""
+    columns = []
+    for c in range(len(names) + 1):
+        columns.append(np.concatenate([part[c] for part in parts]) if len(parts) > 1
+                       else parts[0][c])
+        for part in parts:
+            part[c] = None
     return columns[0], dict(zip(names, columns[1:], strict=True))
 
 
 def _banked_layer_outcomes(model, V: np.ndarray, index: np.ndarray, names: tuple[str, ...],
                            states: tuple) -> tuple[np.ndarray, dict]:
-    """`layer_outcomes` with saved rolls: the decision kernel records the choices at every
-    stage (one bank a batch), then `play.banked_outcomes` follows the dice through them.
-    `index` is sorted by store index, which orders the states by bank, mask, flag and total,
-    as the rows want."""
+    """`layer_outcomes` with saved rolls: every block of `_banked_blocks`, joined."""
+    return _joined(list(_banked_blocks(model, V, index, names, states)), names)
+
+
+def _banked_blocks(model, V: np.ndarray, index: np.ndarray, names: tuple[str, ...],
+                   states: tuple):
+    """The moves of the states at `index` with saved rolls, a block of states at a time (as
+    `_filled` gives them): the decision kernel records the choices at every stage (one bank a
+    batch), then `play.banked_outcomes` follows the dice through them. `index` is sorted by
+    store index, which orders the states by bank, mask, flag and total, as the rows want.
+    `states`: their (mask, flag, u, bank)."""
     from .kernels import layer
+    from .kernels.layer import run_threads
     from .kernels.play import banked_outcomes, key_space
 
     t, layout = model.tables, model.layout
@@ -159,13 +187,12 @@ def _banked_layer_outcomes(model, V: np.ndarray, index: np.ndarray, names: tuple
     no_outcomes = Outcomes(none, none, none, none, none, np.zeros((0, 0)),
                            np.zeros(0, dtype=np.int64))
     space = key_space(K, stages)
-    scratch = (np.zeros(t.n_keeps), np.zeros(t.n_keeps), np.zeros(space),
-               np.zeros(space, dtype=np.int64), np.zeros(space, dtype=np.int64),
-               np.zeros(space, dtype=np.int64))
+    scratches = [(np.zeros(t.n_keeps), np.zeros(t.n_keeps), np.zeros(space),
+                  np.zeros(space, dtype=np.int64), np.zeros(space, dtype=np.int64),
+                  np.zeros(space, dtype=np.int64)) for _ in range(model.threads)]
     size = min(block, len(index))
     buffers = _outcome_buffers(size, most)
     choices = np.empty((size, stages, n_roll), dtype=np.int64)
-    parts = []
     for b0 in range(0, len(index), block):
         part = slice(b0, b0 + block)
         mask, flag, u, bank = (a[part] for a in states)
@@ -176,22 +203,74 @@ def _banked_layer_outcomes(model, V: np.ndarray, index: np.ndarray, names: tuple
         layer.decide(K, KL, rows, layer.batches(rows.NU, cols, rows.BANK), cols, model.threads,
                      Next(V, None, None), choice=choice, out=no_outcomes)
         out = build(Outcomes, **{name: array[:n] for name, array in buffers.items()})
-        banked_outcomes(K, KL, rows, choice, out, scratch)
-        parts.append(_filled(out, n, most, b0, names))
-    return _joined(parts, names)
+        shares = split_rows(rows, len(scratches))  # (one scratch per share)
+        run_threads(banked_outcomes, [(K, KL, share, choice, out, scratches[i])
+                                      for i, share in enumerate(shares)])
+        yield _filled(out, n, most, b0, names)
+
+
+def _banked_pmf_walk(solution: Solution, V: np.ndarray, step: Step | None = None
+                     ) -> tuple[np.ndarray, np.ndarray]:
+    """`walk`'s distribution for a game with saved rolls, whose layers have too many moves to
+    hold at once (Yatzy with saved rolls: over 143 million in one): every stored state of the
+    next layer gets its window in advance (`distribution.state_windows`: what its boxes can
+    add), each block of moves is added into those windows as soon as it is listed and then
+    let go, and the next layer's windows are cut to the states reached and the totals they
+    hold. Per target the moves add up in the order `walk` adds them, so the distribution is
+    the same to the bit; memory is the windows' (`distribution.banked_distribution_bytes`)."""
+    from .distribution import state_windows
+    from .kernels.play import scatter_windows, trim_windows
+
+    model = solution.model
+    t, layout = model.tables, model.layout
+    index = np.array([layout.start], dtype=np.int64)
+    windows = _Windows.start()
+    names = ("target", "gain", "prob")
+    for k in range(t.n_categories):
+        base = int(layout.LAYER_PTR[k + 1])
+        lo, width = state_windows(t, layout, k + 1)
+        offset = (np.cumsum(width) - width).astype(np.int64)
+        pmf = np.zeros(int(width.sum()))
+        sources = (windows.lo, windows.width, windows.offset, windows.pmf)
+        for src, target, gain, prob in _banked_blocks(model, V, index, names,
+                                                       layout.banked_states_at(index)):
+            outside = scatter_windows(src, target - base, gain, prob, sources,
+                                      (lo, width, offset, pmf))
+            if outside:  # (a bug: `state_windows` must hold every total a state can have)
+                raise RuntimeError(f"{outside} moves of layer {k} fall outside the windows "
+                                   f"of {model.name}'s next layer")
+        del sources
+        windows = None  # (let go before the trimmed copy is made)
+        places, *trimmed = trim_windows(lo, width, offset, pmf)
+        del pmf
+        windows = _Windows(*trimmed)
+        index = places + base
+        if step is not None:
+            step(k + 1, t.n_categories)
+    return windows.final()
+
+
+def split_rows(rows: Rows, parts: int) -> list[Rows]:
+    """Rows in at most `parts` consecutive shares of about equal numbers of states (views:
+    each share's results still go to the rows' own places), one per thread."""
+    ends = np.cumsum(rows.NU)
+    if len(ends) == 0 or parts <= 1:
+        return [rows]
+    cuts = np.searchsorted(ends, ends[-1] * np.arange(1, parts) / parts, side="left") + 1
+    bounds = np.unique(np.concatenate([[0], np.minimum(cuts, len(ends)), [len(ends)]]))
+    return [Rows(*(field[a:b] for field in rows)) for a, b in pairwise(bounds)]
 
 
 def distinct(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """`np.unique(values, return_inverse=True)` for store indices, by marking rather than
-    sorting: a layer's moves (millions) lead into one layer's range of the store, so a table
-    over that range costs less than sorting them."""
+    """`np.unique(values, return_inverse=True)` for store indices (the inverse as int32), by
+    marking rather than sorting: a layer's moves (millions) lead into one layer's range of
+    the store, so a table over that range costs less than sorting them."""
+    from .kernels.play import distinct_slots
+
     if len(values) == 0:
-        return values.copy(), values.copy()
+        return values.copy(), np.zeros(0, dtype=np.int32)
     low = int(values.min())
-    seen = np.zeros(int(values.max()) - low + 1, dtype=bool)
-    seen[values - low] = True
-    rank = np.cumsum(seen, dtype=np.int64) - 1
-    return np.flatnonzero(seen).astype(np.int64) + low, rank[values - low]
+    return distinct_slots(values, np.int64(low), np.int64(int(values.max()) - low + 1))
 
 
 def rows_of_states(states: States) -> Rows:
@@ -230,8 +309,7 @@ class _Windows:
         from .kernels.play import convolve_windows, group_by, window_bounds
 
         ptr, order = group_by(slot, n_targets)
-        first = self.lo[src] + gain
-        new_lo, new_hi = window_bounds(slot, first, first + self.width[src], n_targets)
+        new_lo, new_hi = window_bounds(slot, src, gain, self.lo, self.width, n_targets)
         new_width = new_hi - new_lo
         new_offset = np.concatenate([[0], np.cumsum(new_width)[:-1]]).astype(np.int64)
         new_pmf = np.zeros(int(new_width.sum()))

@@ -180,8 +180,14 @@ class Model:
     def prepare_seconds(self) -> float:
         """A rough estimate of the seconds `solve()` and then, where it is computed (not for
         games with saved rolls too big for it), `distribution()` take here."""
-        whole = self.solve_seconds()
-        return whole if self.has_distribution_of_play else limits.VALUES_SHARE * whole
+        values = limits.VALUES_SHARE * self.solve_seconds()
+        return values + (self.distribution_seconds() if self.has_distribution_of_play else 0.0)
+
+    def distribution_seconds(self) -> float:
+        """A rough estimate of the seconds `distribution()` takes once solved (see
+        `limits.distribution_seconds`)."""
+        return limits.distribution_seconds(self.tables, self.layout, self.batch_width(),
+                                           self.threads)
 
     def target_seconds(self, max_target: int) -> float:
         """A rough estimate of the seconds `targets(max_target)` takes to solve its table (the
@@ -237,10 +243,12 @@ class Model:
 
     @property
     def has_distribution_of_play(self) -> bool:
-        """Whether the exact distribution of final scores is computed for this game: always
-        without saved rolls; with them where its forward pass fits in memory here (their
-        moves are many: `distribution.distribution_bytes`; the big ones, such as Maxi Yatzy,
-        are played and advised without it)."""
+        """Whether the exact distribution of final scores is computed along with this game's
+        other results (the coach's rank, `compare`, mean play beside target play): always
+        without saved rolls; with them where a forward pass holding a layer's moves (the
+        per-box figures) fits in memory here (`distribution.distribution_bytes`). The big
+        ones (Yatzy with saved rolls) get it only when asked (`distribution()`: streamed, it
+        needs less memory but takes long), Maxi Yatzy not at all."""
         return self.tables.n_banks == 1 or self.distribution_fits()
 
     def distribution_fits(self, max_memory: int | None = None) -> bool:
@@ -444,20 +452,26 @@ class Model:
 
     def distribution(self, strategy: str = "optimal"):
         """The exact distribution of the final score under `strategy` (cached)."""
-        from .distribution import check_distribution_memory, score_distribution
+        from .distribution import (
+            check_banked_distribution_memory,
+            check_distribution_memory,
+            score_distribution,
+        )
 
         check_strategy(strategy)
         what = f"pmf-{strategy}"
         found = self._cached(f"pmf:{strategy}") or self._cached_distribution(strategy)
         if found is not None:
             return found
-        check_distribution_memory(self.tables, self.layout, self.max_memory)
+        if self.tables.n_banks > 1:
+            check_banked_distribution_memory(self.tables, self.layout, self.max_memory)
+        else:
+            check_distribution_memory(self.tables, self.layout, self.max_memory)
 
         def compute():
             from .warmup import ensure_compiled, work_families
 
-            self.check_time("the exact distribution of",
-                            (1 - limits.VALUES_SHARE) * self.solve_seconds())
+            self.check_time("the exact distribution of", self.distribution_seconds())
             solution = self.solve()
             ensure_compiled(work_families("distribution"), self.report)
             with self.report.stage(f"distribution of {self.name}", "boxes") as step:

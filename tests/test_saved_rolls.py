@@ -266,17 +266,34 @@ def test_the_distribution_is_the_brute_forces(saved):
 
 def check_moves_within_the_bound(model) -> None:
     """Every state of every layer ends its turn with no more distinct moves, under optimal
-    play, than `distribution.moves_per_state` allows (the memory check counts on it)."""
-    from yz.solver.distribution import moves_per_state
-    from yz.solver.forward import layer_outcomes
+    play, than `distribution.moves_per_state` allows (the memory check counts on it); every
+    window of banked points the forward pass makes lies within the one
+    `distribution.state_windows` sets aside for its state (the streamed distribution writes
+    into those); and the streamed distribution is the held one's, bit for bit."""
+    from yz.solver.distribution import moves_per_state, state_windows
+    from yz.solver.forward import _Windows, distinct, layer_outcomes, walk
 
-    solution, layout = model.solve(), model.layout
-    for k in range(model.tables.n_categories):
+    solution, layout, t = model.solve(), model.layout, model.tables
+    for k in range(t.n_categories):
         here = layout.layer_slice(k)
         src, _ = layer_outcomes(model, solution.values, np.arange(here.start, here.stop),
                                 ("target",))
         most = int(np.bincount(src).max())
-        assert 0 < most <= moves_per_state(model.tables, layout, k), (k, most)
+        assert 0 < most <= moves_per_state(t, layout, k), (k, most)
+    index = np.array([layout.start], dtype=np.int64)
+    windows = _Windows.start()
+    for k in range(t.n_categories):
+        src, out = layer_outcomes(model, solution.values, index, ("target", "gain", "prob"))
+        index, slot = distinct(out["target"])
+        windows = windows.convolve(src, slot, out["gain"], out["prob"], len(index), 1)
+        lo, width = state_windows(t, layout, k + 1)
+        at = index - layout.LAYER_PTR[k + 1]
+        assert (windows.lo >= lo[at]).all(), k + 1
+        assert (windows.lo + windows.width <= lo[at] + width[at]).all(), k + 1
+    held = walk(solution, solution.values, pmf=True, figures=True)
+    streamed = walk(solution, solution.values, pmf=True, figures=False)
+    assert np.array_equal(held.scores, streamed.scores)
+    assert np.array_equal(held.probabilities, streamed.probabilities)
 
 
 @pytest.mark.parametrize("dice, rolls", [(2, 2), (3, 2), (2, 1), (3, 3)])
@@ -290,11 +307,39 @@ def test_a_states_moves_are_within_the_memory_checks_bound(dice, rolls, saved):
 def test_a_distribution_too_big_for_memory_is_refused_before_the_work():
     from yz.rules import InputError, load_rules
 
-    model = Model(load_rules("yatzy-saved-rolls"), use_cache=False)
+    model = Model(load_rules("yatzy-saved-rolls"), use_cache=False, max_memory=2 << 30)
     assert not model.has_distribution_of_play
-    with pytest.raises(InputError, match=r"may need up to .* GiB"):
+    with pytest.raises(InputError, match=r"may need up to .* GiB, more than the 2.0 GiB"):
         model.distribution()
+    assert model._cached("solution") is None  # refused before solving
     assert model.figures("greedy", when_quick=True) is None  # (its moments take a minute)
+    # With the memory (its windows: 7.0 GiB), the time: over half an hour, not unasked.
+    roomy = Model(load_rules("yatzy-saved-rolls"), use_cache=False, max_memory=16 << 30,
+                  max_seconds=600)
+    with pytest.raises(WorkTooLong, match="the exact distribution of yatzy-saved-rolls"):
+        roomy.distribution()
+    assert roomy._cached("solution") is None
+    assert 1200 < roomy.distribution_seconds() < 6000
+
+
+def test_a_banked_distribution_past_the_worst_case_bound_is_streamed_when_it_fits():
+    """The held forward pass's worst-case bound refuses it, the streamed pass's bound lets it
+    through (the game's automatic figures still leave it out), and the distribution is the
+    same, bit for bit."""
+    from yz.solver.distribution import banked_distribution_bytes, distribution_bytes
+
+    text = CHOICES_GAME.format(dice=3, rolls=2, saved="{}")
+    free = Model(rules_from_text(text), use_cache=False)
+    expected = free.distribution()
+    streamed = banked_distribution_bytes(free.tables, free.layout)
+    worst = distribution_bytes(free.tables, free.layout)
+    assert streamed < worst
+    tight = Model(rules_from_text(text), use_cache=False, max_memory=(streamed + worst) // 2)
+    assert not tight.has_distribution_of_play
+    got = tight.distribution()
+    assert np.array_equal(got.scores, expected.scores)
+    assert np.array_equal(got.probabilities, expected.probabilities)
+    assert got.expected_score == pytest.approx(tight.solve().expected_score, rel=1e-12)
 
 
 @pytest.mark.parametrize("strategy", ["greedy", "heuristic"])

@@ -121,15 +121,108 @@ def group_by(slot, n):
 
 
 @kernel
-def window_bounds(slot, first, last, n):
-    """The smallest `first` and largest `last` of the entries of each slot."""
-    lo = np.full(n, np.iinfo(np.int64).max, dtype=np.int64)
-    hi = np.zeros(n, dtype=np.int64)
+def window_bounds(slot, src, gain, lo, width, n):
+    """Each target's window: the lowest first and the highest end of the source windows
+    (lo, width) its entries i shift by gain[i] (no temporary per entry: a layer has millions)."""
+    new_lo = np.full(n, np.iinfo(np.int64).max, dtype=np.int64)
+    new_hi = np.zeros(n, dtype=np.int64)
     for i in range(slot.shape[0]):
-        s = slot[i]
-        lo[s] = min(lo[s], first[i])
-        hi[s] = max(hi[s], last[i])
-    return lo, hi
+        t = slot[i]
+        first = lo[src[i]] + gain[i]
+        new_lo[t] = min(new_lo[t], first)
+        new_hi[t] = max(new_hi[t], first + width[src[i]])
+    return new_lo, new_hi
+
+
+@kernel(nogil=True)
+def scatter_windows(SRC, TARGET, GAIN, PROB, src_windows, dst_windows):
+    """Add every move i's share to its target's window: PROB[i] times source SRC[i]'s window
+    shifted by GAIN[i], into target TARGET[i]'s (a place in dst_windows = (lo, width, offset,
+    pmf), windows fixed in advance). Per target the moves add up in their order, as in
+    `convolve_windows`. A shifted window outside its target's is not added (it would write
+    past it) but counted: the count is returned, 0 when the windows hold every move."""
+    lo, width, offset, pmf = src_windows
+    new_lo, new_width, new_offset, new_pmf = dst_windows
+    outside = 0
+    for i in range(SRC.shape[0]):
+        s = SRC[i]
+        t = TARGET[i]
+        shift = lo[s] + GAIN[i] - new_lo[t]
+        if shift < 0 or shift + width[s] > new_width[t]:
+            outside += 1
+            continue
+        q = PROB[i]
+        dst = unsigned(new_offset[t] + shift)  # unsigned: see jit.unsigned
+        src = unsigned(offset[s])
+        for x in range(unsigned(width[s])):
+            new_pmf[dst + x] += q * pmf[src + x]
+    return outside
+
+
+@kernel
+def trim_windows(lo, width, offset, pmf):
+    """The windows that hold some probability, each cut to its first .. last nonzero entry:
+    (their places among the given ones, lo, width, offset, pmf). A cut changes no sum: the
+    entries left out are zeros."""
+    n = lo.shape[0]
+    first = np.zeros(n, dtype=np.int64)
+    kept = np.zeros(n, dtype=np.int64)
+    n_kept = 0
+    total = 0
+    for s in range(n):
+        a = offset[s]
+        i = 0
+        while i < width[s] and pmf[a + i] == 0.0:
+            i += 1
+        j = width[s]
+        while j > i and pmf[a + j - 1] == 0.0:
+            j -= 1
+        first[s] = i
+        kept[s] = j - i
+        if j > i:
+            n_kept += 1
+            total += j - i
+    places = np.empty(n_kept, dtype=np.int64)
+    new_lo = np.empty(n_kept, dtype=np.int64)
+    new_width = np.empty(n_kept, dtype=np.int64)
+    new_offset = np.empty(n_kept, dtype=np.int64)
+    new_pmf = np.empty(total)
+    at = 0
+    put = 0
+    for s in range(n):
+        if kept[s] == 0:
+            continue
+        places[at] = s
+        new_lo[at] = lo[s] + first[s]
+        new_width[at] = kept[s]
+        new_offset[at] = put
+        for x in range(kept[s]):
+            new_pmf[put + x] = pmf[offset[s] + first[s] + x]
+        put += kept[s]
+        at += 1
+    return places, new_lo, new_width, new_offset, new_pmf
+
+
+@kernel
+def distinct_slots(values, low, n_range):
+    """The sorted distinct values (all in low .. low + n_range - 1) and each value's place
+    among them (int32: a layer's moves are many), by marking rather than sorting."""
+    seen = np.zeros(n_range, dtype=np.bool_)
+    for i in range(values.shape[0]):
+        seen[values[i] - low] = True
+    rank = np.empty(n_range, dtype=np.int64)
+    found = 0
+    for v in range(n_range):
+        rank[v] = found
+        found += seen[v]
+    uniq = np.empty(found, dtype=np.int64)
+    for v in range(n_range):
+        if seen[v]:
+            uniq[rank[v]] = low + v
+    slot = np.empty(values.shape[0], dtype=np.int32)
+    for i in range(values.shape[0]):
+        slot[i] = rank[values[i] - low]
+    return uniq, slot
 
 
 @kernel(nogil=True)
