@@ -135,13 +135,8 @@ def state_windows(t, layout, k: int) -> tuple[np.ndarray, np.ndarray]:
     between a row's first (U0: every total too low to reach the threshold) and the threshold
     is exact, so only the other boxes vary; at U0 the upper boxes held at most U0; at the
     threshold (the cap) at least that, the bonus paid. Far narrower than every score."""
-    n = t.n_categories
     R = layout.rows(k)
-    filled = (R.MASK[:, None] >> np.arange(n)) & 1
-    every = filled @ t.BOX_MAX.astype(np.int64)
-    others = filled @ (t.BOX_MAX - t.UPPER_MAX).astype(np.int64)
-    threshold = int(t.upper_threshold) if t.upper_bonus else 0
-    extra = t.yahtzee_bonus * max(0, k - 1) + 1
+    every, others, threshold, extra = _window_terms(t, R.MASK, k)
     base = int(layout.LAYER_PTR[k])
     lo = np.zeros(int(layout.LAYER_PTR[k + 1]) - base, dtype=np.int64)
     width = np.zeros_like(lo)
@@ -160,10 +155,43 @@ def state_windows(t, layout, k: int) -> tuple[np.ndarray, np.ndarray]:
     return lo, width
 
 
+def _window_terms(t, masks: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray, int, int]:
+    """Per box set of layer k: the most its filled boxes score (every) and the most those
+    that do not count toward the upper total score (others); the threshold (0: no upper
+    bonus) and what every window adds (a Yahtzee bonus a turn after the first, and 1)."""
+    every = np.zeros(len(masks), dtype=np.int64)
+    others = np.zeros(len(masks), dtype=np.int64)
+    for c in range(t.n_categories):
+        filled = (masks >> c) & 1
+        every += filled * int(t.BOX_MAX[c])
+        others += filled * int(t.BOX_MAX[c] - t.UPPER_MAX[c])
+    threshold = int(t.upper_threshold) if t.upper_bonus else 0
+    return every, others, threshold, t.yahtzee_bonus * max(0, k - 1) + 1
+
+
 def window_bytes(t, layout) -> np.ndarray:
-    """Per layer, the bytes of every stored state's window (`state_windows`, float64)."""
-    return np.array([int(state_windows(t, layout, k)[1].sum()) * 8
-                     for k in range(t.n_categories + 1)], dtype=np.int64)
+    """Per layer, the bytes of every stored state's window (`state_windows`, float64), added
+    up by box set (its totals are U0 .. U1, the same for each flag and bank it is stored
+    with): no array per state or row, so the check of a game with hundreds of millions of
+    states stays quick and small."""
+    out = np.zeros(t.n_categories + 1, dtype=np.int64)
+    for k in range(t.n_categories + 1):
+        masks = layout.layer_masks[k]
+        u0 = layout.U0[masks].astype(np.int64)
+        nu = (layout.U1[masks] - layout.U0[masks] + 1).astype(np.int64)
+        copies = layout.banks[k] * (1 + ((masks >> layout.flag_box) & 1
+                                         if layout.n_flags == 2 else 0))
+        every, others, threshold, extra = _window_terms(t, masks, k)
+        if threshold:
+            top = np.clip(u0 + nu - np.maximum(threshold, u0), 0, nu)
+            first_low = (threshold > u0).astype(np.int64)  # (U0: up to U0 upper points)
+            exact = nu - top - first_low
+            width = (top * (every - threshold) + first_low * (u0 + others)
+                     + exact * others + nu * extra)
+        else:
+            width = nu * (every + t.upper_bonus + extra)
+        out[k] = int((width * copies).sum()) * 8
+    return out
 
 
 def banked_distribution_bytes(t, layout) -> int:
@@ -186,9 +214,9 @@ def block_bytes(t, layout) -> int:
 
 
 def check_banked_distribution_memory(t, layout, max_memory: int | None = None) -> None:
-    """`check_distribution_memory` for the streamed pass of a game with saved rolls: its
-    bound (`banked_distribution_bytes`) is exact in what it counts, so nothing is solved
-    before a refusal."""
+    """`check_distribution_memory` for the streamed pass of a game with saved rolls (its
+    bound, `banked_distribution_bytes`, needs no solve: nothing is solved before a
+    refusal)."""
     from yz.rules import InputError
 
     from .limits import machine_memory
@@ -202,15 +230,17 @@ def check_banked_distribution_memory(t, layout, max_memory: int | None = None) -
 
 
 def score_distribution(solution: Solution, strategy: str = "optimal",
-                       step: Step | None = None) -> Distribution:
-    """The exact final-score distribution of `strategy` (see the module docstring)."""
+                       step: Step | None = None, max_memory: int | None = None
+                       ) -> Distribution:
+    """The exact final-score distribution of `strategy` (see the module docstring), within
+    `max_memory` bytes (default: half of this machine's memory)."""
     from .forward import walk
 
     check_strategy(strategy)
     if solution.tables.n_banks > 1:
-        check_banked_distribution_memory(solution.tables, solution.layout)
+        check_banked_distribution_memory(solution.tables, solution.layout, max_memory)
     else:
-        check_distribution_memory(solution.tables, solution.layout)
+        check_distribution_memory(solution.tables, solution.layout, max_memory)
     begin = time.perf_counter()
     found = walk(solution, strategy_values(solution, strategy), pmf=True, step=step,
                  figures=False)

@@ -109,9 +109,11 @@ SECONDS_PER_ROW_STEP = 2.6e-10
 # (measured: the distribution takes a half to two thirds).
 VALUES_SHARE = 0.35
 # One thread's seconds per state and roll of the exact distribution of a game with saved
-# rolls (measured on 2 threads: Yatzy with saved rolls 11.7 us a state and roll, 2,206 s;
-# Yatzy with one saved roll 9.1 us, 69 s).
-SECONDS_PER_BANKED_STAGE = 24e-6
+# rolls, and the part that runs on one thread whatever the count (the windows' additions:
+# about a tenth); measured on 2 threads: Yatzy with saved rolls 11.7 us a state and roll
+# (2,206 s), Yatzy with one saved roll 9.1 us (69 s).
+SECONDS_PER_BANKED_STAGE = 21e-6
+SERIAL_SECONDS_PER_BANKED_STAGE = 1.5e-6
 # A target-play table up to N (`solver.target`) costs about the DP's values times
 # TARGET_SECONDS_PER_NEED x (TARGET_ROW_NEEDS + N): every state's needs are columns of the
 # same sweep, and each row (a state's run of needs) has a fixed part besides. Fitted to the
@@ -182,7 +184,8 @@ def distribution_seconds(t, layout, cols: int = 256, threads: int | None = None)
         return (1 - VALUES_SHARE) * solve_seconds(t, layout, cols)
     stages = sum(float((R.NU * (t.rolls + R.BANK)).sum())
                  for R in (layout.rows(k) for k in range(t.n_categories)))
-    return stages * SECONDS_PER_BANKED_STAGE / thread_count(threads)
+    return stages * (SECONDS_PER_BANKED_STAGE / thread_count(threads)
+                     + SERIAL_SECONDS_PER_BANKED_STAGE)
 
 
 def target_seconds(t, layout, max_target: int, cols: int = 256) -> float:

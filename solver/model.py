@@ -475,7 +475,7 @@ class Model:
             solution = self.solve()
             ensure_compiled(work_families("distribution"), self.report)
             with self.report.stage(f"distribution of {self.name}", "boxes") as step:
-                dist = score_distribution(solution, strategy, step)
+                dist = score_distribution(solution, strategy, step, self.max_memory)
             self._store_figures(what, {"first_score": int(dist.scores[0]),
                                        "probabilities": dist.probabilities.tolist(),
                                        "seconds": dist.seconds})

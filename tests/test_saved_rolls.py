@@ -270,10 +270,13 @@ def check_moves_within_the_bound(model) -> None:
     window of banked points the forward pass makes lies within the one
     `distribution.state_windows` sets aside for its state (the streamed distribution writes
     into those); and the streamed distribution is the held one's, bit for bit."""
-    from yz.solver.distribution import moves_per_state, state_windows
+    from yz.solver.distribution import moves_per_state, state_windows, window_bytes
     from yz.solver.forward import _Windows, distinct, layer_outcomes, walk
 
     solution, layout, t = model.solve(), model.layout, model.tables
+    # The memory check adds the windows up row by row; the pass sets them aside state by state.
+    assert window_bytes(t, layout).tolist() == [
+        int(state_windows(t, layout, k)[1].sum()) * 8 for k in range(t.n_categories + 1)]
     for k in range(t.n_categories):
         here = layout.layer_slice(k)
         src, _ = layer_outcomes(model, solution.values, np.arange(here.start, here.stop),
@@ -315,7 +318,7 @@ def test_a_distribution_too_big_for_memory_is_refused_before_the_work():
     assert model.figures("greedy", when_quick=True) is None  # (its moments take a minute)
     # With the memory (its windows: 7.0 GiB), the time: over half an hour, not unasked.
     roomy = Model(load_rules("yatzy-saved-rolls"), use_cache=False, max_memory=16 << 30,
-                  max_seconds=600)
+                  max_seconds=600, threads=2)
     with pytest.raises(WorkTooLong, match="the exact distribution of yatzy-saved-rolls"):
         roomy.distribution()
     assert roomy._cached("solution") is None
