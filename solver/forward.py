@@ -131,9 +131,10 @@ def _outcome_buffers(n: int, most: int) -> dict[str, np.ndarray]:
     return buffers
 
 
-def _filled(out, n: int, most: int, b0: int, names: tuple[str, ...]) -> tuple:
+def _filled(out, n: int, most: int, b0: int, names: tuple[str, ...]) -> list[np.ndarray]:
     """A block's moves (state i's are its first COUNT[i] slots): the position of each one's
-    source in the layer's list (the block starts at b0), and its columns `names`."""
+    source in the layer's list (the block starts at b0), and its columns `names` (a list:
+    `_joined` lets each go once copied)."""
     count = out.COUNT
     first = np.cumsum(count) - count
     slots = np.repeat(np.arange(n, dtype=np.int64) * most - first, count)
