@@ -404,12 +404,14 @@ def target_cmd(
         if bad or not wanted:
             raise InputError(f"--targets: give scores from 1 to the maximum target "
                              f"{top} (got {', '.join(map(str, bad)) or 'none'}).")
+        asked_by = "max_target" if max_target is not None else "targets"
         max_target = max_target if max_target is not None else max(wanted)
     else:
+        asked_by = "max_target"
         max_target = max_target if max_target is not None else DEFAULT_MAX_TARGET
         wanted = [t for t in render.ROUND_SCORES if t <= max_target] or [max_target]
     model = model_for(variant, quiet, as_json, use_cache=not no_cache, yes=yes)
-    table = model.targets(max_target)
+    table = model.targets(max_target, param=asked_by)  # (a refusal names the option given)
     # Playing for the mean is compared where its exact distribution is computed (games with
     # many saved rolls are played without it: `Model.has_distribution_of_play`).
     dist = model.distribution() if model.has_distribution_of_play else None

@@ -524,23 +524,24 @@ class Model:
 
     # ------------------------------------------------------------ target play
 
-    def targets(self, max_target: int | None = None):
+    def targets(self, max_target: int | None = None, param: str = "max_target"):
         """The target-play table for every need up to `max_target` (default 500), built no
         higher than the game's highest possible score (above it every chance is 0). From
         memory, or the cache when a table that high is there, else solved. The cache keeps
         one table per game: a higher one replaces the lower ones. A damaged cached table is
-        noted and recomputed, also when the damage shows only as its rows are read."""
+        noted and recomputed, also when the damage shows only as its rows are read. `param`
+        names what asked for this maximum in a refusal (a caller's own parameter)."""
         from .distribution import highest_score
         from .target import DEFAULT_MAX_TARGET, check_max_target, check_target_memory
 
         max_target = DEFAULT_MAX_TARGET if max_target is None else max_target
-        check_max_target(max_target)
+        check_max_target(max_target, param)
         ceiling = highest_score(self.tables)
         top = min(max_target, ceiling)
         have = self._cached("targets")
         if have is not None and have.max_target >= top:
             return have
-        check_target_memory(self.tables, top, self.max_memory)  # before any solving
+        check_target_memory(self.tables, top, self.max_memory, param)  # before any solving
         checked = not (self.use_cache and
                        any(m >= top for m in cache.cached_target_maxima(self.tables)))
         if checked:

@@ -154,6 +154,13 @@ def test_target_table_too_big_for_memory_is_refused_before_solving(isolated_cach
     monkeypatch.setattr(limits, "machine_memory", lambda: 1 << 20)
     result = yz("target", "--variant", "no-bonus", "--max-target", "300")
     assert result.exit_code == 2 and "GiB" in result.stderr, result.output
+    assert result.stderr.startswith("error: --max-target: the target table"), result.stderr
+    assert not isolated_cache.exists() or not any(isolated_cache.iterdir())
+    # The table's height came from --targets alone: the refusal names that option.
+    result = yz("target", "--variant", "no-bonus", "--targets", "250,300")
+    assert result.exit_code == 2, result.output
+    assert result.stderr.startswith("error: --targets: the target table of no-bonus up to 300"), \
+        result.stderr
     assert not isolated_cache.exists() or not any(isolated_cache.iterdir())
     t = compile_rules(load_rules("no-bonus"))
     assert not cache.meta_path(t).exists()
