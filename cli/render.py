@@ -387,8 +387,8 @@ def advice_text(t: RuleTables, pos, dice, rolls_left, advice, top: int) -> str:
     lines.append(f"best: {best.label()}  ({what} {final(best.value)})")
     def loss(a) -> str:
         if advice.target is not None:
-            return f"{100 * (a.value - best.value):+.3f} percentage points"
-        return f"{a.value - best.value:+.4f}"
+            return f"{signed(100 * (a.value - best.value), 3)} percentage points"
+        return signed(a.value - best.value, 4)
 
     rows = [[a.label(), final(a.value), loss(a)] for a in advice.actions[1: 1 + top]]
     if rows:
@@ -605,6 +605,13 @@ def distribution_text(dist, cached: bool) -> str:
     return "\n".join(out)
 
 
+def signed(x: float, digits: int) -> str:
+    """x with its sign and `digits` decimals; what rounds to zero is +0 (a tie between two
+    moves, whose chances differ in float32's last digit, read "-0.000")."""
+    shown = round(x, digits) + 0.0  # (+ 0.0 turns -0.0 into 0.0)
+    return f"{shown:+.{digits}f}"
+
+
 def _pct(p: float) -> str:
     """A probability as a percentage with the digits that matter."""
     if p == 0:
@@ -641,7 +648,7 @@ def target_json(table, rows) -> dict:
 def target_text(table, rows) -> str:
     how = "from the cache" if table.cached else f"solved in {table.seconds:.1f} s"
     body = [[str(t), _pct(p), "-" if q is None else _pct(q),
-             "-" if q is None else f"{(p - q) * 100:+.2f}"] for t, p, q in rows]
+             "-" if q is None else signed((p - q) * 100, 2)] for t, p, q in rows]
     note = "" if all(q is not None for _, _, q in rows) else (
         "\nmean play: its exact distribution is too big to compute here (saved rolls)")
     return (f"{table.solution.rules.name}: P(final score >= target), playing for the target "

@@ -432,3 +432,12 @@ def test_console_script_collects_garbage_during_the_command():
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
                          check=True).stdout.splitlines()
     assert out[0].startswith("yz ") and out[1] == "True True True 0"
+
+
+def test_differences_that_round_to_zero_read_as_a_tie():
+    from yz.cli import render
+
+    assert render.signed(-1e-9, 3) == "+0.000"
+    assert render.signed(-0.0, 4) == "+0.0000"
+    assert render.signed(-0.0012, 3) == "-0.001"
+    assert render.signed(0.25, 2) == "+0.25"
