@@ -204,13 +204,35 @@ def banked_distribution_bytes(t, layout) -> int:
 
 
 def block_bytes(t, layout) -> int:
-    """The forward pass's buffers for a block of states with saved rolls (`Model.outcome_block`:
-    every stage's choices, six numbers a move) and the block's moves as listed."""
+    """The forward pass's buffers for a block of states with saved rolls (`outcome_block`)
+    and the block's moves as listed."""
+    block, per_state = outcome_block(t, layout)
+    return 2 * min(block, int(np.diff(layout.LAYER_PTR).max())) * per_state
+
+
+def most_stages(t, layout) -> int:
+    """The most rolls a turn has: `rolls`, and with saved rolls the largest bank."""
+    return t.rolls + max(layout.banks) - 1
+
+
+def most_outcomes(t, layout) -> int:
+    """The most distinct moves a turn can end with: a box for every final roll, and for
+    every first roll kept whole to claim a first-roll bonus; with saved rolls at most one
+    box for each roll at each stage."""
+    if t.n_banks > 1:
+        return t.n_distinct_rolls * most_stages(t, layout)
+    return t.n_distinct_rolls * (2 if t.has_first_roll_bonus else 1)
+
+
+def outcome_block(t, layout) -> tuple[int, int]:
+    """States whose turn outcomes the forward pass holds at once, and the bytes of each
+    (six numbers per outcome; with saved rolls also the choices at every stage)."""
     from .config import CHOICE_BYTES, SIM_STATE_BLOCK
 
-    per_state = t.n_distinct_rolls * (t.rolls + max(layout.banks) - 1) * (6 * 8 + 8)
-    block = max(1, min(SIM_STATE_BLOCK, CHOICE_BYTES // per_state))
-    return 2 * min(block, int(np.diff(layout.LAYER_PTR).max())) * per_state
+    per_state = most_outcomes(t, layout) * 6 * 8
+    if t.n_banks > 1:
+        per_state += most_stages(t, layout) * t.n_distinct_rolls * 8
+    return max(1, min(SIM_STATE_BLOCK, CHOICE_BYTES // per_state)), per_state
 
 
 def check_banked_distribution_memory(t, layout, max_memory: int | None = None) -> None:

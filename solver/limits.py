@@ -182,8 +182,13 @@ def distribution_seconds(t, layout, cols: int = 256, threads: int | None = None)
     every roll it may have (rolls + bank), state by state (SECONDS_PER_BANKED_STAGE)."""
     if not t.has_bank:
         return (1 - VALUES_SHARE) * solve_seconds(t, layout, cols)
-    stages = sum(float((R.NU * (t.rolls + R.BANK)).sum())
-                 for R in (layout.rows(k) for k in range(t.n_categories)))
+    stages = 0.0  # states x (rolls + bank), by box set: banks 0 .. n - 1 of each are stored
+    for k in range(t.n_categories):
+        masks = layout.layer_masks[k]
+        states = (layout.U1[masks] - layout.U0[masks] + 1).astype("int64") * (
+            1 + ((masks >> layout.flag_box) & 1 if layout.n_flags == 2 else 0))
+        n = layout.banks[k]
+        stages += float(states.sum()) * (n * t.rolls + n * (n - 1) / 2)
     return stages * (SECONDS_PER_BANKED_STAGE / thread_count(threads)
                      + SERIAL_SECONDS_PER_BANKED_STAGE)
 

@@ -124,26 +124,22 @@ class Model:
         return max(1, min(config.SIM_STATE_BLOCK, config.CHOICE_BYTES // per_state))
 
     def most_outcomes(self) -> int:
-        """The most distinct moves a turn can end with: a box for every final roll, and for
-        every first roll kept whole to claim a first-roll bonus."""
-        t = self.tables
-        if t.n_banks > 1:  # with saved rolls: at most one box for each roll at each stage
-            return t.n_distinct_rolls * self.most_stages()
-        return t.n_distinct_rolls * (2 if t.has_first_roll_bonus else 1)
+        """The most distinct moves a turn can end with (`distribution.most_outcomes`)."""
+        from .distribution import most_outcomes
+
+        return most_outcomes(self.tables, self.layout)
 
     def most_stages(self) -> int:
-        """The most rolls a turn has: `rolls`, and with saved rolls the largest bank."""
-        return self.tables.rolls + max(self.layout.banks) - 1
+        """The most rolls a turn has (`distribution.most_stages`)."""
+        from .distribution import most_stages
+
+        return most_stages(self.tables, self.layout)
 
     def outcome_block(self) -> int:
-        """States whose turn outcomes are held at once (six numbers per outcome; with saved
-        rolls also the choices at every stage)."""
-        from . import config
+        """States whose turn outcomes are held at once (`distribution.outcome_block`)."""
+        from .distribution import outcome_block
 
-        per_state = self.most_outcomes() * 6 * 8
-        if self.tables.n_banks > 1:
-            per_state += self.most_stages() * self.tables.n_distinct_rolls * 8
-        return max(1, min(config.SIM_STATE_BLOCK, config.CHOICE_BYTES // per_state))
+        return outcome_block(self.tables, self.layout)[0]
 
     # ------------------------------------------------------------ estimates
 
