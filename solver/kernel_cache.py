@@ -46,7 +46,7 @@ def kernels_compiled() -> bool:
 
 
 def compiled(mode: str) -> bool:
-    """Whether the kernels of one kind of work (`solver.warmup.MODES`) are compiled."""
+    """Whether the kernels of one kind of work (`solver.warmup.FAMILIES`) are compiled."""
     return (KERNEL_CACHE_DIR / f"compiled-{mode}").exists()
 
 

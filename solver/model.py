@@ -200,7 +200,15 @@ class Model:
         on this installation: 0 once compiled."""
         from .warmup import compile_seconds, work_families
 
-        return compile_seconds(tuple(f for w in works for f in work_families(w)))
+        return compile_seconds(tuple(f for w in works
+                                     for f in work_families(w, self.tables.n_banks > 1)))
+
+    def ensure_compiled(self, work: str) -> None:
+        """Compile what this kind of work needs on this game, once per installation, saying so
+        to `report` first (`warmup.ensure_compiled`)."""
+        from .warmup import ensure_compiled, work_families
+
+        ensure_compiled(work_families(work, self.tables.n_banks > 1), self.report)
 
     def check_distribution_memory(self, max_memory: int | None = None) -> None:
         """InputError, with the estimate, when the exact distribution needs more memory than
@@ -309,11 +317,10 @@ class Model:
 
     def _compute(self, with_sd: bool) -> Solution:
         from .dp import solve_values
-        from .warmup import ensure_compiled, work_families
 
         share = limits.VALUES_SHARE * (2 if with_sd else 1)
         self.check_time("solving", share * self.solve_seconds())
-        ensure_compiled(work_families("solve-sd" if with_sd else "solve"), self.report)
+        self.ensure_compiled("solve-sd" if with_sd else "solve")
         start = time.perf_counter()
         with self.report.stage(f"solving {self.name}", "states") as step:
             # The DP counts stored entries; a person reads the reachable states the summary
@@ -339,7 +346,6 @@ class Model:
         values stay in the folder (two layers in memory at a time); returns a
         `LayeredSolution` with the game's value and, with `with_sd`, its SD."""
         from . import layered
-        from .warmup import ensure_compiled, work_families
 
         limits.check_solve_memory(self.tables, self.layout, with_sd, self.max_memory,
                                   1 if scheduler is not None or workers else self.threads,
@@ -350,7 +356,7 @@ class Model:
         left = layered.share_left(self, folder, with_sd)  # a resumed solve's remaining work
         self.check_time("solving" if left == 1.0 else "finishing",
                         share * left * self.solve_seconds())
-        ensure_compiled(work_families("solve-sd" if with_sd else "solve"), self.report)
+        self.ensure_compiled("solve-sd" if with_sd else "solve")
         with self.report.stage(f"solving {self.name} into {folder}", "states") as step:
             return layered.solve_layered(self, folder, with_sd, scheduler,
                                          chunk_states or layered.CHUNK_STATES, step, workers)
@@ -378,10 +384,7 @@ class Model:
                                    float(found["sd"]), cached=True)
 
         def compute() -> Moments:
-            from .warmup import ensure_compiled, work_families
-
-            ensure_compiled(work_families("sd" if strategy == "optimal" else "moments"),
-                            self.report)
+            self.ensure_compiled("sd" if strategy == "optimal" else "moments")
             with self.report.stage(f"the SD of {self.name}", "states") as step:
                 moments = exact_moments(solution, strategy, step)
             self._store_figures(f"moments-{strategy}", {"expected_score":
@@ -434,11 +437,9 @@ class Model:
             return known_figures(self.solve()) if strategy == "optimal" else None
 
         def compute() -> ExactFigures:
-            from .warmup import ensure_compiled, work_families
-
             self.check_time("the exact figures of", self.figures_seconds())
             moments = self.moments(strategy)
-            ensure_compiled(work_families("figures"), self.report)
+            self.ensure_compiled("figures")
             with self.report.stage(f"figures of {self.name}", "boxes") as step:
                 figures = exact_figures(self.solve(), strategy, moments, step)
             self._store_figures(strategy, figures.as_dict())
@@ -465,11 +466,9 @@ class Model:
             check_distribution_memory(self.tables, self.layout, self.max_memory)
 
         def compute():
-            from .warmup import ensure_compiled, work_families
-
             self.check_time("the exact distribution of", self.distribution_seconds())
             solution = self.solve()
-            ensure_compiled(work_families("distribution"), self.report)
+            self.ensure_compiled("distribution")
             with self.report.stage(f"distribution of {self.name}", "boxes") as step:
                 dist = score_distribution(solution, strategy, step, self.max_memory)
             self._store_figures(what, {"first_score": int(dist.scores[0]),
@@ -557,12 +556,11 @@ class Model:
         from dataclasses import replace as with_fields
 
         from .target import solve_targets
-        from .warmup import ensure_compiled, work_families
 
         if not checked:
             self.check_time("target play of", self.target_seconds(top))
 
-        ensure_compiled(work_families("targets"), self.report)
+        self.ensure_compiled("targets")
         with self.report.stage(f"target play, {self.name}", "columns") as step:
             table = with_fields(solve_targets(solution, top, step), ceiling=ceiling)
         if self.use_cache:
@@ -605,11 +603,10 @@ class Model:
         """Play `games` games with `strategy` (the same seed, the same games, whatever the
         thread count); `solver.simulate.Simulation`."""
         from .simulate import check_simulation, simulate
-        from .warmup import ensure_compiled, work_families
 
         check_simulation(games, seed, strategy)
         solution = self.solve()
-        ensure_compiled(work_families("simulate"), self.report)
+        self.ensure_compiled("simulate")
         with self.report.stage(f"playing {games:,} games", "games") as step:
             return simulate(solution, games, seed, strategy, step, keep_scores)
 

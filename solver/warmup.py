@@ -8,9 +8,10 @@ figures a command reports ("solved in 0.3 s") and lets a front end say what is h
 
 Compiling is one core's work, so with two or more families to compile and a core to spare, a
 second process compiles one group of them while this one compiles the other. The groups split
-by the driver they specialise (`_value_batches` or `_decision_batches` in
-`solver.kernels.layer`): the two processes never write the same driver's entry in numba's
-cache index, so neither can overwrite the other's.
+by the drivers they specialise (`solver.kernels.layer`): this process takes the families that
+run the decision driver of games with saved rolls (the most expensive to compile), the second
+one every other family. So the two processes never write the same driver's entry in numba's
+cache index, and neither can overwrite the other's.
 
     values      the DP without the SD, and nothing else
     decisions   the DP with the SD; the SD of optimal play on cached values
@@ -19,6 +20,10 @@ cache index, so neither can overwrite the other's.
     play        simulated games
     forward     the exact distribution's convolutions
     targets     play for a target
+
+Games with saved rolls run drivers of their own (`solver.kernels.layer`), so each family has a
+twin, `saved-<family>`, compiled on a game with a bank of saved rolls, the first time such a
+game needs it: a game without saved rolls never waits for their stages to compile.
 """
 
 from __future__ import annotations
@@ -28,14 +33,20 @@ from collections.abc import Callable
 from .kernel_cache import compiled, mark_compiled
 from .report import SILENT, Reporter
 
-FAMILIES = ("values", "decisions", "moments", "follow", "play", "forward", "targets")
+BASE_FAMILIES = ("values", "decisions", "moments", "follow", "play", "forward", "targets")
+SAVED = "saved-"  # the prefix of a family's twin for games with saved rolls
+FAMILIES = BASE_FAMILIES + tuple(SAVED + family for family in BASE_FAMILIES)
 # Seconds each takes to compile on this project's 2-core machine (bench/bench_compile.py,
 # quiet): alone in a fresh process, and after another family in the same process (the kernels
 # they share are compiled by then).
-ALONE_SECONDS = {"values": 17, "decisions": 22, "moments": 22, "follow": 24, "play": 28,
-                 "forward": 27, "targets": 22}
-AFTER_SECONDS = {"values": 15, "decisions": 21, "moments": 16, "follow": 21, "play": 3,
-                 "forward": 1, "targets": 11}
+ALONE_SECONDS = {"values": 8, "decisions": 10, "moments": 11, "follow": 15, "play": 19,
+                 "forward": 15, "targets": 12, "saved-values": 14, "saved-decisions": 22,
+                 "saved-moments": 23, "saved-follow": 22, "saved-play": 23, "saved-forward": 23,
+                 "saved-targets": 19}
+AFTER_SECONDS = {"values": 8, "decisions": 10, "moments": 10, "follow": 13, "play": 2,
+                 "forward": 1, "targets": 7, "saved-values": 11, "saved-decisions": 16,
+                 "saved-moments": 21, "saved-follow": 21, "saved-play": 2, "saved-forward": 1,
+                 "saved-targets": 11}
 
 
 # The families each kind of work compiles (a family compiles once for all the kinds that use it).
@@ -45,14 +56,20 @@ WORK_FAMILIES = {"solve": ("values",), "solve-sd": ("decisions",), "sd": ("decis
                  "simulate": ("play",)}
 
 
-# The families compiled in a second process when there is a core for it: the decision driver's
-# specialisations (the rest specialise the value driver or kernels of their own).
-DECISION_GROUP = ("decisions", "moments", "follow")
+# The families compiled in a second process when there is a core for it (see the module
+# docstring): all but the specialisations of `_banked_decision_batches`.
+SECOND_GROUP = (*BASE_FAMILIES, SAVED + "values", SAVED + "targets")
 
 
-def work_families(work: str) -> tuple[str, ...]:
-    """The kernel families a kind of work needs (see WORK_FAMILIES)."""
-    return WORK_FAMILIES[work]
+def work_families(work: str, saved_rolls: bool = False) -> tuple[str, ...]:
+    """The kernel families a kind of work needs (see WORK_FAMILIES), on a game with saved rolls
+    or without."""
+    return tuple(SAVED + f if saved_rolls else f for f in WORK_FAMILIES[work])
+
+
+def base_family(family: str) -> str:
+    """The kind of work a family compiles, with or without saved rolls."""
+    return family.removeprefix(SAVED)
 
 
 def compile_seconds(families: tuple[str, ...]) -> float:
@@ -74,8 +91,8 @@ def _seconds(group: list[str]) -> int:
 
 def _groups(todo: list[str]) -> tuple[list[str], list[str]]:
     """(the families this process compiles, those a second process compiles)."""
-    here = [f for f in todo if f not in DECISION_GROUP]
-    there = [f for f in todo if f in DECISION_GROUP]
+    here = [f for f in todo if f not in SECOND_GROUP]
+    there = [f for f in todo if f in SECOND_GROUP]
     if not here or not there or _cores() < 2:
         return todo, []
     return here, there
@@ -98,12 +115,19 @@ def tiny_model(saved_rolls: bool = False):
     return Model(rules, use_cache=False, threads=1)
 
 
-def _run(family: str, model) -> None:
+def _run(family: str, model=None) -> None:
+    """Run a family's kind of work on the tiny game (`model`, or a new one), with saved rolls
+    for a `saved-` family."""
     import numpy as np
 
     from . import dp, exact, simulate
     from .distribution import score_distribution
     from .target import solve_targets
+
+    saved_rolls = family.startswith(SAVED)
+    if model is None or (model.tables.n_banks > 1) != saved_rolls:
+        model = tiny_model(saved_rolls)
+    family = base_family(family)
 
     if family == "values":
         dp.solve_values(model)
@@ -124,9 +148,6 @@ def _run(family: str, model) -> None:
         simulate.simulate(solution, 10, seed=0)
     elif family == "forward":
         score_distribution(solution)
-        banked = tiny_model(saved_rolls=True)  # (its moves have a kernel of their own)
-        score_distribution(dp.Solution(banked, np.zeros(banked.layout.size), 0.0,
-                                       banked.layout.reachable))
     elif family == "targets":
         solve_targets(solution, 5)
 
@@ -216,7 +237,7 @@ class _Helper:
 
 def compile_family(family: str) -> None:
     """Compile one family on the tiny game and mark it compiled (the helper process's task)."""
-    _run(family, tiny_model())
+    _run(family)
     mark_compiled(family)
 
 

@@ -39,7 +39,8 @@ def nothing_compiled(monkeypatch):
 def test_the_decision_families_split_off_when_there_is_a_core(monkeypatch):
     monkeypatch.setattr(warmup, "_cores", lambda: 2)
     here, there = warmup._groups(list(warmup.FAMILIES))
-    assert set(there) == set(warmup.DECISION_GROUP) and not set(here) & set(there)
+    assert set(there) == set(warmup.SECOND_GROUP)
+    assert not set(here) & set(there) and set(here) | set(there) == set(warmup.FAMILIES)
     assert warmup._groups(["values"]) == (["values"], [])  # one family: no second process
     monkeypatch.setattr(warmup, "_cores", lambda: 1)
     assert warmup._groups(list(warmup.FAMILIES)) == (list(warmup.FAMILIES), [])
@@ -47,15 +48,19 @@ def test_the_decision_families_split_off_when_there_is_a_core(monkeypatch):
 
 def test_two_groups_compile_at_once_with_progress(monkeypatch, nothing_compiled):
     monkeypatch.setattr(warmup, "_cores", lambda: 2)
+    from yz.solver.kernel_cache import KERNEL_CACHE_DIR, compiled
+
+    (KERNEL_CACHE_DIR / "compiled-follow").unlink(missing_ok=True)  # the helper marks it again
     report = Recorder()
-    warmup.ensure_compiled(("forward", "follow"), report)
-    assert len(report.notes) == 1 and "forward, follow" in report.notes[0]
+    warmup.ensure_compiled(("saved-forward", "follow"), report)
+    assert len(report.notes) == 1 and "saved-forward, follow" in report.notes[0]
     assert report.steps[-1] == (2, 2)
     done = [d for d, _ in report.steps]
     assert done == sorted(done)  # the bar never goes back
-    # "forward" was compiled here; "follow" by the helper process (marked there, on disk).
-    assert nothing_compiled == ["forward"]
-    assert warmup.missing(("forward",)) == []
+    # "saved-forward" was compiled here; "follow" by the helper process (marked there, on
+    # disk).
+    assert nothing_compiled == ["saved-forward"]
+    assert compiled("follow")
 
 
 def test_a_helper_that_cannot_start_leaves_the_work_here(monkeypatch, nothing_compiled):
@@ -67,6 +72,25 @@ def test_a_helper_that_cannot_start_leaves_the_work_here(monkeypatch, nothing_co
     monkeypatch.setattr(warmup, "_cores", lambda: 2)
     monkeypatch.setattr(multiprocessing, "get_context", no_processes)
     report = Recorder()
-    warmup.ensure_compiled(("play", "moments"), report)
-    assert sorted(nothing_compiled) == ["moments", "play"]
+    warmup.ensure_compiled(("play", "saved-moments"), report)
+    assert sorted(nothing_compiled) == ["play", "saved-moments"]
     assert report.steps[-1] == (2, 2)
+
+
+def test_a_game_with_saved_rolls_compiles_only_its_own_drivers(monkeypatch, nothing_compiled):
+    """The drivers of games with saved rolls are kernels of their own (most of a driver's
+    compile time is their stages): each kind of work asks for its `saved-` twin there, and a
+    game without saved rolls never asks for one."""
+    from yz.solver import Model
+
+    plain = Model("official-free-joker", use_cache=False)
+    saved = Model("yatzy-saved-rolls", use_cache=False)
+    asked: list[tuple[str, ...]] = []
+    monkeypatch.setattr(warmup, "ensure_compiled", lambda families, report: asked.append(families))
+    plain.ensure_compiled("solve-sd")
+    saved.ensure_compiled("solve-sd")
+    saved.ensure_compiled("distribution")
+    assert asked == [("decisions",), ("saved-decisions",), ("saved-follow", "saved-forward")]
+    assert plain.compile_seconds("solve") < saved.compile_seconds("solve", "distribution")
+    for work in warmup.WORK_FAMILIES:
+        assert all(f in warmup.FAMILIES for f in warmup.work_families(work, saved_rolls=True))

@@ -23,6 +23,10 @@ Two kernels, by what they must remember of a turn:
                         CHOICE and OUT are None, or arrays (of zero length when not wanted, so
                         following a strategy compiles once for games and forward passes).
 
+Each has a twin for games with saved rolls (`_banked_value_batches`, `_banked_decision_batches`,
+chosen by `values` and `decide`): their stages are most of what compiling a driver costs, and a
+game without saved rolls never needs them.
+
 VAL is always read: it is the table whose values make the decisions. See `solver.dp` for the
 recursion and `solver.kernels.turn` for one turn.
 """
@@ -235,16 +239,12 @@ def _stop(K, L, V, NEEDS, R, rows, S, F, W, ARG, TAKE, bank, left, first):
 
 @kernel(nogil=True)
 def _value_batches(K, L, R, B, VAL, STORE, NEEDS):
-    """Values only (see the module docstring); B = (batch_ptr, cols, first batch, step).
-    With saved rolls see `bank_span` and `_banked_stages`."""
-    batch_ptr, max_cols, first_batch, step, shared = B
+    """Values only (see the module docstring), in a game without saved rolls; B = (batch_ptr,
+    cols, first batch, step, shared)."""
+    batch_ptr, max_cols, first_batch, step, _shared = B
     n_keep = K.KEEP_CHILD.shape[0]
     n_roll = K.SCORE.shape[0]
-    banked = K.n_banks > 1
     s_kv = np.empty(n_keep * max_cols)
-    nb = n_roll + 1 if banked else 0
-    s_stop = np.empty(nb * max_cols)
-    s_copy = np.empty(nb * max_cols if K.first_roll_bonus == 1 else 0)
     acc = np.empty(max_cols)
     V = Next(VAL, None, None)
     for b in range(first_batch, batch_ptr.shape[0] - 1, step):
@@ -252,28 +252,52 @@ def _value_batches(K, L, R, B, VAL, STORE, NEEDS):
         cols = _batch_columns(R, rows[0], rows[1])
         KV = s_kv[: n_keep * cols].reshape((n_keep, cols))
         W = Work(KV, None, None, None)
-        gcol = bank_after(K, R.BANK[rows[0]], ZERO) * K.n_flags
-        off = ZERO
-        for i in range(rows[0], rows[1]):
-            run = (R.MASK[i], R.FLAG[i], R.U0[i], R.NU[i], off)
-            if NEEDS is None:
-                final_rolls(K, L, V, W, run, gcol)
-            else:
-                final_rolls_target(K, L, NEEDS, VAL, run, NEEDS.NEED0[i], KV, gcol)
-            off += R.NU[i]
-        if banked:
-            S = Work(s_stop[: nb * cols].reshape((nb, cols)), None, None, None)
-            nc = nb if K.first_roll_bonus == 1 else 0
-            C = Work(s_copy[: nc * cols].reshape((nc, cols)), None, None, None)
-            _banked_stages(K, L, V, NEEDS, R, rows, shared, W, S, S, C, None, None, cols, STORE,
-                           acc, None)
-            continue
+        _final_values(K, L, V, NEEDS, R, rows, W)
         for _left in range(1, K.rolls):
             keep_average(KV, None, None, cols, n_roll, K.n_faces, K.KEEP_CHILD)
             best_subkeep(KV, cols, K.SUB_INDPTR, K.SUB_INDICES)
         if K.first_roll_bonus == 1 and K.rolls > 1:
             _first_roll(K, L, V, NEEDS, R, rows, W, None)
         _expect_and_store(KV, cols, K.ROLL_PROB, STORE, R, rows, acc, ZERO)
+
+
+@kernel(nogil=True)
+def _banked_value_batches(K, L, R, B, VAL, STORE, NEEDS):
+    """`_value_batches` for a game with saved rolls (see `bank_span` and `_banked_stages`): a
+    kernel of its own, so that a game without them never waits for their stages to compile."""
+    batch_ptr, max_cols, first_batch, step, shared = B
+    n_keep = K.KEEP_CHILD.shape[0]
+    nb = K.SCORE.shape[0] + 1
+    s_kv = np.empty(n_keep * max_cols)
+    s_stop = np.empty(nb * max_cols)
+    nc = nb if K.first_roll_bonus == 1 else 0
+    s_copy = np.empty(nc * max_cols)
+    acc = np.empty(max_cols)
+    V = Next(VAL, None, None)
+    for b in range(first_batch, batch_ptr.shape[0] - 1, step):
+        rows = (batch_ptr[b], batch_ptr[b + 1])
+        cols = _batch_columns(R, rows[0], rows[1])
+        W = Work(s_kv[: n_keep * cols].reshape((n_keep, cols)), None, None, None)
+        _final_values(K, L, V, NEEDS, R, rows, W)
+        S = Work(s_stop[: nb * cols].reshape((nb, cols)), None, None, None)
+        C = Work(s_copy[: nc * cols].reshape((nc, cols)), None, None, None)
+        _banked_stages(K, L, V, NEEDS, R, rows, shared, W, S, S, C, None, None, cols, STORE,
+                       acc, None)
+
+
+@kernel
+def _final_values(K, L, V, NEEDS, R, rows, W):
+    """The final rolls' values of a batch's rows, side by side in W.KV (`final_rolls`, or
+    `final_rolls_target` with NEEDS)."""
+    gcol = bank_after(K, R.BANK[rows[0]], ZERO) * K.n_flags
+    off = ZERO
+    for i in range(rows[0], rows[1]):
+        run = (R.MASK[i], R.FLAG[i], R.U0[i], R.NU[i], off)
+        if NEEDS is None:
+            final_rolls(K, L, V, W, run, gcol)
+        else:
+            final_rolls_target(K, L, NEEDS, V.VAL, run, NEEDS.NEED0[i], W.KV, gcol)
+        off += R.NU[i]
 
 
 @kernel
@@ -343,9 +367,9 @@ def _stop_choices(K, L, V, R, rows, S, F, W, ARG, TAKE, bank, left, first):
 
 @kernel(nogil=True)
 def _decision_batches(K, L, R, B, V, STORE, CHOICE, OUT):
-    """Values with the choices that make them (see the module docstring); B = (batch_ptr,
-    cols, first batch, step). With saved rolls see `bank_span` and `_banked_stages`."""
-    batch_ptr, max_cols, first_batch, step, shared = B
+    """Values with the choices that make them (see the module docstring), in a game without
+    saved rolls; B = (batch_ptr, cols, first batch, step, shared)."""
+    batch_ptr, max_cols, first_batch, step, _shared = B
     n_roll, n_cat = K.SCORE.shape
     n_keep = K.KEEP_CHILD.shape[0]
     s_kv = np.empty(n_keep * max_cols)
@@ -354,19 +378,6 @@ def _decision_batches(K, L, R, B, V, STORE, CHOICE, OUT):
     s_box = np.empty((n_roll + 1) * max_cols, dtype=np.int32)
     s_arg = np.empty(n_keep * max_cols, dtype=np.int32)
     s_stop = np.empty(n_roll * max_cols if K.first_roll_bonus == 1 else 0, dtype=np.int32)
-    banked = K.n_banks > 1  # (outcomes and choices are not followed with saved rolls, yet)
-    nb = n_roll + 1 if banked else 0  # (scratch for saved rolls' stops: empty without)
-    b_kv = np.empty(nb * max_cols)
-    b_a1 = scratch(V.M1, nb * max_cols, np.float64)
-    b_a2 = scratch(V.M2, nb * max_cols, np.float64)
-    b_box = np.empty(nb * max_cols, dtype=np.int32)
-    b_first = np.empty(nb * max_cols, dtype=np.int32)
-    b_take = np.empty(n_roll * max_cols if banked else 0, dtype=np.bool_)
-    nc = nb if K.first_roll_bonus == 1 else 0  # (a copy of the first roll's values)
-    c_kv = np.empty(nc * max_cols)
-    c_a1 = scratch(V.M1, nc * max_cols, np.float64)
-    c_a2 = scratch(V.M2, nc * max_cols, np.float64)
-    c_box = np.empty(nc * max_cols, dtype=np.int32)
     acc = np.empty(max_cols)
     wants_out = present(OUT)
     stages = max(1, K.rolls - 1) if wants_out else 0
@@ -384,24 +395,7 @@ def _decision_batches(K, L, R, B, V, STORE, CHOICE, OUT):
         BOX = s_box[: (n_roll + 1) * cols].reshape((n_roll + 1, cols))
         CH = s_ch[: stages * n_roll * cols].reshape((stages, n_roll, cols))
         ARG = s_arg[: n_keep * cols].reshape((n_keep, cols))
-        W = Work(KV, BOX, A1, A2)
-        gcol = bank_after(K, R.BANK[rows[0]], ZERO) * K.n_flags
-        off = ZERO
-        for i in range(rows[0], rows[1]):
-            final_rolls(K, L, V, W, (R.MASK[i], R.FLAG[i], R.U0[i], R.NU[i], off), gcol)
-            off += R.NU[i]
-        if banked:
-            S = Work(b_kv[: nb * cols].reshape((nb, cols)),
-                     b_box[: nb * cols].reshape((nb, cols)), view(b_a1, nb, cols),
-                     view(b_a2, nb, cols))
-            F = Work(S.KV, b_first[: nb * cols].reshape((nb, cols)), S.A1, S.A2)
-            C = Work(c_kv[: nc * cols].reshape((nc, cols)),
-                     c_box[: nc * cols].reshape((nc, cols)), view(c_a1, nc, cols),
-                     view(c_a2, nc, cols))
-            TAKE = b_take[: n_roll * cols].reshape((n_roll, cols))
-            _banked_stages(K, L, V, None, R, rows, shared, W, S, F, C, ARG, TAKE, cols, STORE,
-                           acc, CHOICE)
-            continue
+        _final_values(K, L, V, None, R, rows, Work(KV, BOX, A1, A2))
         _record(CHOICE, ZERO, BOX, R, rows, n_roll)
         for left in range(1, K.rolls):
             keep_average(KV, A1, A2, cols, n_roll, K.n_faces, K.KEEP_CHILD)
@@ -419,6 +413,52 @@ def _decision_batches(K, L, R, B, V, STORE, CHOICE, OUT):
         _expect_and_store(A2, cols, K.ROLL_PROB, V.M2, R, rows, acc, ZERO)
 
 
+@kernel(nogil=True)
+def _banked_decision_batches(K, L, R, B, V, STORE, CHOICE, OUT):
+    """`_decision_batches` for a game with saved rolls (see `bank_span` and
+    `_banked_stages`; where its turns lead is not followed: OUT is not read), a kernel of its
+    own for the reason `_banked_value_batches` gives."""
+    batch_ptr, max_cols, first_batch, step, shared = B
+    n_roll = K.SCORE.shape[0]
+    n_keep = K.KEEP_CHILD.shape[0]
+    s_kv = np.empty(n_keep * max_cols)
+    s_a1 = scratch(V.M1, n_keep * max_cols, np.float64)
+    s_a2 = scratch(V.M2, n_keep * max_cols, np.float64)
+    s_box = np.empty((n_roll + 1) * max_cols, dtype=np.int32)
+    s_arg = np.empty(n_keep * max_cols, dtype=np.int32)
+    nb = n_roll + 1  # (the stops' scratch)
+    b_kv = np.empty(nb * max_cols)
+    b_a1 = scratch(V.M1, nb * max_cols, np.float64)
+    b_a2 = scratch(V.M2, nb * max_cols, np.float64)
+    b_box = np.empty(nb * max_cols, dtype=np.int32)
+    b_first = np.empty(nb * max_cols, dtype=np.int32)
+    b_take = np.empty(n_roll * max_cols, dtype=np.bool_)
+    nc = nb if K.first_roll_bonus == 1 else 0  # (a copy of the first roll's values)
+    c_kv = np.empty(nc * max_cols)
+    c_a1 = scratch(V.M1, nc * max_cols, np.float64)
+    c_a2 = scratch(V.M2, nc * max_cols, np.float64)
+    c_box = np.empty(nc * max_cols, dtype=np.int32)
+    acc = np.empty(max_cols)
+    for b in range(first_batch, batch_ptr.shape[0] - 1, step):
+        rows = (batch_ptr[b], batch_ptr[b + 1])
+        cols = _batch_columns(R, rows[0], rows[1])
+        W = Work(s_kv[: n_keep * cols].reshape((n_keep, cols)),
+                 s_box[: (n_roll + 1) * cols].reshape((n_roll + 1, cols)),
+                 view(s_a1, n_keep, cols), view(s_a2, n_keep, cols))
+        _final_values(K, L, V, None, R, rows, W)
+        S = Work(b_kv[: nb * cols].reshape((nb, cols)),
+                 b_box[: nb * cols].reshape((nb, cols)), view(b_a1, nb, cols),
+                 view(b_a2, nb, cols))
+        F = Work(S.KV, b_first[: nb * cols].reshape((nb, cols)), S.A1, S.A2)
+        C = Work(c_kv[: nc * cols].reshape((nc, cols)),
+                 c_box[: nc * cols].reshape((nc, cols)), view(c_a1, nc, cols),
+                 view(c_a2, nc, cols))
+        ARG = s_arg[: n_keep * cols].reshape((n_keep, cols))
+        TAKE = b_take[: n_roll * cols].reshape((n_roll, cols))
+        _banked_stages(K, L, V, None, R, rows, shared, W, S, F, C, ARG, TAKE, cols, STORE,
+                       acc, CHOICE)
+
+
 def decide(K, L, R, batch_ptr, cols: int, threads: int, V, store=None, choice=None,
            out=None, shared: bool = False) -> None:
     """The decision kernel over R's batches (see the module docstring; `shared`: R is a whole
@@ -427,15 +467,15 @@ def decide(K, L, R, batch_ptr, cols: int, threads: int, V, store=None, choice=No
             out is not None and out.COUNT.size)):
         raise NotImplementedError("outcomes of games with saved rolls, or their choices "
                                   "over a whole layer")
-    run_rows(_decision_batches, K, L, R, batch_ptr, cols, threads, V, store, choice, out,
-             shared=shared)
+    driver = _banked_decision_batches if K.n_banks > 1 else _decision_batches
+    run_rows(driver, K, L, R, batch_ptr, cols, threads, V, store, choice, out, shared=shared)
 
 
 def values(K, L, R, batch_ptr, cols: int, threads: int, VAL, store=None, needs=None,
            shared: bool = False) -> None:
     """The value kernel over R's batches (see the module docstring and `decide`)."""
-    run_rows(_value_batches, K, L, R, batch_ptr, cols, threads, VAL, store, needs,
-             shared=shared)
+    driver = _banked_value_batches if K.n_banks > 1 else _value_batches
+    run_rows(driver, K, L, R, batch_ptr, cols, threads, VAL, store, needs, shared=shared)
 
 
 def layer_batches(K, R, cols: int) -> tuple[np.ndarray, int]:
