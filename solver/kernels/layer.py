@@ -27,6 +27,12 @@ Each has a twin for games with saved rolls (`_banked_value_batches`, `_banked_de
 chosen by `values` and `decide`): their stages are most of what compiling a driver costs, and a
 game without saved rolls never needs them.
 
+Only the drivers allocate (their scratch); the kernels they call are compiled without
+reference counting (all but `_outcomes`, which takes a view once a batch), as
+`solver.kernels.turn` explains: a field of a bundle read in a loop would otherwise count a
+reference at each read (that made target play 3x and the distribution of
+games with saved rolls 14x slower).
+
 VAL is always read: it is the table whose values make the decisions. See `solver.dp` for the
 recursion and `solver.kernels.turn` for one turn.
 """
@@ -81,7 +87,7 @@ def run_rows(kernel_fn, K, L, R, batch_ptr, cols: int, threads: int, *args,
                             for first, step in shares(threads, len(batch_ptr) - 1)])
 
 
-@kernel
+@kernel(_nrt=False)
 def _batch_columns(R, b0, b1):
     cols = ZERO
     for i in range(b0, b1):
@@ -89,7 +95,7 @@ def _batch_columns(R, b0, b1):
     return cols
 
 
-@kernel
+@kernel(_nrt=False)
 def _expect_and_store(KV, cols, ROLL_PROB, OUT, R, rows, acc, shift):
     """OUT[R.OUT[i + shift] + j] = sum over rolls of P(r) KV[r, column of (row i, total j)]
     (none when OUT is None or empty); `shift` moves to the same states in another bank."""
@@ -111,7 +117,7 @@ def _expect_and_store(KV, cols, ROLL_PROB, OUT, R, rows, acc, shift):
         off += R.NU[i]
 
 
-@kernel
+@kernel(_nrt=False)
 def _first_roll(K, L, V, NEEDS, R, rows, W, ARG):
     """Add stopping at the first roll to claim a first-roll bonus to the first-roll values
     (batch rows `rows` of R, scratch W with the stopping box in W.BOX, None when only values
@@ -131,7 +137,7 @@ def _first_roll(K, L, V, NEEDS, R, rows, W, ARG):
                     ARG[r, j] = n_keep + W.BOX[r, j]
 
 
-@kernel
+@kernel(_nrt=False)
 def _stop_values(K, L, V, NEEDS, R, rows, S, F, bank, left, first):
     """S.KV[r, column]: the value of filling a box at once with roll r, keeping the `left`
     re-rolls unused (the bank that leaves: `bank_after`), in a batch whose turns began with
@@ -155,7 +161,7 @@ def _stop_values(K, L, V, NEEDS, R, rows, S, F, bank, left, first):
     return off
 
 
-@kernel
+@kernel(_nrt=False)
 def _stop_now(K, L, V, NEEDS, R, rows, S, KV, bank, left, first):
     """With saved rolls: add filling a box at once (`_stop_values`) to the roll values
     KV[:n_roll] of a batch. S is scratch (a `Work` of n_roll + 1 rows)."""
@@ -165,7 +171,7 @@ def _stop_now(K, L, V, NEEDS, R, rows, S, KV, bank, left, first):
             KV[r, j] = max(KV[r, j], S.KV[r, j])
 
 
-@kernel
+@kernel(_nrt=False)
 def bank_span(K, R, rows, shared):
     """The banks a batch's turns begin with, (lo, hi), and how many rows apart the layer's
     banks hold the same states. With saved rolls that are carried (`bank_after` is then the
@@ -181,7 +187,7 @@ def bank_span(K, R, rows, shared):
     return bank, bank, ZERO
 
 
-@kernel
+@kernel(_nrt=False)
 def _banked_stages(K, L, V, NEEDS, R, rows, shared, W, S, F, C, ARG, TAKE, cols, STORE, acc,
                    CHOICE):
     """The stages of a batch with saved rolls, after the final rolls are in W: with `left`
@@ -228,7 +234,7 @@ def _banked_stages(K, L, V, NEEDS, R, rows, shared, W, S, F, C, ARG, TAKE, cols,
             _expect_and_store(out.A2, cols, K.ROLL_PROB, V.M2, R, rows, acc, shift)
 
 
-@kernel
+@kernel(_nrt=False)
 def _stop(K, L, V, NEEDS, R, rows, S, F, W, ARG, TAKE, bank, left, first):
     """`_stop_now` (values only: ARG is None) or `_stop_choices` (NEEDS is then None)."""
     if ARG is None:
@@ -285,7 +291,7 @@ def _banked_value_batches(K, L, R, B, VAL, STORE, NEEDS):
                        acc, None)
 
 
-@kernel
+@kernel(_nrt=False)
 def _final_values(K, L, V, NEEDS, R, rows, W):
     """The final rolls' values of a batch's rows, side by side in W.KV (`final_rolls`, or
     `final_rolls_target` with NEEDS)."""
@@ -300,7 +306,7 @@ def _final_values(K, L, V, NEEDS, R, rows, W):
         off += R.NU[i]
 
 
-@kernel
+@kernel(_nrt=False)
 def _record(CHOICE, stage, TABLE, R, rows, n_roll):
     """CHOICE[out + j, stage, r] = TABLE[r, column of (row i, total j)]."""
     if CHOICE is None:  # (a separate test: numba drops the code below only for this one)
@@ -316,7 +322,7 @@ def _record(CHOICE, stage, TABLE, R, rows, n_roll):
         off += R.NU[i]
 
 
-@kernel
+@kernel(_nrt=False)
 def _keep_stage(CH, ARG, left, n_roll, cols, OUT):
     """CH[left - 1, r] = the keep chosen from roll r with `left` re-rolls left (what the
     outcomes follow), when outcomes are wanted."""
@@ -340,7 +346,7 @@ def _outcomes(K, L, R, rows, CH, BOX, s_p, OUT, S):
     turn_outcomes(K, L, R, rows, CH, BOX, s_p[: n_rows * cols].reshape((cols, n_rows)), OUT, S)
 
 
-@kernel
+@kernel(_nrt=False)
 def _stop_choices(K, L, V, R, rows, S, F, W, ARG, TAKE, bank, left, first):
     """`_stop_now` for the decision kernel: with saved rolls, filling a box at once with
     `left` re-rolls unused replaces the keep chosen from a roll where it is worth as much or

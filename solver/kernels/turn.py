@@ -352,7 +352,7 @@ def relax_need(KV, r, off, n0, nn, g, VAL, next_row):
             KV[r, a + j] = v
 
 
-@kernel
+@kernel(_nrt=False)
 def final_rolls_target(K, L, N, VAL, run, n0, KV, gcol):
     """KV[r, off + j]: the best chance of reaching the target with final roll r at upper total
     u, needing n0 + j more points, for `run` = (mask, flag, u, nn, off); VAL holds the next
