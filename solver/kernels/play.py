@@ -51,11 +51,19 @@ def play_turn(K, G, part, state_of_game, CHOICE, DRAWS):
     saved rolls (G.BANK) may throw rolls + b times and fill a box after any throw; the bank
     it leaves is `bank_after`.
     """
+    _play_games(K, G, part, state_of_game, CHOICE, DRAWS,
+                np.zeros(K.KEEP_COUNTS.shape[1], dtype=np.int64))
+
+
+@kernel(_nrt=False)
+def _play_games(K, G, part, state_of_game, CHOICE, DRAWS, counts):
+    """`play_turn`'s games, with `counts` its scratch: without reference counting, as the
+    kernels of `solver.kernels.turn` (each read of a field of K or G in these loops would
+    otherwise count a reference)."""
     games, first, step = part
     n_faces = K.KEEP_COUNTS.shape[1]
     n_dice = K.n_dice
     n_keep = K.KEEP_COUNTS.shape[0]
-    counts = np.zeros(n_faces, dtype=np.int64)
     for gi in range(first, games.shape[0], step):
         g = games[gi]
         st = state_of_game[g]
@@ -248,7 +256,7 @@ def convolve_windows(ptr, order, E, src_windows, dst_windows, part):
                 new_pmf[dst + x] += q * pmf[src + x]
 
 
-@kernel(nogil=True)
+@kernel(nogil=True, _nrt=False)
 def banked_outcomes(K, L, R, CHOICE, OUT, S):
     """With saved rolls: for every state of R (rows of one box set, flag and bank, their
     results at R.OUT), the distinct moves its turn ends with under the choices CHOICE (one
