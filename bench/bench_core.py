@@ -11,8 +11,14 @@ Per variant: `dp` (in-process DP, best of the rounds), `dp_sd` (the DP with the 
 `pmf` (the exact distribution on a solved game), `process` (a whole `yz solve --no-cache
 --quiet` process, SD included, started as the console script starts it), `cached` (a whole
 `yz solve --quiet` process answered from the cache) and, once, `startup` (a process that
-imports the solver as a library and loads its compiled kernels on a one-box game). Both the
-`Model` API and the functions before it are driven.
+imports the solver as a library and loads its compiled kernels on a one-box game).
+Both the `Model` API and the functions before it are driven. `--target N` adds `target` (the
+target table up to N points on the solved game, once a round); `--measures` keeps some of the
+measures, for a big game:
+
+    .venv/bin/python bench/bench_core.py maxi-yatzy-no-saved-rolls --rounds 2 --measures dp dp_sd
+    .venv/bin/python bench/bench_core.py official-free-joker --measures target --target 20
+
 The base commit is checked out into a temporary git worktree and imported from there.
 """
 
@@ -45,13 +51,20 @@ except ImportError:  # before it: the tables themselves
     from yz.solver import solve
     game = compile_rules(load_rules({name!r}))
     solution = solve(game, use_cache=False)
-solve_values(game, with_sd=True); score_distribution(solution)  # compile or load the kernels
+works = {{"dp": lambda: solve_values(game),
+         "dp_sd": lambda: solve_values(game, with_sd=True),
+         "pmf": lambda: score_distribution(solution)}}
+if {target}:
+    from yz.solver.target import solve_targets
+    works["target"] = lambda: solve_targets(solution, {target})
+    solve_targets(solution, 2)  # compile or load the kernels
+works = {{key: work for key, work in works.items() if key in {measures!r}}}
+if "dp_sd" in works: solve_values(game, with_sd=True)  # compile or load the kernels
+if "pmf" in works: score_distribution(solution)
 out = {{}}
-for key, work in (("dp", lambda: solve_values(game)),
-                  ("dp_sd", lambda: solve_values(game, with_sd=True)),
-                  ("pmf", lambda: score_distribution(solution))):
+for key, work in works.items():
     best = 1e9
-    for _ in range(3):
+    for _ in range(1 if key == "target" else 3):
         start = time.perf_counter(); work()
         best = min(best, time.perf_counter() - start)
     out[key] = best
@@ -119,7 +132,12 @@ def main() -> None:
     parser.add_argument("variants", nargs="*", default=["official-free-joker", "yatzy"])
     parser.add_argument("--base", default="847cd9e", help="the commit to compare against")
     parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--target", type=int, default=0,
+                        help="also time the target table up to this many points")
+    measures = ("dp", "dp_sd", "pmf", "process", "cached", "target", "startup")
+    parser.add_argument("--measures", nargs="+", choices=measures, default=measures)
     args = parser.parse_args()
+    keys = [m for m in args.measures if m != "startup" and (m != "target" or args.target)]
     tmp = Path(tempfile.mkdtemp(prefix="yz-bench-core-"))
     env = dict(os.environ, YZ_CACHE_DIR=str(tmp / "cache"))
     try:
@@ -131,24 +149,29 @@ def main() -> None:
               "times are the best of each side, ratio = after / before")
         rows = {}
         for name in args.variants:
-            got = {side: {"dp": [], "dp_sd": [], "pmf": [], "process": [], "cached": []}
-                   for side in sides}
+            got = {side: {key: [] for key in keys} for side in sides}
+            timed = TIMING.format(name=name, target=args.target, measures=keys)
             for _ in range(args.rounds):
                 for side, src in sides.items():
-                    timing = json.loads(run(src, TIMING.format(name=name), env))
-                    for key in ("dp", "dp_sd", "pmf"):
-                        got[side][key].append(timing[key])
-                    got[side]["process"].append(process_time(src, name, env, "--no-cache"))
-                    side_env = dict(env, YZ_CACHE_DIR=str(tmp / f"cache-{side}"))
-                    process_time(src, name, side_env)  # fills this side's cache
-                    got[side]["cached"].append(process_time(src, name, side_env))
+                    timing = json.loads(run(src, timed, env))
+                    for key, seconds in timing.items():
+                        got[side][key].append(seconds)
+                    if "process" in keys:
+                        got[side]["process"].append(process_time(src, name, env, "--no-cache"))
+                    if "cached" in keys:
+                        side_env = dict(env, YZ_CACHE_DIR=str(tmp / f"cache-{side}"))
+                        process_time(src, name, side_env)  # fills this side's cache
+                        got[side]["cached"].append(process_time(src, name, side_env))
             rows[name] = got
-            for key in ("dp", "dp_sd", "pmf", "process", "cached"):
+            for key in keys:
                 before, after = min(got["before"][key]), min(got["after"][key])
                 print(f"{name:<22}{key:<9} before {before:7.3f} s  after {after:7.3f} s  "
                       f"ratio {after / before:5.2f}")
-            sd_ratio = min(got["after"]["dp_sd"]) / min(got["after"]["dp"])
-            print(f"{name:<22}dp_sd / dp after: {sd_ratio:.2f}")
+            if "dp" in keys and "dp_sd" in keys:
+                sd_ratio = min(got["after"]["dp_sd"]) / min(got["after"]["dp"])
+                print(f"{name:<22}dp_sd / dp after: {sd_ratio:.2f}")
+        if "startup" not in args.measures:
+            return
         starts = {side: [] for side in sides}
         for _ in range(args.rounds):
             for side, src in sides.items():
