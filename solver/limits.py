@@ -110,17 +110,22 @@ SECONDS_PER_ROW_STEP = 2.6e-10
 VALUES_SHARE = 0.35
 # One thread's seconds per state and roll of the exact distribution of a game with saved
 # rolls, and the part that runs on one thread whatever the count (the windows' additions:
-# about a tenth); measured on 2 threads: Yatzy with saved rolls 11.7 us a state and roll
-# (2,206 s), Yatzy with one saved roll 9.1 us (69 s).
-SECONDS_PER_BANKED_STAGE = 21e-6
-SERIAL_SECONDS_PER_BANKED_STAGE = 1.5e-6
+# about a seventh). Measured on 2 threads, Yatzy with one saved roll: 9.1 us a state and roll
+# (69 s) when these were first fitted; the moves' kernel then counted references (b98951d,
+# 083dae5), and in one run on a faster day it went from 53.6 s to 14.0 s, so the figures are
+# the old ones times 14.0 / 53.6, split as the profile splits them (Yatzy with saved rolls:
+# see the README).
+SECONDS_PER_BANKED_STAGE = 4.1e-6
+SERIAL_SECONDS_PER_BANKED_STAGE = 0.4e-6
 # A target-play table up to N (`solver.target`) costs about the DP's values times
 # TARGET_SECONDS_PER_NEED x (TARGET_ROW_NEEDS + N): every state's needs are columns of the
 # same sweep, and each row (a state's run of needs) has a fixed part besides. Fitted to the
-# official rules (N = 20, 60), Yatzy (N = 20) and Yatzy with saved rolls (N = 3): 18 s, 40 s,
-# 39 s and 207 s measured, the estimate within 0.8x to 1.3x of each.
-TARGET_SECONDS_PER_NEED = 0.29
-TARGET_ROW_NEEDS = 12.8
+# official rules and Yatzy (N = 2, 20, 60) measured on one (faster) day, scaled by how far
+# `solve_seconds` was above that day's solve and distribution (4.3x, 6.3x): the estimate is
+# within 0.7x to 1.2x of each (Yatzy with saved rolls, N = 3: 58.5 s that day, estimated at
+# 166 s).
+TARGET_SECONDS_PER_NEED = 0.33
+TARGET_ROW_NEEDS = 6.0
 # Work estimated to take longer than this stops before it starts, saying so (a budget).
 LONG_WORK_SECONDS = 600.0
 # Work expected to take longer than this is announced with its estimate before it starts.
