@@ -65,11 +65,25 @@ def run_threads(kernel_fn, calls: list[tuple]) -> None:
     if len(calls) == 1:
         kernel_fn(*calls[0])
         return
+    jobs = [_pool(len(calls) - 1).submit(kernel_fn, *args) for args in calls[1:]]
+    try:
+        kernel_fn(*calls[0])
+    finally:
+        for job in jobs:
+            job.result()
+
+
+_POOLS: dict = {}
+
+
+def _pool(workers: int):
+    """A pool of `workers` threads kept for the process (starting threads for every layer of a
+    small game cost a few percent of its DP)."""
     from concurrent.futures import ThreadPoolExecutor
 
-    with ThreadPoolExecutor(max_workers=len(calls), thread_name_prefix="yz-kernel") as pool:
-        for job in [pool.submit(kernel_fn, *args) for args in calls]:
-            job.result()
+    if workers not in _POOLS:
+        _POOLS[workers] = ThreadPoolExecutor(workers, thread_name_prefix="yz-kernel")
+    return _POOLS[workers]
 
 
 def shares(threads: int, items: int) -> list[tuple]:
