@@ -39,6 +39,8 @@ recursion and `solver.kernels.turn` for one turn.
 
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 
 from .bundle import Next, Work
@@ -59,13 +61,12 @@ from .turn import (
 
 
 def run_threads(kernel_fn, calls: list[tuple]) -> None:
-    """Run `kernel_fn(*args)` for every `args` in `calls`, each on a thread of its own (this
-    one when there is a single call). The kernels release the GIL, so the threads run at once;
-    each call must write only its own share of the results."""
-    if len(calls) == 1:
-        kernel_fn(*calls[0])
-        return
-    jobs = [_pool(len(calls) - 1).submit(kernel_fn, *args) for args in calls[1:]]
+    """Run `kernel_fn(*args)` for every `args` in `calls`: the first on this thread, the others
+    on the threads of a pool kept for the process. The kernels release the GIL, so the threads
+    run at once; each call must write only its own share of the results. (Two callers at once
+    share the pool: the second one's calls wait their turn, none is lost.)"""
+    pool = _pool(len(calls) - 1)
+    jobs = [pool.submit(kernel_fn, *args) for args in calls[1:]]
     try:
         kernel_fn(*calls[0])
     finally:
@@ -74,16 +75,20 @@ def run_threads(kernel_fn, calls: list[tuple]) -> None:
 
 
 _POOLS: dict = {}
+_POOLS_LOCK = threading.Lock()
 
 
 def _pool(workers: int):
     """A pool of `workers` threads kept for the process (starting threads for every layer of a
-    small game cost a few percent of its DP)."""
+    small game cost a few percent of its DP); none for no workers."""
     from concurrent.futures import ThreadPoolExecutor
 
-    if workers not in _POOLS:
-        _POOLS[workers] = ThreadPoolExecutor(workers, thread_name_prefix="yz-kernel")
-    return _POOLS[workers]
+    if not workers:
+        return None
+    with _POOLS_LOCK:
+        if workers not in _POOLS:
+            _POOLS[workers] = ThreadPoolExecutor(workers, thread_name_prefix="yz-kernel")
+        return _POOLS[workers]
 
 
 def shares(threads: int, items: int) -> list[tuple]:
