@@ -45,8 +45,9 @@ from yz.solver.dp import solve_values
 from yz.solver.distribution import score_distribution
 try:  # the Model API (issue 21 on)
     from yz.solver import Model
-    game = Model({name!r}, use_cache=False, max_seconds=1e9)  # a big game is timed, not refused
-    solution = game.solve()
+    model = Model({name!r}, use_cache=False, max_seconds=1e9)  # a big game is timed, not refused
+    game = getattr(model, "problem", model)  # what the DP takes: the problem (issue 38 on)
+    solution = model.solve()
 except ImportError:  # before it: the tables themselves
     from yz.solver import solve
     game = compile_rules(load_rules({name!r}))
@@ -81,7 +82,8 @@ rules = RuleSet.model_validate({"name": "one", "dice": 1, "rolls": 1, "categorie
      "score": "sum_all"}]})
 try:
     from yz.solver import Model
-    solve_values(Model(rules, use_cache=False))
+    model = Model(rules, use_cache=False)
+    solve_values(getattr(model, "problem", model))
 except ImportError:
     solve_values(compile_rules(rules))
 print(time.perf_counter() - start)

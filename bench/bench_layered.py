@@ -38,12 +38,12 @@ model = Model(load_rules(variant), use_cache=False, max_seconds=None)
 extra = {}
 start = time.perf_counter()
 if way == "one":
-    values, sd_value = solve_values(model, sd)
+    values, sd_value = solve_values(model.problem, sd)
     seconds = time.perf_counter() - start
     m2 = None
     if sd:  # (the second moments, for the comparison; not timed)
         m2 = np.zeros(model.layout.size)
-        backward(model, np.array(values), m2=m2)
+        backward(model.problem, np.array(values), m2=m2)
     value = float(values[model.layout.start])
 else:
     if way == "dask":

@@ -25,7 +25,7 @@ import time
 from pathlib import Path
 
 from yz.rules import load_rules
-from yz.solver import STRATEGIES, exact_figures, solve
+from yz.solver import STRATEGIES, Model
 from yz.solver.simulate import simulate, summarise
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -40,7 +40,7 @@ def main() -> None:
     env = dict(os.environ, YZ_CACHE_DIR=tempfile.mkdtemp(prefix="yz-bench-cache-"))
     os.environ["YZ_CACHE_DIR"] = env["YZ_CACHE_DIR"]
 
-    solution = solve(load_rules(args.variant))
+    solution = Model(load_rules(args.variant)).solve()
     simulate(solution, 2000, seed=1)  # warm the JIT cache
     print(f"{args.variant}: exact optimal {solution.expected_score:.4f}")
     print(f"{'strategy':<10}{'games':>10}{'seconds':>9}{'games/s':>10}{'mean':>10}{'sem':>7}"
@@ -51,7 +51,7 @@ def main() -> None:
         seconds = time.perf_counter() - start
         summary = summarise(games)
         start = time.perf_counter()
-        exact = exact_figures(solution, strategy, use_cache=False)
+        exact = Model(solution.tables, use_cache=False).figures(strategy)
         exact_s = time.perf_counter() - start
         print(f"{strategy:<10}{args.games:>10,}{seconds:>9.2f}{args.games / seconds:>10,.0f}"
               f"{summary['mean']:>10.3f}{summary['sem']:>7.3f}{exact.expected_score:>10.4f}{exact_s:>8.2f}")

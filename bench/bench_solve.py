@@ -19,7 +19,7 @@ included; target <= 15 s).
     .venv/bin/python bench/bench_solve.py --rates
 
 times what `yz serve` runs for a new rule set (the values, then the exact distribution) on 17
-rule sets from 0.4 s to 47 s, prints each beside `solver.limits.solve_seconds`' estimate, and
+rule sets from 0.4 s to 47 s, prints each beside `solver.budget.solve_seconds`' estimate, and
 fits the estimate's constants to them by least squares (relative error): the figures behind
 SECONDS_PER_KEEP_STEP and its neighbours.
 """
@@ -82,25 +82,25 @@ def rates() -> None:
     """Measure the values and the distribution of RATE_SETS; fit solve_seconds' constants."""
     import numpy as np
     from yz.rules import rules_from_text
+    from yz.solver.budget import solve_seconds
     from yz.solver.distribution import score_distribution
-    from yz.solver.dp import solve_tables
-    from yz.solver.layout import build_layout
-    from yz.solver.limits import solve_seconds
+    from yz.solver.dp import Solution
+    from yz.solver.problem import Problem
 
-    solve_tables(compile_rules(load_rules("generala")))  # load the compiled kernels
+    solve_values(Problem.of(compile_rules(load_rules("generala"))))  # load the kernels
     rows, measured = [], []
     print(f"{'rule set':<28}{'states':>11}{'values_s':>10}{'dist_s':>9}{'estimate_s':>12}")
     for name, text in RATE_SETS.items():
         rules = load_rules(name) if text is None else rules_from_text(f"name: x\n{text}", name)
-        t = compile_rules(rules)
-        layout = build_layout(t)
+        problem = Problem.of(compile_rules(rules))
+        t, layout = problem.tables, problem.layout
         start = time.perf_counter()
-        solution = solve_tables(t, layout=layout)
+        values, _ = solve_values(problem)
         middle = time.perf_counter()
-        score_distribution(solution)
+        score_distribution(Solution(problem, values, middle - start, layout.reachable))
         end = time.perf_counter()
-        keep_steps = t.n_keeps * t.n_faces * (t.n_rolls_per_turn - 1)
-        box_steps = t.n_rolls * t.n_categories
+        keep_steps = t.n_keeps * t.n_faces * (t.rolls - 1)
+        box_steps = t.n_distinct_rolls * t.n_categories
         n_rows = int((layout.OFFSET >= 0).sum())
         rows.append([1.0, layout.reachable * keep_steps, layout.reachable * box_steps,
                      n_rows * (keep_steps + box_steps)])
@@ -140,7 +140,9 @@ def main() -> None:
               f"{first:.2f}")
 
     # Warm the JIT cache in this process once.
-    solve_values(compile_rules(load_rules("no-bonus")), with_sd=True)
+    from yz.solver.problem import Problem
+
+    solve_values(Problem.of(compile_rules(load_rules("no-bonus"))), with_sd=True)
     import numba
 
     print(f"numba {numba.__version__}, threads {numba.config.NUMBA_NUM_THREADS}, "
@@ -150,21 +152,22 @@ def main() -> None:
     print(header)
     print("-" * len(header))
     for name in names:
-        t = compile_rules(load_rules(name))
+        problem = Problem.of(compile_rules(load_rules(name)))
+        layout = problem.layout
         times = []
         for _ in range(args.repeat):
             start = time.perf_counter()
-            V, layout, _ = solve_values(t)
+            V, _ = solve_values(problem)
             times.append(time.perf_counter() - start)
         best = min(times)
         sd_times = []
         for _ in range(args.repeat):
             start = time.perf_counter()
-            _, _, sd = solve_values(t, with_sd=True)
+            _, sd = solve_values(problem, with_sd=True)
             sd_times.append(time.perf_counter() - start)
         wall, peak = peak_rss_of(name, env)
         states = layout.reachable
-        print(f"{name:<24}{V[layout.index(0, 0, 0)]:>12.4f}{sd:>9.4f}{states:>11,}{best:>8.3f}"
+        print(f"{name:<24}{V[layout.start]:>12.4f}{sd:>9.4f}{states:>11,}{best:>8.3f}"
               f"{states / best:>12,.0f}{min(sd_times):>9.3f}{wall:>11.2f}{peak:>9.0f}")
     shutil.rmtree(env["YZ_CACHE_DIR"], ignore_errors=True)
 

@@ -10,8 +10,8 @@ the figures). Two counts: calls to module-level functions (the flow of the work)
 calls, including methods and properties of records (`RuleTables.n_categories`,
 `StateLayout.size`: reading data).
 
-    python bench/trace_modules.py              # Model(...).figures() on this checkout
-    python bench/trace_modules.py --api old    # the same work through the functions before it
+    python bench/trace_modules.py              # Model(...).solve() and .figures(), this checkout
+    python bench/trace_modules.py --api old    # the figures through the functions before it
 
 Run it from the checkout's virtualenv (or another checkout's, for a before/after pair); the
 kernels are compiled first, outside the trace.
@@ -21,6 +21,12 @@ from __future__ import annotations
 
 import argparse
 import sys
+
+
+def new_solve() -> None:
+    from yz.solver import Model
+
+    Model("no-bonus", use_cache=False).solve()
 
 
 def new_api() -> None:
@@ -38,7 +44,7 @@ def old_api() -> None:
                   use_cache=False)
 
 
-WORK = {"new": new_api, "old": old_api}
+WORK = {"new": {"solve()": new_solve, "figures()": new_api}, "old": {"figures": old_api}}
 
 
 def module_of(frame) -> str | None:
@@ -82,16 +88,18 @@ def trace(work, functions_only: bool) -> tuple[list[str], list[tuple[str, str]]]
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--api", choices=sorted(WORK), default="new", help="new: Model(...)"
-                        ".figures(); old: the functions before issue 21 (run it on 847cd9e).")
+                        ".solve() and .figures(); old: the figures through the functions "
+                        "before issue 21 (run it on 847cd9e).")
     args = parser.parse_args()
-    work = WORK[args.api]
-    work()  # compile the kernels outside the trace
-    for functions_only, what in ((True, "module functions"), (False, "all calls")):
-        entered, back = trace(work, functions_only)
-        print(f"{what}: {len(entered)} modules entered, {len(back)} returns to a module "
-              "already left")
-        for caller, callee in back:
-            print(f"  {caller} -> {callee}")
+    for name, work in WORK[args.api].items():
+        work()  # compile the kernels outside the trace
+        print(f"{name}:")
+        for functions_only, what in ((True, "module functions"), (False, "all calls")):
+            entered, back = trace(work, functions_only)
+            print(f"  {what}: {len(entered)} modules entered, {len(back)} returns to a module "
+                  "already left")
+            for caller, callee in back:
+                print(f"    {caller} -> {callee}")
 
 
 if __name__ == "__main__":

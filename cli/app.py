@@ -101,7 +101,7 @@ FLAGS = {"games": "--games", "seed": "--seed", "strategy": "--strategy",
 
 def error_text(exc: YzError) -> str:
     """The library's message, speaking of the option the user typed where there is one."""
-    from yz.solver.limits import WorkTooLong
+    from yz.rules import WorkTooLong
 
     if isinstance(exc, WorkTooLong):
         return f"error: {exc.estimate}; run it again with --yes to go ahead{exc.hint}."
@@ -131,7 +131,7 @@ def handles_errors(func):
 def _estimate_as_json(exc: YzError, as_json: bool | None) -> None:
     """With --json, work refused for its estimated time is also an object on standard
     output: what, the estimate and the budget, in seconds (a script decides on --yes)."""
-    from yz.solver.limits import WorkTooLong
+    from yz.rules import WorkTooLong
 
     if as_json and isinstance(exc, WorkTooLong):
         typer.echo(json.dumps({"error": error_text(exc)[len("error: "):], "refused": exc.what,
@@ -165,7 +165,7 @@ def model_for(rules, quiet: bool = False, as_json: bool = False, use_cache: bool
     standard error, progress bars unless quiet or JSON. Without `yes`, work estimated to take
     longer than ten minutes is refused before it starts."""
     from yz.solver import Model
-    from yz.solver.limits import LONG_WORK_SECONDS
+    from yz.solver.budget import LONG_WORK_SECONDS
 
     reporter = TerminalReporter(bars=not quiet and not as_json, notes=not quiet or as_json)
     return Model(rules, use_cache=use_cache, max_memory=max_memory, threads=threads,

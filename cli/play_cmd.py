@@ -107,7 +107,7 @@ def play_game(variant: str, seed: int | None, threshold: float | None, own_dice:
             if game.turn != shown_turn:
                 shown_turn = game.turn
                 saved = f", {game.saved_rolls} saved roll{'s' if game.saved_rolls != 1 else ''}" \
-                    if t.has_bank else ""
+                    if game.saves_rolls else ""
                 typer.echo(f"\nTurn {game.turn} of {t.n_categories}: banked {game.banked}"
                            f"{saved}, expected final {game.expected_final():.2f}")
             try:

@@ -73,8 +73,8 @@ def advise_cmd(
     """
     from dataclasses import replace
 
+    from yz.rules import WorkTooLong
     from yz.rules.position import check_saved_rolls, most_rolls_left, parse_dice, parse_filled
-    from yz.solver.limits import WorkTooLong
 
     sc = read_card(card)
     model = model_for(variant or sc.variant or "official-free-joker", quiet, as_json, yes=yes)

@@ -9,40 +9,43 @@
 
 The records the methods return: `Solution`, `Moments`, `ExactFigures`, `Distribution`,
 `TargetTable` (solver.target), `Simulation` (solver.simulate), `Advice` (solver.advice).
+
+Names are loaded when first used (PEP 562), so a module of the package that needs none of
+them (`yz.solver.kernels.rule`, which the scorer runs) costs no more than itself.
 """
 
 from __future__ import annotations
 
-from pathlib import Path
+from importlib import import_module
+from typing import TYPE_CHECKING
 
-from yz.rules import RuleSet, RuleTables
-
-from .distribution import Distribution
-from .dp import SOLVER_VERSION, Solution
-from .exact import ExactFigures, Moments
-from .model import Model
-from .report import SILENT, Reporter
-from .strategies import STRATEGIES
-from .warmup import warm_up
+# Where each name of the package lives.
+_WHERE = {
+    "Model": "model", "Solution": "dp", "SOLVER_VERSION": "dp", "Moments": "exact",
+    "ExactFigures": "exact", "Distribution": "distribution", "STRATEGIES": "strategies",
+    "Reporter": "report", "SILENT": "report", "warm_up": "warmup",
+}
 
 __all__ = ["SILENT", "SOLVER_VERSION", "STRATEGIES", "Distribution", "ExactFigures", "Model",
-           "Moments", "Reporter", "Solution", "exact_figures", "solve", "warm_up"]
+           "Moments", "Reporter", "Solution", "warm_up"]
+
+if TYPE_CHECKING:
+    from .distribution import Distribution
+    from .dp import SOLVER_VERSION, Solution
+    from .exact import ExactFigures, Moments
+    from .model import Model
+    from .report import SILENT, Reporter
+    from .strategies import STRATEGIES
+    from .warmup import warm_up
 
 
-def solve(rules: RuleSet | RuleTables | str | Path, use_cache: bool = True,
-          with_sd: bool = False, threads: int | None = None,
-          max_memory: int | None = None, report: Reporter = SILENT) -> Solution:
-    """Solve a rule set exactly (`Model(rules, ...).solve(with_sd)`): the value of every
-    turn-start state, from the verified cache when it is there."""
-    return Model(rules, use_cache=use_cache, threads=threads, max_memory=max_memory,
-                 report=report).solve(with_sd)
+def __getattr__(name: str):
+    if name in _WHERE:
+        value = getattr(import_module(f".{_WHERE[name]}", __name__), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-def exact_figures(solution: Solution, strategy: str = "optimal",
-                  use_cache: bool = True) -> ExactFigures:
-    """The exact figures of `strategy` (`Model.figures`), computed afresh without
-    `use_cache`."""
-    if not use_cache and solution.model.use_cache:
-        fresh = Model(solution.tables, use_cache=False, threads=solution.model.threads)
-        return fresh.figures(strategy)
-    return solution.model.figures(strategy)
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})

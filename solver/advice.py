@@ -23,9 +23,10 @@ from dataclasses import dataclass
 
 import numpy as np
 from yz.rules import InputError, RuleTables
-from yz.rules.position import BoxChoice, Position, bank_after, box_choices, most_rolls_left
+from yz.rules.position import BoxChoice, Position, box_choices, most_rolls_left
 
 from .dp import Solution
+from .kernels.state import bank_after
 from .kernels.ties import box_rank, keep_rank, stop_rank
 
 
@@ -127,7 +128,7 @@ def turn_tables(solution: Solution, pos: Position, final_value=None) -> TurnTabl
         return np.array([max(v for _, v in final_value(pos, r, first, left))
                          for r in range(t.n_distinct_rolls)])
 
-    banked = t.has_bank  # then any roll may fill a box, the first with its first-roll bonus
+    banked = solution.layout.saves_rolls  # any roll may fill a box (the first with its bonus)
     rolls = [stops(0, banked and top == 0)]
     keeps: list[np.ndarray | None] = [None]
     for left in range(1, top + 1):
@@ -143,6 +144,25 @@ def turn_tables(solution: Solution, pos: Position, final_value=None) -> TurnTabl
         rolls[-1] = first
     start = float(t.ROLL_PROB @ rolls[-1])
     return TurnTables(rolls, keeps, start)
+
+
+# Memory for the turn tables kept with a solution (a game replays positions, and every roll of
+# a turn shares one): about 5,000 positions of the official rules, fewer of a game with more
+# keeps.
+TURN_MEMO_BYTES = 64 << 20
+
+
+def memo_turn_tables(solution: Solution, pos: Position) -> TurnTables:
+    """`turn_tables` of a position from the solution's values, kept with the solution: every
+    roll and re-roll count of a turn shares them, and a replayed game and the next request of
+    a web page reuse them."""
+    t = solution.tables
+    upper = min(pos.upper_total, t.upper_threshold) if t.upper_threshold else 0
+    # The values' identity is part of the key (a copy of the solution with other values, as
+    # `dataclasses.replace` makes, shares the memo), and the entry holds them, so it stays.
+    key = ("turn", id(solution.values), pos.mask, upper, pos.yahtzee_full, pos.saved_rolls)
+    return solution.memo.bounded(key, lambda: (solution.values, turn_tables(solution, pos)),
+                                 TURN_MEMO_BYTES, lambda entry: entry[1].nbytes)[1]
 
 
 def _size_ranges(t: RuleTables) -> list[tuple[int, int, int]]:
@@ -262,8 +282,8 @@ def _ranked(solution: Solution, pos: Position, dice, rolls_left, banked, target,
             final_value=None) -> Advice:
     t = solution.tables
     check_rolls_left(t, dice, rolls_left, pos)
-    if final_value is None:  # the optimal values: memoised by the model
-        tables = solution.model.turn_tables(pos, solution)
+    if final_value is None:  # the optimal values: kept with them
+        tables = memo_turn_tables(solution, pos)
     else:
         tables = turn_tables(solution, pos, final_value)
     final_value = final_value or (lambda p, r, first=False, left=0: box_values(solution, p, r,
@@ -272,7 +292,7 @@ def _ranked(solution: Solution, pos: Position, dice, rolls_left, banked, target,
         return Advice(tables.start_value, [], banked, target)
     roll = t.roll_index(dice)
     ranked: list[tuple[Action, int]] = []
-    if t.has_bank:
+    if solution.layout.saves_rolls:
         ranked = _banked_moves(t, pos, dice, roll, rolls_left, tables, final_value)
     elif rolls_left == 0:
         ranked = [(Action("score", value, box=choice), box_rank(choice.box))

@@ -36,10 +36,10 @@ from yz.rules.position import (
     parse_dice,
 )
 
-from .advice import Action, advise, box_values, sub_keeps
+from .advice import Action, advise, box_values, memo_turn_tables, sub_keeps
+from .budget import MAX_MOVES
 from .dp import Solution
 from .kernels.ties import box_rank, keep_rank, stop_rank
-from .limits import MAX_MOVES
 
 TIE = 1e-9  # values this close are the same move in worth (float sums of the same terms)
 
@@ -197,7 +197,7 @@ class Game:
         """The dice showing are the turn's first roll, with re-rolls still to come (scoring
         them now earns a first-roll bonus)."""
         t = self.tables
-        if t.has_bank:  # (then the first roll is scored with its bonus even with no re-roll)
+        if self.saves_rolls:  # (the first roll's bonus even with no re-roll)
             return self.rolls_left == most_rolls_left(t, self.position)
         return t.rolls > 1 and self.rolls_left == t.rolls - 1
 
@@ -206,6 +206,11 @@ class Game:
         """The saved rolls this turn started with (0 in games without)."""
         return self.position.saved_rolls
 
+    @property
+    def saves_rolls(self) -> bool:
+        """Whether turns of this game start with saved rolls (shown beside the rolls left)."""
+        return self.solution.layout.saves_rolls
+
     def options(self) -> list[Option]:
         """Every move open now, best first (keeps, then scoring now; ties in the advisor's
         order: more dice kept, then card order)."""
@@ -213,7 +218,7 @@ class Game:
             return []
         t = self.tables
         pos = self.position
-        if t.has_bank:  # stopping at any roll: the advisor's moves, in its order
+        if self.saves_rolls:  # stopping at any roll: the advisor's moves, in its order
             actions = advise(self.solution, pos, self.dice, self.rolls_left).actions
             return [Option(**{f: getattr(a, f) for f in Action.__dataclass_fields__})
                     for a in actions]
@@ -222,7 +227,7 @@ class Game:
                  for c, v in box_values(self.solution, pos, roll, self.first_roll)]
         if self.rolls_left == 0:
             return _in_order(boxes)
-        ek = self.solution.model.turn_tables(pos, self.solution).keep_values[self.rolls_left]
+        ek = memo_turn_tables(self.solution, pos).keep_values[self.rolls_left]
         keeps = []
         for k, kept in sub_keeps(t, self.dice):
             rest = list(self.dice)
@@ -377,7 +382,7 @@ class Game:
         opts = self.options()
         if opts:
             return self.banked + opts[0].value
-        tables = self.solution.model.turn_tables(self.position, self.solution)
+        tables = memo_turn_tables(self.solution, self.position)
         return self.banked + tables.start_value
 
     def card(self) -> list[dict]:
@@ -404,7 +409,7 @@ class Game:
                "turns": self.tables.n_categories, "phase": self.phase,
                "dice": list(self.dice) if self.dice is not None else None,
                "kept": list(self.kept), "rolls_left": self.rolls_left,
-               "saved_rolls": self.saved_rolls if self.tables.has_bank else None,
+               "saved_rolls": self.saved_rolls if self.saves_rolls else None,
                "card": self.card(), **self.bonuses(), "banked": self.banked,
                "expected_final": self.expected_final(),
                "expected_at_start": self.solution.expected_score,

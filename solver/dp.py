@@ -16,9 +16,9 @@ One turn (the "widget" of Glenn 2006; Verhoeff 1999 uses the same recursion):
 
 `points` applies the rule set's Joker (free or forced) and `bonus` the extra Yahtzee bonus,
 both read from the compiled tables; there is no variant-specific code (the transition is
-`solver.kernels.turn.end_turn`). States with the same number of filled boxes form a layer and
+`solver.kernels.rule.end_turn`). States with the same number of filled boxes form a layer and
 only depend on the next layer, so layers are solved from the full card backwards and the
-states of a layer in parallel (`solver.kernels.sweep`).
+states of a layer in parallel (`solver.kernels.layer`).
 
 The same sweeps carry other payloads along the choices the values make: the second moment of
 the final score (its SD), the moments of another strategy's play, or the keep choices
@@ -27,7 +27,8 @@ themselves (`backward`).
 Two savings that do not change any value: upper totals above what the filled boxes can have
 made are never computed (they are unreachable), and all totals from which the bonus can no
 longer be reached share one value (the bonus is lost to all of them alike); see
-`solver.layout`.
+`solver.state`. Every function here takes the `Problem` (`solver.problem`): the tables, the
+layout, the kernels' bundles and the work sizes, and goes down to the kernels from there.
 
 References: T. Verhoeff, "Optimal Solitaire Yahtzee Player" (1999); J. Glenn, "An Optimal
 Strategy for Yahtzee" (2006).
@@ -36,48 +37,44 @@ Strategy for Yahtzee" (2006).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 import numpy as np
-from yz.rules import RuleTables, SolverError
+from yz.rules import RuleSet, RuleTables, SolverError
 
-from .layout import StateLayout
+from .problem import Memo, Problem
 from .report import Step
-
-if TYPE_CHECKING:
-    from .model import Model
+from .state import StateLayout, filled_boxes
 
 # Part of every cache key: a change to what the solver computes for some rule set (not only to
 # how fast) must bump it, so no older table is ever read back as this version's.
 SOLVER_VERSION = 3
-# Seconds of work between two returns to Python within a layer: progress moves, and Ctrl-C
-# (which Python handles only between kernel calls) stops a solve within about this long.
-PART_SECONDS = 0.5
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Solution:
     """A solved rule set: the value of every turn-start state, and how it was obtained."""
 
-    model: Model
-    values: np.ndarray = field(repr=False)  # the flat value store (solver.layout), float64
+    problem: Problem = field(repr=False)
+    values: np.ndarray = field(repr=False)  # the flat value store (solver.state), float64
     seconds: float
     states: int
     cached: bool = False
     cache_note: str | None = None
     sd: float | None = None  # SD of the final score under optimal play, when computed
+    # What is computed from these values and kept with them (the advisor's turn tables).
+    memo: Memo = field(default_factory=Memo, repr=False, compare=False)
 
     @property
     def tables(self) -> RuleTables:
-        return self.model.tables
+        return self.problem.tables
 
     @property
     def layout(self) -> StateLayout:
-        return self.model.layout
+        return self.problem.layout
 
     @property
-    def rules(self):
-        return self.model.rules
+    def rules(self) -> RuleSet:
+        return self.problem.rules
 
     @property
     def expected_score(self) -> float:
@@ -90,8 +87,14 @@ class Solution:
         return float(self.values[self.layout.index(mask, int(yahtzee_full), upper_total,
                                                    saved_rolls)])
 
+    def to_dict(self) -> dict:
+        """The figures as plain JSON values (`yz solve --json`)."""
+        return {"variant": self.rules.name, "expected_score": self.expected_score,
+                "sd": self.sd, "states": self.states, "seconds": self.seconds,
+                "cached": self.cached}
 
-def backward(model: Model, VAL: np.ndarray, store: np.ndarray | None = None,
+
+def backward(problem: Problem, VAL: np.ndarray, store: np.ndarray | None = None,
              m1: np.ndarray | None = None, m2: np.ndarray | None = None,
              step: Step | None = None) -> None:
     """Sweep every layer from the full card back to the empty one, deciding by VAL.
@@ -99,62 +102,63 @@ def backward(model: Model, VAL: np.ndarray, store: np.ndarray | None = None,
     `store` (VAL itself for the DP) receives the values, `m1`/`m2` the moments of the points
     to come under VAL's play (the decision kernel; see `solver.kernels.layer`).
     """
-    layout = model.layout
+    layout = problem.layout
     total = int(layout.LAYER_PTR[-2])  # every state but the full card
-    for k in range(model.tables.n_categories - 1, -1, -1):
-        R, ptr, per_row = layer_plan(model, k)
+    for k in range(problem.tables.n_categories - 1, -1, -1):
+        R, ptr, per_row = layer_plan(problem, k)
         done = total - int(layout.LAYER_PTR[k + 1])
-        for part in parts(model, R, ptr, per_row):
-            sweep_part(model, R, part, VAL, store, m1, m2)
+        for part in parts(problem, R, ptr, per_row):
+            sweep_part(problem, R, part, VAL, store, m1, m2)
             if step is not None:
                 step(done + int(R.NU[: part[-1]].sum()) * per_row, total)
 
 
-def parts(model: Model, R, ptr: np.ndarray, per_row: int):
+def parts(problem: Problem, R, ptr: np.ndarray, per_row: int):
     """The batches `ptr` (consecutive boundaries over a layer's rows R, each row standing for
-    `per_row` banks: `layer_plan`) in parts of about PART_SECONDS of work (big layers, such as
-    Maxi Yatzy's, take half a minute or more)."""
-    part_states = max(1, int(PART_SECONDS * model.threads / model.seconds_per_state()))
+    `per_row` banks: `layer_plan`) in parts of about `budget.PART_SECONDS` of work (big layers,
+    such as Maxi Yatzy's, take half a minute or more)."""
     states = int(R.NU[ptr[0]:ptr[-1]].sum()) * per_row
-    stride = max(1, (len(ptr) - 1) // max(1, states // part_states))
+    stride = max(1, (len(ptr) - 1) // max(1, states // problem.part_states))
     for b in range(0, len(ptr) - 1, stride):
         yield ptr[b:min(b + stride, len(ptr) - 1) + 1]
 
 
-def layer_plan(model: Model, k: int):
+def layer_plan(problem: Problem, k: int):
     """Layer k's rows (`StateLayout.rows`), its batches (boundaries over those rows) and how
     many banks of saved rolls each batched row stands for (`layer.layer_batches`)."""
     from .kernels import layer
 
-    R = model.layout.rows(k)
-    ptr, per_row = model.remember(f"layer-batches-{k}", lambda: layer.layer_batches(
-        model.kernel_tables, R, model.batch_width()))
+    R = problem.layout.rows(k)
+    ptr, per_row = problem.remember(("layer-batches", k), lambda: layer.layer_batches(
+        problem.K, R, problem.batch_width()))
     return R, ptr, per_row
 
 
-def sweep_part(model: Model, R, part: np.ndarray, VAL: np.ndarray, store: np.ndarray | None,
-               m1: np.ndarray | None = None, m2: np.ndarray | None = None) -> None:
+def sweep_part(problem: Problem, R, part: np.ndarray, VAL: np.ndarray,
+               store: np.ndarray | None, m1: np.ndarray | None = None,
+               m2: np.ndarray | None = None) -> None:
     """Solve the batches `part` (consecutive boundaries of `layer_plan`'s) of a layer's rows R:
     the values into `store`, with `m1`/`m2` the moments (the decision kernel)."""
     from .kernels import layer
     from .kernels.bundle import Next
 
-    K, L, cols = model.kernel_tables, model.layout.kernel_layout(), model.batch_width()
+    K, L, cols = problem.K, problem.L, problem.batch_width()
     if m1 is not None or m2 is not None:
-        layer.decide(K, L, R, part, cols, model.threads, Next(VAL, m1, m2), store, shared=True)
+        layer.decide(K, L, R, part, cols, problem.threads, Next(VAL, m1, m2), store,
+                     shared=True)
     else:
-        layer.values(K, L, R, part, cols, model.threads, VAL, store, shared=True)
+        layer.values(K, L, R, part, cols, problem.threads, VAL, store, shared=True)
 
 
-def solve_values(model: Model, with_sd: bool = False, step: Step | None = None,
+def solve_values(problem: Problem, with_sd: bool = False, step: Step | None = None,
                  ) -> tuple[np.ndarray, float | None]:
     """Run the DP: the value store, and with `with_sd` the standard deviation of the final
     score under the optimal play it finds (else None)."""
-    layout = model.layout
+    layout = problem.layout
     V = np.zeros(layout.size)
     M2 = np.zeros(layout.size) if with_sd else None
-    backward(model, V, store=V, m2=M2, step=step)
-    check_values(model.tables, layout, V, "expected points to come", 0.0)
+    backward(problem, V, store=V, m2=M2, step=step)
+    check_values(problem.tables, layout, V, "expected points to come", 0.0)
     sd = None
     if M2 is not None:
         start = layout.start
@@ -173,7 +177,7 @@ def check_values(t: RuleTables, layout: StateLayout, values: np.ndarray, what: s
     inside = (values >= low) & (values <= high)
     where = np.flatnonzero(~inside.reshape(len(values), -1).all(axis=1))[:1]
     mask, flag, u = (int(x[0]) for x in layout.states_at(where + start))
-    boxes = [t.rules.keys[c] for c in range(t.n_categories) if mask >> c & 1]
+    boxes = [t.rules.keys[c] for c in filled_boxes(mask, t.n_categories)]
     raise SolverError(
         f"{t.rules.name}: the solver computed {values[where[0]]!r} as the {what} of the state "
         f"with {', '.join(boxes) or 'no box'} filled, upper total {u} and flag {flag}, outside "

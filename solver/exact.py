@@ -70,7 +70,7 @@ def exact_moments(solution: Solution, strategy: str = "optimal",
     # Optimal play's own value is V, so its first moment needs no carrying.
     M1 = None if strategy == "optimal" else np.zeros(layout.size)
     M2 = np.zeros(layout.size)
-    backward(solution.model, V, m1=M1, m2=M2, step=step)
+    backward(solution.problem, V, m1=M1, m2=M2, step=step)
     start = layout.start
     mean = float((V if M1 is None else M1)[start])
     return Moments(strategy, mean, float(np.sqrt(max(0.0, M2[start] - mean * mean))))
@@ -81,7 +81,7 @@ def exact_figures(solution: Solution, strategy: str = "optimal", moments: Moment
     """Exact mean, SD and per-box statistics of `strategy` (see the module docstring);
     `moments`, when known already, spare the backward pass."""
     from .forward import walk
-    from .kernels.turn import EVENT_JOKER, EVENT_UPPER_BONUS, EVENT_YAHTZEE_BONUS
+    from .kernels.outcomes import EVENT_JOKER, EVENT_UPPER_BONUS, EVENT_YAHTZEE_BONUS
 
     begin = time.perf_counter()
     moments = moments or exact_moments(solution, strategy)

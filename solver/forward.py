@@ -28,6 +28,7 @@ import numpy as np
 
 from .dp import Solution
 from .kernels.bundle import Next, Outcomes, Rows, States, build
+from .problem import Problem
 from .report import Step
 
 
@@ -38,7 +39,7 @@ class Walk:
 
     box_mean: np.ndarray | None  # float64 [box]: expected score in each box
     box_zero_rate: np.ndarray | None  # float64 [box]: probability it ends with 0
-    events: np.ndarray | None  # float64 [event]: expected count of each EVENT_* (kernels.turn)
+    events: np.ndarray | None  # float64 [event]: expected count of each EVENT_* (kernels.outcomes)
     scores: np.ndarray | None  # int64: lowest .. highest final score (with `pmf`)
     probabilities: np.ndarray | None  # float64
 
@@ -51,14 +52,14 @@ def walk(solution: Solution, V: np.ndarray, pmf: bool = False, step: Step | None
     """Follow the play that V's values make (the solved values: optimal play) from the empty
     card to the full one: the figures (unless `figures` is False) and, with `pmf`, the
     distribution of the points banked too. The distribution alone of a game with saved
-    rolls streams its moves (`_banked_pmf_walk`)."""
-    from .kernels.turn import N_EVENTS
+    rolls streams its moves (`_streamed_pmf`)."""
+    from .kernels.outcomes import N_EVENTS
 
-    model = solution.model
-    if pmf and not figures and model.tables.n_banks > 1:
-        scores, probabilities = _banked_pmf_walk(solution, V, step)
+    problem = solution.problem
+    if pmf and not figures and problem.layout.saves_rolls:
+        scores, probabilities = _streamed_pmf(problem, V, step)
         return Walk(None, None, None, scores, probabilities)
-    t, layout = model.tables, model.layout
+    t, layout = problem.tables, problem.layout
     n_cat = t.n_categories
     index = np.array([layout.start], dtype=np.int64)
     reach = np.ones(1)
@@ -69,19 +70,19 @@ def walk(solution: Solution, V: np.ndarray, pmf: bool = False, step: Step | None
         # Only the columns used: each is a gather of millions of moves per layer.
         names = ("target", "prob", *(("box", "points", "flags") if figures else ()),
                  *(("gain",) if pmf else ()))
-        src, out = layer_outcomes(model, V, index, names)
+        src, out = layer_outcomes(problem, V, index, names)
         index, slot = distinct(out.pop("target"))
         if figures:
             w = reach[src] * out["prob"]
             box_stats[0] += np.bincount(out["box"], weights=w * out["points"], minlength=n_cat)
             box_stats[1] += np.bincount(out["box"], weights=w * (out["points"] == 0),
                                         minlength=n_cat)
-            for e in range(N_EVENTS):
-                events[e] += w[(out["flags"] >> e) & 1 == 1].sum()
+            for e in range(N_EVENTS):  # (FLAGS: bit e set when the move won event e)
+                events[e] += w[np.bitwise_and(out["flags"], 1 << e) != 0].sum()
             reach = np.bincount(slot, weights=w, minlength=len(index))
         if windows is not None:
             windows = windows.convolve(src, slot, out["gain"], out["prob"], len(index),
-                                       model.threads)
+                                       problem.threads)
         del src, slot, out  # (before the next layer's moves are gathered)
         if step is not None:
             step(k + 1, n_cat)
@@ -91,21 +92,22 @@ def walk(solution: Solution, V: np.ndarray, pmf: bool = False, step: Step | None
     return Walk(box_stats[0], box_stats[1], events, scores, probabilities)
 
 
-def layer_outcomes(model, V: np.ndarray, index: np.ndarray,
+def layer_outcomes(problem: Problem, V: np.ndarray, index: np.ndarray,
                    names: tuple[str, ...] = FIGURE_COLUMNS) -> tuple[np.ndarray, dict]:
     """Every move a turn ends with from the states at store indices `index` (sorted): the
     position in `index` of its source, and the columns `names` of FIGURE_COLUMNS (its target,
     gain, box, points, flags and prob)."""
     from .kernels import layer
 
-    t, layout = model.tables, model.layout
+    t, layout = problem.tables, problem.layout
     mask, flag, u, bank = layout.banked_states_at(index)
-    if t.n_banks > 1:
-        return _banked_layer_outcomes(model, V, index, names, (mask, flag, u, bank))
-    most = model.most_outcomes()
+    if layout.saves_rolls:
+        return _joined(list(_banked_blocks(problem, V, index, names, (mask, flag, u, bank))),
+                       names)
+    most = problem.most_outcomes
     no_choice = np.zeros((0, t.rolls, t.n_distinct_rolls), dtype=np.int64)
     parts = []
-    block = model.outcome_block()
+    block = problem.outcome_block
     buffers = _outcome_buffers(min(block, len(index)), most)
     for b0 in range(0, len(index), block):
         part = slice(b0, b0 + block)
@@ -113,10 +115,9 @@ def layer_outcomes(model, V: np.ndarray, index: np.ndarray,
         rows = rows_of_states(States(mask[part], flag[part], u[part],
                                      np.zeros(n, dtype=np.int64)))
         out = build(Outcomes, **{name: array[:n] for name, array in buffers.items()})
-        cols = model.batch_width(int(rows.NU.max(initial=1)))
-        layer.decide(model.kernel_tables, layout.kernel_layout(), rows,
-                     layer.batches(rows.NU, cols),
-                     cols, model.threads, Next(V, None, None), choice=no_choice, out=out)
+        cols = problem.batch_width(int(rows.NU.max(initial=1)))
+        layer.decide(problem.K, problem.L, rows, layer.batches(rows.NU, cols), cols,
+                     problem.threads, Next(V, None, None), choice=no_choice, out=out)
         parts.append(_filled(out, n, most, b0, names))
     return _joined(parts, names)
 
@@ -163,34 +164,28 @@ def _joined(parts: list[list], names: tuple[str, ...]) -> tuple[np.ndarray, dict
     return columns[0], dict(zip(names, columns[1:], strict=True))
 
 
-def _banked_layer_outcomes(model, V: np.ndarray, index: np.ndarray, names: tuple[str, ...],
-                           states: tuple) -> tuple[np.ndarray, dict]:
-    """`layer_outcomes` with saved rolls: every block of `_banked_blocks`, joined."""
-    return _joined(list(_banked_blocks(model, V, index, names, states)), names)
-
-
-def _banked_blocks(model, V: np.ndarray, index: np.ndarray, names: tuple[str, ...],
-                   states: tuple):
+def _banked_blocks(problem: Problem, V: np.ndarray, index: np.ndarray,
+                   names: tuple[str, ...], states: tuple):
     """The moves of the states at `index` with saved rolls, a block of states at a time (as
     `_filled` gives them): the decision kernel records the choices at every stage (one bank a
-    batch), then `play.banked_outcomes` follows the dice through them. `index` is sorted by
+    batch), then `outcomes.banked_outcomes` follows the dice through them. `index` is sorted by
     store index, which orders the states by bank, mask, flag and total, as the rows want.
     `states`: their (mask, flag, u, bank)."""
     from .kernels import layer
     from .kernels.layer import run_threads
-    from .kernels.play import banked_outcomes, key_space
+    from .kernels.outcomes import banked_outcomes, key_space
 
-    t, layout = model.tables, model.layout
-    K, KL = model.kernel_tables, layout.kernel_layout()
-    most, stages, n_roll = model.most_outcomes(), model.most_stages(), t.n_distinct_rolls
-    block = model.outcome_block()
+    t = problem.tables
+    K, KL = problem.K, problem.L
+    most, stages, n_roll = problem.most_outcomes, problem.most_stages, t.n_distinct_rolls
+    block = problem.outcome_block
     none = np.zeros((0, 0), dtype=np.int64)
     no_outcomes = Outcomes(none, none, none, none, none, np.zeros((0, 0)),
                            np.zeros(0, dtype=np.int64))
     space = key_space(K, stages)
     scratches = [(np.zeros(t.n_keeps), np.zeros(t.n_keeps), np.zeros(space),
                   np.zeros(space, dtype=np.int64), np.zeros(space, dtype=np.int64),
-                  np.zeros(space, dtype=np.int64)) for _ in range(model.threads)]
+                  np.zeros(space, dtype=np.int64)) for _ in range(problem.threads)]
     size = min(block, len(index))
     buffers = _outcome_buffers(size, most)
     choices = np.empty((size, stages, n_roll), dtype=np.int64)
@@ -199,9 +194,9 @@ def _banked_blocks(model, V: np.ndarray, index: np.ndarray, names: tuple[str, ..
         mask, flag, u, bank = (a[part] for a in states)
         n = len(mask)
         rows = rows_of_states(States(mask, flag, u, bank))
-        cols = model.batch_width(int(rows.NU.max(initial=1)))
+        cols = problem.batch_width(int(rows.NU.max(initial=1)))
         choice = choices[:n]
-        layer.decide(K, KL, rows, layer.batches(rows.NU, cols, rows.BANK), cols, model.threads,
+        layer.decide(K, KL, rows, layer.batches(rows.NU, cols, rows.BANK), cols, problem.threads,
                      Next(V, None, None), choice=choice, out=no_outcomes)
         out = build(Outcomes, **{name: array[:n] for name, array in buffers.items()})
         shares = split_rows(rows, len(scratches))  # (one scratch per share)
@@ -210,8 +205,8 @@ def _banked_blocks(model, V: np.ndarray, index: np.ndarray, names: tuple[str, ..
         yield _filled(out, n, most, b0, names)
 
 
-def _banked_pmf_walk(solution: Solution, V: np.ndarray, step: Step | None = None
-                     ) -> tuple[np.ndarray, np.ndarray]:
+def _streamed_pmf(problem: Problem, V: np.ndarray, step: Step | None = None
+                  ) -> tuple[np.ndarray, np.ndarray]:
     """`walk`'s distribution for a game with saved rolls, whose layers have too many moves to
     hold at once (Yatzy with saved rolls: over 143 million in one): every stored state of the
     next layer gets its window in advance (`distribution.state_windows`: what its boxes can
@@ -222,8 +217,7 @@ def _banked_pmf_walk(solution: Solution, V: np.ndarray, step: Step | None = None
     from .distribution import state_windows
     from .kernels.play import scatter_windows, trim_windows
 
-    model = solution.model
-    t, layout = model.tables, model.layout
+    t, layout = problem.tables, problem.layout
     index = np.array([layout.start], dtype=np.int64)
     windows = _Windows.start()
     names = ("target", "gain", "prob")
@@ -233,13 +227,13 @@ def _banked_pmf_walk(solution: Solution, V: np.ndarray, step: Step | None = None
         offset = (np.cumsum(width) - width).astype(np.int64)
         pmf = np.zeros(int(width.sum()))
         sources = (windows.lo, windows.width, windows.offset, windows.pmf)
-        for src, target, gain, prob in _banked_blocks(model, V, index, names,
+        for src, target, gain, prob in _banked_blocks(problem, V, index, names,
                                                        layout.banked_states_at(index)):
             outside = scatter_windows(src, target - base, gain, prob, sources,
                                       (lo, width, offset, pmf))
             if outside:  # (a bug: `state_windows` must hold every total a state can have)
                 raise RuntimeError(f"{outside} moves of layer {k} fall outside the windows "
-                                   f"of {model.name}'s next layer")
+                                   f"of {problem.name}'s next layer")
         del sources
         windows = None  # (let go before the trimmed copy is made)
         places, *trimmed = trim_windows(lo, width, offset, pmf)

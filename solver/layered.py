@@ -35,17 +35,18 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from yz.rules import InputError, RuleSet, SolverError
+from yz.rules import InputError, RuleSet, SolverError, compile_rules
 
 from . import cache
+from .budget import CHUNK_STATES
 from .dp import SOLVER_VERSION, layer_plan, parts, sweep_part
+from .problem import Problem
 
 STORE_FORMAT = 1
 MANIFEST = "solve.json"
-CHUNK_STATES = 1 << 20  # states per chunk, about: 8 MB of values (a layer of 4M: 4 tasks)
 RETRIES = 3  # Dask runs a chunk again this often when its worker dies
-# Kept by each process: the model of the rule set it works for, and the layer it last read.
-_MODEL: dict[str, Any] = {}
+# Kept by each process: the problem of the rule set it works for, and the layer it last read.
+_PROBLEM: dict[str, Any] = {}
 _LAYER: dict[tuple, tuple] = {}
 _LOCK = threading.Lock()
 
@@ -86,11 +87,11 @@ class Chunk:
         return [self.layer, self.index, self.first, self.last]
 
 
-def plan(model, chunk_states: int = CHUNK_STATES) -> list[list[Chunk]]:
+def plan(problem: Problem, chunk_states: int = CHUNK_STATES) -> list[list[Chunk]]:
     """Every layer's chunks (index k: layer k; the full card has none: its values are 0)."""
     layers: list[list[Chunk]] = []
-    for k in range(model.tables.n_categories):
-        R, ptr, per_row = layer_plan(model, k)
+    for k in range(problem.tables.n_categories):
+        R, ptr, per_row = layer_plan(problem, k)
         states = np.cumsum(R.NU)[ptr[1:] - 1] * per_row  # states up to each batch's end
         chunks, first, base = [], 0, 0
         for b in range(1, len(ptr)):
@@ -101,10 +102,10 @@ def plan(model, chunk_states: int = CHUNK_STATES) -> list[list[Chunk]]:
     return layers
 
 
-def chunk_slices(model, chunk: Chunk) -> list[tuple[int, int]]:
+def chunk_slices(problem: Problem, chunk: Chunk) -> list[tuple[int, int]]:
     """The store ranges [start, end) a chunk solves, in the order its file holds them: one per
     bank of saved rolls its rows stand for."""
-    R, ptr, per_row = layer_plan(model, chunk.layer)
+    R, ptr, per_row = layer_plan(problem, chunk.layer)
     lo, hi = int(ptr[chunk.first]), int(ptr[chunk.last])
     per_bank = len(R.NU) // per_row
     out = []
@@ -117,20 +118,17 @@ def chunk_slices(model, chunk: Chunk) -> list[tuple[int, int]]:
 # ---------------------------------------------------------------- one chunk (a pure task)
 
 
-def _model_for(rules_data: dict, threads: int):
-    """The model of a rule set in this process (kept: a worker solves many chunks of it)."""
-    from .model import Model
-
+def _problem_for(rules_data: dict, threads: int) -> Problem:
+    """The problem of a rule set in this process (kept: a worker solves many chunks of it)."""
     key = (json.dumps(rules_data, sort_keys=True), threads)
     with _LOCK:
-        model = _MODEL.get(key)
-        if model is None:
-            _MODEL.clear()
+        problem = _PROBLEM.get(key)
+        if problem is None:
+            _PROBLEM.clear()
             _LAYER.clear()
-            model = Model(RuleSet.model_validate(rules_data), use_cache=False, threads=threads,
-                          max_seconds=None)
-            _MODEL[key] = model
-        return model
+            problem = Problem.of(compile_rules(RuleSet.model_validate(rules_data)), threads)
+            _PROBLEM[key] = problem
+        return problem
 
 
 def chunk_path(folder: Path, layer: int, index: int) -> Path:
@@ -163,7 +161,7 @@ def lazy_zeros(n: int) -> np.ndarray:
     return np.frombuffer(mmap.mmap(-1, n * 8, flags=flags), dtype=np.float64)
 
 
-def _tables_with_layer(model, folder: Path, layer: int, chunks: list[list], with_sd: bool
+def _tables_with_layer(problem: Problem, folder: Path, layer: int, chunks: list[list], with_sd: bool
                        ) -> tuple[np.ndarray, np.ndarray | None]:
     """Full-size value (and second-moment) tables holding the finished `layer`, whose chunks
     are `chunks` ([first batch, last batch, file SHA-256] each: `Chunk.spec`), read from the
@@ -175,22 +173,23 @@ def _tables_with_layer(model, folder: Path, layer: int, chunks: list[list], with
         if have is not None:
             return have
         _LAYER.clear()  # the layer before: at most two layers live in a worker
-        VAL = lazy_zeros(model.layout.size)
-        M2 = lazy_zeros(model.layout.size) if with_sd else None
-        if layer < model.tables.n_categories:
+        VAL = lazy_zeros(problem.layout.size)
+        M2 = lazy_zeros(problem.layout.size) if with_sd else None
+        if layer < problem.tables.n_categories:
             for index, (first, last, sha) in enumerate(chunks):
                 chunk = Chunk(layer, index, first, last)
                 data = _read_chunk(chunk_path(folder, layer, index), sha, 2 if with_sd else 1)
-                _scatter(model, chunk, data, VAL, M2)
+                _scatter(problem, chunk, data, VAL, M2)
         _LAYER[key] = (VAL, M2)
         return VAL, M2
 
 
-def _scatter(model, chunk: Chunk, data: np.ndarray, VAL: np.ndarray, M2: np.ndarray | None):
+def _scatter(problem: Problem, chunk: Chunk, data: np.ndarray, VAL: np.ndarray,
+             M2: np.ndarray | None):
     """Put a chunk file's entries back at their store places."""
     at = 0
     values = data if data.ndim == 1 else data[0]  # (a solve with the SD: values, moments)
-    for a, b in chunk_slices(model, chunk):
+    for a, b in chunk_slices(problem, chunk):
         VAL[a:b] = values[at:at + b - a]
         if M2 is not None:
             M2[a:b] = data[1, at:at + b - a]
@@ -204,30 +203,31 @@ def solve_chunk(rules_data: dict, folder: str, chunk: list[int], above: list[lis
     `RuleSet.model_dump(mode="json")` gives it); `expect`: the coordinator's `solver_stamp`,
     which this process's yz must match. Pure: the same arguments write the same bytes, so a
     chunk run twice (a retry) is harmless."""
-    model = _model_for(rules_data, threads)
-    if expect and solver_stamp(model) != expect:
-        raise StoreError(f"a worker's yz ({solver_stamp(model)}) is not the coordinator's "
+    problem = _problem_for(rules_data, threads)
+    if expect and solver_stamp(problem) != expect:
+        raise StoreError(f"a worker's yz ({solver_stamp(problem)}) is not the coordinator's "
                          f"({expect}); install the same yz on every worker.")
-    return chunk_task(model, Path(folder), Chunk(*chunk), above, with_sd)
+    return chunk_task(problem, Path(folder), Chunk(*chunk), above, with_sd)
 
 
-def solver_stamp(model) -> str:
+def solver_stamp(problem) -> str:
     """What must be the same wherever a solve's chunks are computed: the compiled rules and
     the solver's version."""
-    return f"{model.tables.digest[:16]}-v{SOLVER_VERSION}"
+    return f"{problem.tables.digest[:16]}-v{SOLVER_VERSION}"
 
 
-def chunk_task(model, folder: Path, chunk: Chunk, above: list[list], with_sd: bool) -> str:
+def chunk_task(problem: Problem, folder: Path, chunk: Chunk, above: list[list],
+               with_sd: bool) -> str:
     """Solve `chunk` from the finished layer above (its chunks `above`: [first batch, last
     batch, file SHA-256] each), write it to the folder and return its file's SHA-256. The
     chunks' bounds come from the store's manifest: a solve resumed with another chunk size
     goes on with the chunks it began with."""
     layer = chunk.layer
-    VAL, M2 = _tables_with_layer(model, folder, layer + 1, above, with_sd)
-    R, ptr, per_row = layer_plan(model, layer)
-    for part in parts(model, R, ptr[chunk.first:chunk.last + 1], per_row):  # (Ctrl-C between parts)
-        sweep_part(model, R, part, VAL, VAL, None, M2)
-    slices = chunk_slices(model, chunk)
+    VAL, M2 = _tables_with_layer(problem, folder, layer + 1, above, with_sd)
+    R, ptr, per_row = layer_plan(problem, layer)
+    for part in parts(problem, R, ptr[chunk.first:chunk.last + 1], per_row):  # Ctrl-C here
+        sweep_part(problem, R, part, VAL, VAL, None, M2)
+    slices = chunk_slices(problem, chunk)
     values = np.concatenate([VAL[a:b] for a, b in slices])
     data = values if M2 is None else np.stack([values, np.concatenate([M2[a:b]
                                                                        for a, b in slices])])
@@ -241,36 +241,36 @@ def chunk_task(model, folder: Path, chunk: Chunk, above: list[list], with_sd: bo
 # ---------------------------------------------------------------- the coordinator
 
 
-def _manifest_base(model, with_sd: bool, layers: list[list[Chunk]]) -> dict:
-    t = model.tables
+def _manifest_base(problem: Problem, with_sd: bool, layers: list[list[Chunk]]) -> dict:
+    t = problem.tables
     return {"format": STORE_FORMAT, "solver_version": SOLVER_VERSION, "digest": t.digest,
-            "variant": t.rules.name, "size": model.layout.size, "with_sd": with_sd,
+            "variant": t.rules.name, "size": problem.layout.size, "with_sd": with_sd,
             "chunks": [[[c.first, c.last] for c in chunks] for chunks in layers]}
 
 
-def open_store(model, folder: Path, with_sd: bool, chunk_states: int
+def open_store(problem: Problem, folder: Path, with_sd: bool, chunk_states: int
                ) -> tuple[dict, list[list[Chunk]]]:
     """The manifest of `folder` for this solve and its chunks: a new one (chunks of about
     `chunk_states` states) for a new or empty folder, the folder's own when it holds this
     solve (its finished chunks and its chunk plan kept, whatever `chunk_states` is now);
     StoreError otherwise (`check_store`). Never touches a folder that holds anything but a
     solve of yz."""
-    have = check_store(model, folder, with_sd)
+    have = check_store(problem, folder, with_sd)
     if have is None:
-        layers = plan(model, chunk_states)
-        return {**_manifest_base(model, with_sd, layers), "done": {}}, layers
-    layers = _chunks_of(model, have.get("chunks"), folder)
+        layers = plan(problem, chunk_states)
+        return {**_manifest_base(problem, with_sd, layers), "done": {}}, layers
+    layers = _chunks_of(problem, have.get("chunks"), folder)
     done = have.get("done")
-    return {**_manifest_base(model, with_sd, layers),
+    return {**_manifest_base(problem, with_sd, layers),
             "done": done if isinstance(done, dict) else {}}, layers
 
 
-def check_store(model, folder: str | os.PathLike, with_sd: bool) -> dict | None:
+def check_store(problem: Problem, folder: str | os.PathLike, with_sd: bool) -> dict | None:
     """The manifest `folder` holds for this solve, None for a new or empty folder; StoreError
     for a file, a folder holding something else (another solve included) or a damaged
     manifest. Reads only the manifest: cheap enough to run before a time estimate."""
     folder = Path(folder).expanduser().resolve()
-    base = _manifest_base(model, with_sd, [])
+    base = _manifest_base(problem, with_sd, [])
     del base["chunks"]
     path = folder / MANIFEST
     if folder.exists() and not folder.is_dir():
@@ -297,12 +297,12 @@ def _write_manifest(folder: Path, manifest: dict) -> None:
     cache._write_atomic(folder / MANIFEST, lambda fh: fh.write(json.dumps(sealed).encode()))
 
 
-def solve_layered(model, folder: str | os.PathLike, with_sd: bool = False,
+def solve_layered(problem: Problem, folder: str | os.PathLike, with_sd: bool = False,
                   scheduler: Any = None, chunk_states: int = CHUNK_STATES,
                   progress: Callable[[int, int], None] | None = None,
                   workers: int | None = None) -> LayeredSolution:
-    """Solve `model`'s rule set layer by layer into `folder` (created; resumed when it holds
-    an unfinished solve of the same rules): here on the model's threads, on a Dask cluster
+    """Solve `problem`'s rule set layer by layer into `folder` (created; resumed when it holds
+    an unfinished solve of the same rules): here on the problem's threads, on a Dask cluster
     (`scheduler`: an address or a `distributed.Client`) or, with `workers` > 1, on that many
     local Dask worker processes. `progress(states done, states in all)` follows the
     chunks."""
@@ -315,15 +315,15 @@ def solve_layered(model, folder: str | os.PathLike, with_sd: bool = False,
         raise InputError("workers: local workers and a scheduler exclude each other; give one.",
                          param="workers")
     folder_ = Path(folder).expanduser().resolve()
-    manifest, layers = open_store(model, folder_, with_sd, chunk_states)
+    manifest, layers = open_store(problem, folder_, with_sd, chunk_states)
     folder_.mkdir(parents=True, exist_ok=True)
     done: dict[str, str] = manifest["done"]
     resumed = len(done)
     _write_manifest(folder_, manifest)
-    rules_data = model.rules.model_dump(mode="json")
-    run = _Runner(scheduler, workers, model, rules_data, folder_, with_sd)
-    n = model.tables.n_categories
-    size = {f"{c.layer}/{c.index}": _chunk_size(model, c) for chunks in layers for c in chunks}
+    rules_data = problem.rules.model_dump(mode="json")
+    run = _Runner(scheduler, workers, problem, rules_data, folder_, with_sd)
+    n = problem.tables.n_categories
+    size = {f"{c.layer}/{c.index}": _chunk_size(problem, c) for chunks in layers for c in chunks}
     total = sum(size.values())
     finished = sum(size[key] for key in done if key in size)  # states in finished chunks
     solved = 0
@@ -375,16 +375,16 @@ def solve_layered(model, folder: str | os.PathLike, with_sd: bool = False,
                 k = max((c.layer for c in bad), default=-1)
         # The game's value: layer 0, read back (and checked) from the folder.
         layer0 = [[c.first, c.last, done[f"0/{c.index}"]] for c in layers[0]]
-        VAL, M2 = _tables_with_layer(model, folder_, 0, layer0, with_sd)
-        value = float(VAL[model.layout.start])
+        VAL, M2 = _tables_with_layer(problem, folder_, 0, layer0, with_sd)
+        value = float(VAL[problem.layout.start])
         sd = None
         if M2 is not None:
-            sd = float(np.sqrt(max(0.0, M2[model.layout.start] - value ** 2)))
+            sd = float(np.sqrt(max(0.0, M2[problem.layout.start] - value ** 2)))
     finally:
         run.close()
         with _LOCK:
             _LAYER.clear()
-    solution = LayeredSolution(model.rules.name, folder_, value, sd, model.layout.reachable,
+    solution = LayeredSolution(problem.rules.name, folder_, value, sd, problem.layout.reachable,
                                time.perf_counter() - start, resumed, solved)
     check_layered(solution)
     manifest["expected_score"], manifest["sd"] = value, sd
@@ -392,17 +392,17 @@ def solve_layered(model, folder: str | os.PathLike, with_sd: bool = False,
     return solution
 
 
-def share_left(model, folder: str | os.PathLike, with_sd: bool) -> float:
+def share_left(problem: Problem, folder: str | os.PathLike, with_sd: bool) -> float:
     """The share of the states still to solve in `folder` by its manifest (1.0 for a new,
     foreign or unreadable folder; the files are checked by the solve, not here): what a
     resumed solve's time estimate is scaled by."""
     try:
-        manifest = check_store(model, folder, with_sd)
+        manifest = check_store(problem, folder, with_sd)
         if manifest is None:
             return 1.0
-        layers = _chunks_of(model, manifest.get("chunks"), Path(folder))
+        layers = _chunks_of(problem, manifest.get("chunks"), Path(folder))
         done = manifest.get("done") or {}
-        sizes = [(_chunk_size(model, c), f"{c.layer}/{c.index}" in done)
+        sizes = [(_chunk_size(problem, c), f"{c.layer}/{c.index}" in done)
                  for chunks in layers for c in chunks]
     except (OSError, cache.CorruptCache, StoreError, AttributeError):
         return 1.0
@@ -410,17 +410,18 @@ def share_left(model, folder: str | os.PathLike, with_sd: bool) -> float:
     return sum(size for size, finished in sizes if not finished) / max(1, total)
 
 
-def _chunk_size(model, chunk: Chunk) -> int:
-    return sum(b - a for a, b in chunk_slices(model, chunk))
+def _chunk_size(problem: Problem, chunk: Chunk) -> int:
+    return sum(b - a for a, b in chunk_slices(problem, chunk))
 
 
-def read_store(model, folder: str | os.PathLike, layers: Iterable[int] | None = None,
+def read_store(problem, folder: str | os.PathLike, layers: Iterable[int] | None = None,
                moments: bool = True) -> tuple[np.ndarray, np.ndarray | None]:
     """The whole value table (and second moments, when solved with the SD) of a finished
     layered solve in `folder`, every chunk checked; StoreError when it is not finished. With
     `layers`, only those layers are read (and must be finished): the rest of the table reads
     0 and takes no memory (what advice in one position needs: the layer after it). Without
     `moments` the second moments are left out (None)."""
+    problem = getattr(problem, "problem", problem)  # (a Model will do: its problem is read)
     if not str(folder).strip():
         raise StoreError("store: give the folder a layered solve wrote (yz solve --store).",
                          param="store")
@@ -439,13 +440,13 @@ def read_store(model, folder: str | os.PathLike, layers: Iterable[int] | None = 
             SOLVER_VERSION:
         raise StoreError(f"store: {folder_} was written by another version of yz.",
                          param="store")
-    if manifest.get("digest") != model.tables.digest or \
-            manifest.get("size") != model.layout.size:
+    if manifest.get("digest") != problem.tables.digest or \
+            manifest.get("size") != problem.layout.size:
         raise StoreError(f"store: {folder_} holds a solve of other rules "
                          f"('{manifest.get('variant')}').", param="store")
-    plan_ = _chunks_of(model, manifest.get("chunks"), folder_)
+    plan_ = _chunks_of(problem, manifest.get("chunks"), folder_)
     done = manifest.get("done") or {}
-    size = model.layout.size
+    size = problem.layout.size
     if layers is None:
         VAL, M2 = np.zeros(size), np.zeros(size) if with_sd else None
     else:
@@ -460,18 +461,18 @@ def read_store(model, folder: str | os.PathLike, layers: Iterable[int] | None = 
                                  f"{c.layer}, chunk {c.index}); resume the layered solve "
                                  "into it to finish it.", param="store")
             rows = 2 if manifest.get("with_sd") else 1
-            _scatter(model, c, _read_chunk(chunk_path(folder_, c.layer, c.index), sha, rows),
+            _scatter(problem, c, _read_chunk(chunk_path(folder_, c.layer, c.index), sha, rows),
                      VAL, M2)
     return VAL, M2
 
 
-def _chunks_of(model, chunks: Any, folder: Path) -> list[list[Chunk]]:
+def _chunks_of(problem: Problem, chunks: Any, folder: Path) -> list[list[Chunk]]:
     """The chunks a manifest lists (whatever chunk size its solve used), checked to cover
     each layer's batches in order."""
     layers = []
     try:
-        for k in range(model.tables.n_categories):
-            n_batches = len(layer_plan(model, k)[1]) - 1
+        for k in range(problem.tables.n_categories):
+            n_batches = len(layer_plan(problem, k)[1]) - 1
             bounds = [(int(a), int(b)) for a, b in chunks[k]]
             ends = [a for a, _ in bounds[1:]] + [n_batches]
             if not bounds or bounds[0][0] != 0 or any(
@@ -485,12 +486,12 @@ def _chunks_of(model, chunks: Any, folder: Path) -> list[list[Chunk]]:
 
 
 class _Runner:
-    """Runs a layer's chunk tasks here (one after another, each on the model's threads) or
+    """Runs a layer's chunk tasks here (one after another, each on the problem's threads) or
     on Dask (one thread each: a worker process per core)."""
 
-    def __init__(self, scheduler: Any, workers: int | None, model, rules_data: dict,
+    def __init__(self, scheduler: Any, workers: int | None, problem, rules_data: dict,
                  folder: Path, with_sd: bool):
-        self.model, self.rules_data, self.folder = model, rules_data, folder
+        self.problem, self.rules_data, self.folder = problem, rules_data, folder
         self.with_sd = with_sd
         self.client, self.own, self.cluster = None, False, None
         from .study import dask_client
@@ -516,7 +517,7 @@ class _Runner:
         """(chunk, its file's SHA-256) for each chunk of layer k, as it finishes."""
         if self.client is None:
             for c in chunks:
-                yield c, chunk_task(self.model, self.folder, c, above, self.with_sd)
+                yield c, chunk_task(self.problem, self.folder, c, above, self.with_sd)
             return
         from distributed import as_completed
 
@@ -524,7 +525,7 @@ class _Runner:
         # cluster (other rules, folder, chunks or layer above) never shares it.
         tag = hashlib.sha256(json.dumps([self.rules_data, str(self.folder), self.with_sd,
                                          above], sort_keys=True).encode()).hexdigest()[:20]
-        stamp = solver_stamp(self.model)
+        stamp = solver_stamp(self.problem)
         futures = {}
         for c in chunks:
             futures[self.client.submit(
@@ -547,7 +548,7 @@ class _Runner:
 
     def close(self) -> None:
         if self.client is not None:
-            # The workers' kept model and layers (gigabytes for a big game); a closing or
+            # The workers' kept problem and layers (gigabytes for a big game); a closing or
             # lost cluster has nothing to free.
             with contextlib.suppress(Exception):
                 self.client.run(_forget)
@@ -558,9 +559,9 @@ class _Runner:
 
 
 def _forget() -> None:
-    """Drop this process's kept model and layers."""
+    """Drop this process's kept problem and layers."""
     with _LOCK:
-        _MODEL.clear()
+        _PROBLEM.clear()
         _LAYER.clear()
 
 

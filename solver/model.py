@@ -11,42 +11,38 @@
     model.duel(Model("yatzy"))                 # P(a player of this beats a player of that)
     model.coach(seed=1)                        # a game played along with the strategy
 
-A model is built once from rules (the shape of QuantEcon's `DiscreteDP`): the compiled tables,
-the state layout, the kernels' bundle, the per-box bounds, the cache of solved tables, the
-memory estimates and the compile warm-up belong to it. Each method knows which kernels it
-compiles, which cache entries it reads and writes, what it checks before it starts and what it
-reports while it runs (to the model's `Reporter`); the front ends (the CLI, the web page,
-sweeps) build a model and call methods. Results are remembered by the model: a second call
-costs nothing.
+A model is built once from rules. Below it is its `Problem` (`solver.problem`: the compiled
+tables, the state layout, the kernels' bundles, threads and work sizes), which the solver's
+modules take; the model adds what a user of the library wants around them: the cache of solved
+tables, the `Budget` (memory and time: what is refused, what is announced), the compile
+warm-up, the `Reporter`, and a memo, so that a second call costs nothing. Each method knows
+which kernels it compiles, which cache entries it reads and writes, what it checks before it
+starts and what it reports while it runs; the front ends (the CLI, the web page) build a model
+and call methods. No solver module imports this one: calls go down from here, never back.
 """
 
 from __future__ import annotations
 
 import contextlib
-import threading
 import time
-from collections import OrderedDict
 from dataclasses import replace
-from functools import cached_property
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 from yz.rules import InputError, RuleSet, RuleTables, compile_rules, load_rules
 
-from . import cache, limits
+from . import budget as budgets
+from . import cache
+from .budget import LONG_WORK_SECONDS, Budget
 from .dp import Solution
 from .exact import ExactFigures, Moments
-from .layout import StateLayout, build_layout
-from .limits import figures_seconds, thread_count
+from .problem import Memo, Problem
 from .report import SILENT, Reporter
+from .state import StateLayout
 from .strategies import check_strategy
 
 # Tables of a game with more keeps than this take a few seconds to build: say so first.
 SLOW_TABLES_KEEPS = 5_000
-# Memory for the turn tables the advisor keeps (a game replays positions, and every roll of a
-# turn shares one): about 5,000 positions of the official rules, fewer of a game with more keeps.
-TURN_MEMO_BYTES = 64 << 20
 
 
 class Model:
@@ -54,26 +50,44 @@ class Model:
 
     def __init__(self, rules: RuleSet | RuleTables | str | Path, *, use_cache: bool = True,
                  threads: int | None = None, max_memory: int | None = None,
-                 max_seconds: float | None = limits.LONG_WORK_SECONDS,
+                 max_seconds: float | None = LONG_WORK_SECONDS,
                  report: Reporter = SILENT):
         """`max_seconds`: the budget of one piece of work (a solve, a distribution, figures):
-        work estimated to take longer is refused before it starts (`limits.WorkTooLong`);
-        None for no budget."""
+        work estimated to take longer is refused before it starts (`yz.rules.WorkTooLong`);
+        None for no budget. `max_memory` (bytes): what a solve, a distribution or a target
+        table may take (default: three quarters of this machine's memory for a solve, half
+        for the others)."""
         if isinstance(rules, str | Path):
             rules = load_rules(rules)
         self.report = report
-        self.tables = rules if isinstance(rules, RuleTables) else tables_of(rules, report)
-        self.layout: StateLayout = build_layout(self.tables)
-        self.threads = thread_count(threads)
+        tables = rules if isinstance(rules, RuleTables) else tables_of(rules, report)
+        self.problem = Problem.of(tables, threads)
+        self.budget = Budget(self.problem, max_memory, max_seconds, report)
         self.use_cache = use_cache
-        self.max_memory = max_memory
-        self.max_seconds = max_seconds
-        self._lock = threading.RLock()
-        self._memo: dict[str, Any] = {}
-        self._turns: OrderedDict = OrderedDict()
+        self._memo = Memo()
 
     def __repr__(self) -> str:
         return f"Model({self.rules.name!r})"
+
+    @property
+    def tables(self) -> RuleTables:
+        return self.problem.tables
+
+    @property
+    def layout(self) -> StateLayout:
+        return self.problem.layout
+
+    @property
+    def threads(self) -> int:
+        return self.problem.threads
+
+    @property
+    def max_memory(self) -> int | None:
+        return self.budget.max_memory
+
+    @property
+    def max_seconds(self) -> float | None:
+        return self.budget.max_seconds
 
     @property
     def rules(self) -> RuleSet:
@@ -83,139 +97,19 @@ class Model:
     def name(self) -> str:
         return self.tables.rules.name
 
-    @cached_property
-    def kernel_tables(self):
-        """The rule tables as the kernels take them (`solver.kernels.bundle.GameTables`)."""
-        from .layout import kernel_tables
-
-        return kernel_tables(self.tables)
-
     def remember(self, key: str, make):
         """`make()`, computed once per model (thread-safe: a web server asks from several)."""
-        with self._lock:
-            if key not in self._memo:
-                self._memo[key] = make()
-            return self._memo[key]
+        return self._memo.remember(key, make)
 
     def _cached(self, key: str):
-        with self._lock:
-            return self._memo.get(key)
-
-    # ------------------------------------------------------------ work sizes
-
-    def batch_width(self, widest: int | None = None) -> int:
-        """Columns the kernels solve side by side: enough to fill the vector units, few
-        enough that the scratch table (keeps x columns) stays in a core's L2 cache; at least
-        `widest`, the widest run of columns that must stay together (default: the value
-        store's, every upper total of a box set)."""
-        from . import config
-
-        if widest is None:
-            widest = int(self.layout.U1.max() - self.layout.U0.min() + 1)
-        return max(widest, min(config.MAX_BATCH_COLS,
-                               config.SCRATCH_BYTES // (8 * self.tables.n_keeps)))
-
-    def state_block(self) -> int:
-        """States whose choices are held at once (rolls x distinct rolls int64 each)."""
-        from . import config
-
-        per_state = (self.tables.rolls + self.tables.n_banks - 1) * \
-            self.tables.n_distinct_rolls * 8
-        return max(1, min(config.SIM_STATE_BLOCK, config.CHOICE_BYTES // per_state))
-
-    def most_outcomes(self) -> int:
-        """The most distinct moves a turn can end with (`distribution.most_outcomes`)."""
-        from .distribution import most_outcomes
-
-        return most_outcomes(self.tables, self.layout)
-
-    def most_stages(self) -> int:
-        """The most rolls a turn has (`distribution.most_stages`)."""
-        from .distribution import most_stages
-
-        return most_stages(self.tables, self.layout)
-
-    def outcome_block(self) -> int:
-        """States whose turn outcomes are held at once (`distribution.outcome_block`)."""
-        from .distribution import outcome_block
-
-        return outcome_block(self.tables, self.layout)[0]
-
-    # ------------------------------------------------------------ estimates
-
-    def solve_bytes(self, with_sd: bool = False) -> int:
-        """Memory a solve needs (the value store, the layout, every thread's scratch)."""
-        from .limits import solve_bytes
-
-        return solve_bytes(self.tables, self.layout, with_sd, self.threads, self.batch_width())
-
-    def check_memory(self, with_sd: bool = False) -> None:
-        """InputError, with the estimate, when solving needs more than `max_memory` (default:
-        three quarters of this machine's memory). Cheap: nothing is solved."""
-        from .limits import check_solve_memory
-
-        check_solve_memory(self.tables, self.layout, with_sd, self.max_memory, self.threads,
-                           self.batch_width())
-
-    def check_time(self, what: str, seconds: float) -> None:
-        """WorkTooLong when `seconds` (an estimate) exceeds the budget `max_seconds`; work
-        that goes ahead and is expected to take minutes is announced with its estimate."""
-        if self.max_seconds is not None and seconds > self.max_seconds:
-            raise limits.WorkTooLong(f"{what} {self.name}", seconds, self.max_seconds,
-                                     f"from its {self.layout.reachable:,} states")
-        if seconds > limits.ANNOUNCE_WORK_SECONDS:
-            self.report.note(f"{what} {self.name} will take about {limits.duration(seconds)} "
-                             "on this machine (estimated from its "
-                             f"{self.layout.reachable:,} states)")
-
-    def solve_seconds(self) -> float:
-        """A rough estimate of the seconds `solve()` and then `distribution()` take here, the
-        kernels compiled (`compile_seconds` adds the first time's compiling)."""
-        return limits.solve_seconds(self.tables, self.layout, self.batch_width())
-
-    def prepare_seconds(self) -> float:
-        """A rough estimate of the seconds `solve()` and then, where it is computed (not for
-        games with saved rolls too big for it), `distribution()` take here."""
-        values = limits.VALUES_SHARE * self.solve_seconds()
-        return values + (self.distribution_seconds() if self.has_distribution_of_play else 0.0)
-
-    def distribution_seconds(self) -> float:
-        """A rough estimate of the seconds `distribution()` takes once solved (see
-        `limits.distribution_seconds`)."""
-        return limits.distribution_seconds(self.tables, self.layout, self.batch_width(),
-                                           self.threads)
-
-    def target_seconds(self, max_target: int) -> float:
-        """A rough estimate of the seconds `targets(max_target)` takes to solve its table (the
-        DP's values not included)."""
-        return limits.target_seconds(self.tables, self.layout, max_target, self.batch_width())
-
-    def seconds_per_state(self) -> float:
-        """A rough estimate of one thread's seconds per stored state of the DP."""
-        work = limits.VALUES_SHARE * (self.solve_seconds() - limits.SOLVE_OVERHEAD_SECONDS)
-        return max(1e-9, work * self.threads / max(1, self.layout.size))
-
-    def compile_seconds(self, *works: str) -> float:
-        """Seconds of compiling these kinds of work ("solve", "distribution", ...) still need
-        on this installation: 0 once compiled."""
-        from .warmup import compile_seconds, work_families
-
-        return compile_seconds(tuple(f for w in works
-                                     for f in work_families(w, self.tables.n_banks > 1)))
+        return self._memo.get(key)
 
     def ensure_compiled(self, work: str) -> None:
         """Compile what this kind of work needs on this game, once per installation, saying so
         to `report` first (`warmup.ensure_compiled`)."""
         from .warmup import ensure_compiled, work_families
 
-        ensure_compiled(work_families(work, self.tables.n_banks > 1), self.report)
-
-    def check_distribution_memory(self, max_memory: int | None = None) -> None:
-        """InputError, with the estimate, when the exact distribution needs more memory than
-        `max_memory` (default: this model's, else three quarters of the machine's)."""
-        from .distribution import check_distribution_memory
-
-        check_distribution_memory(self.tables, self.layout, max_memory or self.max_memory)
+        ensure_compiled(work_families(work, self.layout), self.report)
 
     def load_cached(self, with_pmf: bool | None = None) -> bool:
         """Load the values and the exact distribution of optimal play from the cache, never
@@ -238,11 +132,10 @@ class Model:
         dist = self._cached_distribution("optimal") if need_pmf else None
         if need_pmf and dist is None:
             return False
-        with self._lock:
-            self._memo.setdefault("solution", Solution(self, hit.values, 0.0, hit.states,
-                                                       cached=True, sd=hit.sd))
-            if dist is not None:
-                self._memo.setdefault("pmf:optimal", dist)
+        self._memo.remember("solution", lambda: Solution(self.problem, hit.values, 0.0,
+                                                         hit.states, cached=True, sd=hit.sd))
+        if dist is not None:
+            self._memo.remember("pmf:optimal", lambda: dist)
         return True
 
     @property
@@ -253,18 +146,7 @@ class Model:
         per-box figures) fits in memory here (`distribution.distribution_bytes`). The big
         ones (Yatzy with saved rolls) get it only when asked (`distribution()`: streamed, it
         needs less memory but takes long), Maxi Yatzy not at all."""
-        return self.tables.n_banks == 1 or self.distribution_fits()
-
-    def distribution_fits(self, max_memory: int | None = None) -> bool:
-        """Whether the forward pass of `distribution()` fits in `max_memory` bytes (default:
-        this model's limit)."""
-        from .distribution import check_distribution_memory
-
-        try:
-            check_distribution_memory(self.tables, self.layout, max_memory or self.max_memory)
-        except InputError:
-            return False
-        return True
+        return self.budget.figures_fit()
 
     def has_distribution(self, strategy: str = "optimal") -> bool:
         """Whether the exact distribution is at hand (in memory or in the cache)."""
@@ -282,11 +164,11 @@ class Model:
         """The value of every turn-start state under optimal play, from the cache when it is
         there (verified; a damaged file is noted, recomputed and replaced); `with_sd` adds the
         exact SD of the final score (the same sweeps, about twice the work)."""
-        with self._lock:
+        with self._memo.lock:
             have = self._memo.get("solution")
             if have is not None and (have.sd is not None or not with_sd):
                 return have
-            self.check_memory(with_sd)
+            self.budget.check_solve_memory(with_sd)
             solution, damage = self._load()
             if solution is None:
                 solution = self._compute(with_sd)
@@ -294,10 +176,10 @@ class Model:
                     note = f"{damage}; {solution.cache_note}" if solution.cache_note else damage
                     solution = replace(solution, cache_note=note)
             if have is not None and np.array_equal(have.values, solution.values):
-                # The SD's solve makes the same values: keep the array already handed out, so
-                # what was memoised for it (the advisor's turn tables) stays valid.
-                solution = replace(solution, values=have.values)
-            self._memo["solution"] = solution
+                # The SD's solve makes the same values: keep the array already handed out, and
+                # what was kept with it (the advisor's turn tables).
+                solution = replace(solution, values=have.values, memo=have.memo)
+            self._memo.put("solution", solution)
             return solution
 
     def _load(self) -> tuple[Solution | None, str | None]:
@@ -312,24 +194,23 @@ class Model:
             return None, self._note_damage(exc)
         if hit is None:
             return None, None
-        return Solution(self, hit.values, time.perf_counter() - start, hit.states, cached=True,
-                        sd=hit.sd), None
+        return Solution(self.problem, hit.values, time.perf_counter() - start, hit.states,
+                        cached=True, sd=hit.sd), None
 
     def _compute(self, with_sd: bool) -> Solution:
         from .dp import solve_values
 
-        share = limits.VALUES_SHARE * (2 if with_sd else 1)
-        self.check_time("solving", share * self.solve_seconds())
+        self.budget.check_time("solving", self.budget.values_seconds(with_sd))
         self.ensure_compiled("solve-sd" if with_sd else "solve")
         start = time.perf_counter()
         with self.report.stage(f"solving {self.name}", "states") as step:
             # The DP counts stored entries; a person reads the reachable states the summary
             # names, so the bar counts those.
             reachable, stored = self.layout.reachable, max(1, int(self.layout.LAYER_PTR[-2]))
-            values, sd = solve_values(self, with_sd, lambda done, total: step(
+            values, sd = solve_values(self.problem, with_sd, lambda done, total: step(
                 done * reachable // stored, reachable))
-        solution = Solution(self, values, time.perf_counter() - start, self.layout.reachable,
-                            sd=sd)
+        solution = Solution(self.problem, values, time.perf_counter() - start,
+                            self.layout.reachable, sd=sd)
         if self.use_cache:
             try:
                 cache.store(self.tables, values, solution.states, solution.expected_score, sd)
@@ -347,19 +228,17 @@ class Model:
         `LayeredSolution` with the game's value and, with `with_sd`, its SD."""
         from . import layered
 
-        limits.check_solve_memory(self.tables, self.layout, with_sd, self.max_memory,
-                                  1 if scheduler is not None or workers else self.threads,
-                                  self.batch_width(), layered=True,
-                                  processes=workers if workers and workers > 1 else 1)
-        layered.check_store(self, folder, with_sd)  # a folder it would refuse: before the time
-        share = limits.VALUES_SHARE * (2 if with_sd else 1)
-        left = layered.share_left(self, folder, with_sd)  # a resumed solve's remaining work
-        self.check_time("solving" if left == 1.0 else "finishing",
-                        share * left * self.solve_seconds())
+        self.budget.check_solve_memory(
+            with_sd, layered=True, threads=1 if scheduler is not None or workers else None,
+            processes=workers if workers and workers > 1 else 1)
+        layered.check_store(self.problem, folder, with_sd)  # a folder it refuses: before the time
+        left = layered.share_left(self.problem, folder, with_sd)  # a resumed solve's work left
+        self.budget.check_time("solving" if left == 1.0 else "finishing",
+                               left * self.budget.values_seconds(with_sd))
         self.ensure_compiled("solve-sd" if with_sd else "solve")
         with self.report.stage(f"solving {self.name} into {folder}", "states") as step:
-            return layered.solve_layered(self, folder, with_sd, scheduler,
-                                         chunk_states or layered.CHUNK_STATES, step, workers)
+            return layered.solve_layered(self.problem, folder, with_sd, scheduler,
+                                         chunk_states or budgets.CHUNK_STATES, step, workers)
 
     def _note_damage(self, exc: Exception) -> str:
         message = f"ignored a damaged cache file and recomputed: {exc}"
@@ -394,10 +273,6 @@ class Model:
 
         return self.remember(f"moments:{strategy}", compute)
 
-    def figures_seconds(self) -> float:
-        """A rough estimate of the seconds `figures` takes when not cached."""
-        return figures_seconds(self.tables, self.layout)
-
     def figures_wait(self, strategy: str = "optimal") -> float | None:
         """The seconds `figures(strategy)` would take now when that is long enough to leave
         them out unasked (`when_quick`); None when they are at hand or quick."""
@@ -405,8 +280,8 @@ class Model:
                 not self.has_distribution_of_play or \
                 self._load_figures(strategy) is not None:
             return None  # (saved rolls, too many moves: only the mean and SD exist)
-        wait = self.figures_seconds()
-        return wait if wait > limits.AUTO_FIGURES_SECONDS else None
+        wait = self.budget.figures_seconds()
+        return wait if wait > budgets.AUTO_FIGURES_SECONDS else None
 
     def figures(self, strategy: str = "optimal", when_quick: bool = False,
                 ) -> ExactFigures | None:
@@ -420,8 +295,8 @@ class Model:
             check_strategy(strategy)
             if when_quick and strategy == "optimal":
                 return known_figures(self.solve())
-            if when_quick and 2 * limits.VALUES_SHARE * self.solve_seconds() > \
-                    limits.AUTO_FIGURES_SECONDS and self._load_figures(
+            if when_quick and self.budget.values_seconds(with_sd=True) > \
+                    budgets.AUTO_FIGURES_SECONDS and self._load_figures(
                         f"moments-{strategy}") is None:
                 return None
             moments = self.moments(strategy)
@@ -433,11 +308,11 @@ class Model:
         if found is not None:
             with contextlib.suppress(TypeError):
                 return ExactFigures(**found)
-        if when_quick and self.figures_seconds() > limits.AUTO_FIGURES_SECONDS:
+        if when_quick and self.budget.figures_seconds() > budgets.AUTO_FIGURES_SECONDS:
             return known_figures(self.solve()) if strategy == "optimal" else None
 
         def compute() -> ExactFigures:
-            self.check_time("the exact figures of", self.figures_seconds())
+            self.budget.check_time("the exact figures of", self.budget.figures_seconds())
             moments = self.moments(strategy)
             self.ensure_compiled("figures")
             with self.report.stage(f"figures of {self.name}", "boxes") as step:
@@ -449,24 +324,18 @@ class Model:
 
     def distribution(self, strategy: str = "optimal"):
         """The exact distribution of the final score under `strategy` (cached)."""
-        from .distribution import (
-            check_banked_distribution_memory,
-            check_distribution_memory,
-            score_distribution,
-        )
+        from .distribution import score_distribution
 
         check_strategy(strategy)
         what = f"pmf-{strategy}"
         found = self._cached(f"pmf:{strategy}") or self._cached_distribution(strategy)
         if found is not None:
             return found
-        if self.tables.n_banks > 1:
-            check_banked_distribution_memory(self.tables, self.layout, self.max_memory)
-        else:
-            check_distribution_memory(self.tables, self.layout, self.max_memory)
+        self.budget.check_distribution_memory(streamed=True)
 
         def compute():
-            self.check_time("the exact distribution of", self.distribution_seconds())
+            self.budget.check_time("the exact distribution of",
+                                   self.budget.distribution_seconds())
             solution = self.solve()
             self.ensure_compiled("distribution")
             with self.report.stage(f"distribution of {self.name}", "boxes") as step:
@@ -504,8 +373,8 @@ class Model:
         try:
             return cache.load_figures(self.tables, what, strict=True)
         except cache.CorruptCache as exc:
-            with self._lock:
-                noted = self._memo.setdefault("damage noted", set())
+            with self._memo.lock:
+                noted = self._memo.remember("damage noted", set)
                 if what not in noted:  # once: several calls may look for the same file
                     noted.add(what)
                     self._note_damage(exc)
@@ -526,27 +395,25 @@ class Model:
         one table per game: a higher one replaces the lower ones. A damaged cached table is
         noted and recomputed, also when the damage shows only as its rows are read. `param`
         names what asked for this maximum in a refusal (a caller's own parameter)."""
-        from .distribution import highest_score
-        from .target import DEFAULT_MAX_TARGET, check_max_target, check_target_memory
+        from .target import DEFAULT_MAX_TARGET, check_max_target
 
         max_target = DEFAULT_MAX_TARGET if max_target is None else max_target
         check_max_target(max_target, param)
-        ceiling = highest_score(self.tables)
+        ceiling = self.tables.highest_score
         top = min(max_target, ceiling)
         have = self._cached("targets")
         if have is not None and have.max_target >= top:
             return have
-        check_target_memory(self.tables, top, self.max_memory, param)  # before any solving
+        self.budget.check_target_memory(top, param)  # before any solving
         checked = not (self.use_cache and
                        any(m >= top for m in cache.cached_target_maxima(self.tables)))
         if checked:
-            self.check_time("target play of", self.target_seconds(top))
+            self.budget.check_time("target play of", self.budget.target_seconds(top))
         solution = self.solve()
         table = self._load_targets(solution, top, ceiling)
         if table is None:
             table = self._solve_targets(solution, top, ceiling, checked)
-        with self._lock:
-            self._memo["targets"] = table
+        self._memo.put("targets", table)
         return table
 
     def _solve_targets(self, solution: Solution, top: int, ceiling: int,
@@ -558,7 +425,7 @@ class Model:
         from .target import solve_targets
 
         if not checked:
-            self.check_time("target play of", self.target_seconds(top))
+            self.budget.check_time("target play of", self.budget.target_seconds(top))
 
         self.ensure_compiled("targets")
         with self.report.stage(f"target play, {self.name}", "columns") as step:
@@ -653,12 +520,11 @@ class Model:
             solution = self.solve() if store is None else self.store_solution(
                 store, [len(position.filled) + 1])
             return advise(solution, position, dice, rolls_left, banked)
-        from .distribution import highest_score
-        from .target import check_max_target, check_target_memory
+        from .target import check_max_target
 
         check_max_target(target, "target")
         check_target(t, position, banked, target)
-        check_target_memory(t, min(target, highest_score(t)), self.max_memory, param="target")
+        self.budget.check_target_memory(min(target, t.highest_score), param="target")
         return advise_target(self.targets(target), position, dice, rolls_left, banked, target)
 
     def store_solution(self, folder, layers=None) -> Solution:
@@ -672,41 +538,15 @@ class Model:
 
         key = (str(Path(folder).expanduser().resolve()),
                None if layers is None else tuple(sorted(set(layers))))
-        with self._lock:
-            have = self._memo.get("store")
-            if have is not None and have[0] == key:
-                return have[1]
+        have = self._memo.get("store")
+        if have is not None and have[0] == key:
+            return have[1]
         start = time.perf_counter()
-        values, _ = layered.read_store(self, folder, layers, moments=False)
-        solution = Solution(self, values, time.perf_counter() - start, self.layout.reachable,
-                            cached=True)
-        with self._lock:
-            self._memo["store"] = (key, solution)  # (the one before is let go)
+        values, _ = layered.read_store(self.problem, folder, layers, moments=False)
+        solution = Solution(self.problem, values, time.perf_counter() - start,
+                            self.layout.reachable, cached=True)
+        self._memo.put("store", (key, solution))  # (the one before is let go)
         return solution
-
-    def turn_tables(self, position, solution: Solution | None = None):
-        """The advisor's turn recursion for a position, from `solution`'s values (default:
-        `solve()`), memoised: every roll and re-roll count of a turn shares it, and a
-        replayed game and the next request of a web page reuse it."""
-        from .advice import turn_tables
-
-        solution = solution or self.solve()
-        t = self.tables
-        upper = min(position.upper_total, t.upper_threshold) if t.upper_threshold else 0
-        key = (position.mask, upper, position.yahtzee_full, position.saved_rolls)
-        with self._lock:
-            hit = self._turns.get(key)
-            if hit is not None and hit[0] is solution.values:
-                self._turns.move_to_end(key)
-                return hit[1]
-        tables = turn_tables(solution, position)
-        with self._lock:
-            self._turns[key] = (solution.values, tables)  # valid for these values only
-            self._turns.move_to_end(key)
-            most = max(1, TURN_MEMO_BYTES // tables.nbytes)
-            while len(self._turns) > most:
-                self._turns.popitem(last=False)
-        return tables
 
     def coach(self, seed: int = 0, own_dice: bool = False):
         """A game of this rule set played along with the optimal strategy (`coach.Game`)."""
@@ -723,3 +563,4 @@ def tables_of(rules: RuleSet, report: Reporter = SILENT) -> RuleTables:
         report.note(f"building the tables of {rules.name} ({rules.dice} dice of "
                     f"{rules.faces} faces): a few seconds")
     return compile_rules(rules)
+

@@ -1,6 +1,6 @@
 """Play many games with a strategy and summarise them: the Monte Carlo side of `yz simulate`.
 
-Games are played in chunks of `config.SIM_CHUNK_GAMES`, in lockstep a turn at a time: games in
+Games are played in chunks of `SIM_CHUNK_GAMES`, in lockstep a turn at a time: games in
 the same state share one set of choices (recorded by the decision kernel, with the tie rule
 of `solver.kernels.ties`), computed side by side, then every game plays its turn (both on
 every core). Only running totals (a histogram of final scores, per-box sums
@@ -19,7 +19,6 @@ from dataclasses import dataclass
 import numpy as np
 from yz.rules import InputError, RuleTables
 
-from . import config
 from .distribution import PERCENTILES
 from .dp import Solution
 from .kernels.bundle import Next, States, Tally, build
@@ -27,6 +26,8 @@ from .report import Step
 from .strategies import check_strategy, strategy_values
 
 MAX_GAMES = 10**12  # far beyond any useful run; keeps every count inside int64
+# Games simulated together: their dice are drawn per chunk, so the games depend on it (keep it).
+SIM_CHUNK_GAMES = 100_000
 
 
 @dataclass(frozen=True)
@@ -66,31 +67,31 @@ def simulate(solution: Solution, games: int, seed: int = 0, strategy: str = "opt
              step: Step | None = None, keep_scores: bool = False) -> Simulation:
     """Play `games` games; the same seed gives the same games at any thread count."""
     from .kernels.layer import run_threads, shares
+    from .kernels.outcomes import EVENT_JOKER, EVENT_UPPER_BONUS, EVENT_YAHTZEE_BONUS, N_EVENTS
     from .kernels.play import play_turn
-    from .kernels.turn import EVENT_JOKER, EVENT_UPPER_BONUS, EVENT_YAHTZEE_BONUS
 
     check_simulation(games, seed, strategy)
     t = solution.tables
-    threads = solution.model.threads
+    problem = solution.problem
     start = time.perf_counter()
     totals = _Totals(t.n_categories)
     scores = np.zeros(games, dtype=np.int64) if keep_scores else None
-    for c0 in range(0, games, config.SIM_CHUNK_GAMES):
-        g = min(games, c0 + config.SIM_CHUNK_GAMES) - c0
-        rng = np.random.default_rng([seed, c0 // config.SIM_CHUNK_GAMES])
+    for c0 in range(0, games, SIM_CHUNK_GAMES):
+        g = min(games, c0 + SIM_CHUNK_GAMES) - c0
+        rng = np.random.default_rng([seed, c0 // SIM_CHUNK_GAMES])
         tally = build(Tally, MASK=np.zeros(g, dtype=np.int64), FLAG=np.zeros(g, dtype=np.int64),
                       UPPER=np.zeros(g, dtype=np.int64), SCORE=np.zeros(g, dtype=np.int64),
                       BOX_SCORE=np.zeros((g, t.n_categories), dtype=np.int64),
-                      EVENTS=np.zeros((g, 3), dtype=np.int64),
-                      BANK=np.full(g, t.bank_start, dtype=np.int64))
-        throws = t.rolls + t.n_banks - 1  # the most a turn can throw
+                      EVENTS=np.zeros((g, N_EVENTS), dtype=np.int64),
+                      BANK=np.full(g, solution.layout.start_bank, dtype=np.int64))
+        throws = problem.most_stages  # the most a turn can throw
         for _turn in range(t.n_categories):
             draws = rng.integers(0, t.n_faces, size=(g, throws, t.n_dice), dtype=np.int8)
             for states, in_block, state_of_game in _state_blocks(solution, tally):
                 choice = strategy_choices(solution, strategy, states)
-                run_threads(play_turn, [(solution.model.kernel_tables, tally,
-                                         (in_block, first, stride), state_of_game, choice,
-                                         draws) for first, stride in shares(threads, g)])
+                run_threads(play_turn, [(problem.K, tally, (in_block, first, stride),
+                                         state_of_game, choice, draws)
+                                        for first, stride in shares(problem.threads, g)])
         totals.add(tally, EVENT_UPPER_BONUS, EVENT_YAHTZEE_BONUS, EVENT_JOKER)
         if scores is not None:
             scores[c0:c0 + g] = tally.SCORE
@@ -105,20 +106,13 @@ def simulate(solution: Solution, games: int, seed: int = 0, strategy: str = "opt
 def _state_blocks(solution: Solution, tally: Tally):
     """The distinct turn-start states of the games, a block at a time (their choices must fit
     in memory): (states, the games in the block, each game's row in the block)."""
-    t = solution.tables
-    n_flag = solution.layout.n_flags
-    n_upper = t.upper_threshold + 1
-    n_masks = 1 << t.n_categories
-    capped = np.minimum(tally.UPPER, t.upper_threshold)
-    key = ((tally.BANK * n_masks + tally.MASK) * n_flag + tally.FLAG) * n_upper + capped
+    layout = solution.layout
+    key = layout.pack(tally.MASK, tally.FLAG, tally.UPPER, tally.BANK)
     uniq, state_of_game = np.unique(key, return_inverse=True)
-    block = solution.model.state_block()
+    block = solution.problem.state_block
     for b0 in range(0, len(uniq), block):
         b1 = min(len(uniq), b0 + block)
-        part = uniq[b0:b1]
-        card = part // n_upper // n_flag
-        states = States(card % n_masks, (part // n_upper) % n_flag, part % n_upper,
-                        card // n_masks)
+        states = layout.unpack(uniq[b0:b1])
         in_block = np.flatnonzero((state_of_game >= b0) & (state_of_game < b1))
         yield states, in_block, (state_of_game - b0).astype(np.int64)
 
@@ -130,16 +124,16 @@ def strategy_choices(solution: Solution, strategy: str, states: States) -> np.nd
     from .kernels import layer
     from .kernels.bundle import Outcomes
 
-    t = solution.tables
+    t, problem = solution.tables, solution.problem
     rows = rows_of_states(states)
-    cols = solution.model.batch_width(int(rows.NU.max(initial=1)))
+    cols = problem.batch_width(int(rows.NU.max(initial=1)))
     stages = t.rolls + int(states.BANK.max(initial=0))  # re-rolls left 0 .. rolls - 1 + bank
     choice = np.empty((len(states.MASK), stages, t.n_distinct_rolls), dtype=np.int64)
     none = np.zeros((0, 0), dtype=np.int64)
     no_outcomes = Outcomes(none, none, none, none, none, np.zeros((0, 0)),
                            np.zeros(0, dtype=np.int64))
-    layer.decide(solution.model.kernel_tables, solution.layout.kernel_layout(), rows,
-                 layer.batches(rows.NU, cols, rows.BANK), cols, solution.model.threads,
+    layer.decide(problem.K, problem.L, rows, layer.batches(rows.NU, cols, rows.BANK), cols,
+                 problem.threads,
                  Next(strategy_values(solution, strategy), None, None), choice=choice,
                  out=no_outcomes)
     return choice

@@ -12,15 +12,16 @@
 Every table must, like the solved values, never fall as the upper total rises (counting the
 upper bonus once made) or as the bonus flag is raised: the kernels' best-zero-move shortcut
 relies on it. (Flatness where the bonus is out of reach comes with the store: those totals
-share one entry, see `solver.layout`.)
+share one entry, see `solver.state`.)
 """
 
 from __future__ import annotations
 
 import numpy as np
-from yz.rules import InputError, RuleSet, RuleTables
+from yz.rules import InputError, RuleSet, RuleTables, compile_rules
 
 from .dp import Solution
+from .state import filled_matrix
 
 STRATEGIES = ("optimal", "greedy", "heuristic")
 
@@ -38,20 +39,23 @@ def strategy_values(solution: Solution, name: str) -> np.ndarray:
     if name == "optimal":
         return solution.values
     # (Writable like the solved values: numba compiles read-only arrays separately.)
-    return solution.model.remember(f"strategy:{name}", lambda: np.zeros_like(solution.values)
-                                   if name == "greedy" else _heuristic_values(solution))
+    return solution.problem.remember(("strategy", name), lambda: np.zeros_like(solution.values)
+                                     if name == "greedy" else _heuristic_values(solution))
 
 
 def box_alone_values(t: RuleTables) -> np.ndarray:
     """Expected score of each box played alone for one turn (the heuristic's box weights)."""
-    from .model import Model
+    from .dp import solve_values
+    from .problem import Problem
 
     out = np.zeros(t.n_categories)
     rules = t.rules
     for c, cat in enumerate(rules.categories):
-        single = RuleSet(name="single-box", dice=rules.dice, faces=rules.faces,
-                         rolls=rules.rolls, categories=(cat,))
-        out[c] = Model(single, use_cache=False, threads=1).solve().expected_score
+        single = Problem.of(compile_rules(RuleSet(name="single-box", dice=rules.dice,
+                                                  faces=rules.faces, rolls=rules.rolls,
+                                                  categories=(cat,))), threads=1)
+        values, _ = solve_values(single)
+        out[c] = values[single.layout.start]
     return out
 
 
@@ -64,7 +68,7 @@ def _heuristic_values(solution: Solution) -> np.ndarray:
     table = np.zeros(layout.size)
     for k in range(t.n_categories + 1):
         mask, _flag, u, index = layout.state_arrays(k)
-        open_ = ((mask[:, None] >> np.arange(t.n_categories)) & 1) == 0
+        open_ = ~filled_matrix(mask, t.n_categories)
         value = open_ @ w
         if t.upper_threshold:
             T = t.upper_threshold

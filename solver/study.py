@@ -66,21 +66,32 @@ RETRIES = 3  # a Dask point whose worker dies is resubmitted up to this many tim
 
 def solve_point(rule_data: dict, what: str = "figures", threads: int | None = None) -> dict:
     """Solve one rule set (plain rule data) and return its figures: a pure function of its
-    arguments, run in a worker process or in this one."""
-    from .model import Model
+    arguments, run in a worker process or in this one (no cache, no time budget: a sweep is
+    work asked for in bulk; the memory is checked as for any solve)."""
+    from yz.rules import compile_rules
+
+    from . import budget
+    from .distribution import score_distribution
+    from .dp import Solution, solve_values
+    from .exact import exact_figures, exact_moments
+    from .problem import Problem
 
     warm_up(what)
     start = time.perf_counter()
-    model = Model(RuleSet.model_validate(rule_data), use_cache=False, threads=threads,
-                  max_seconds=None)  # a sweep is work asked for in bulk
-    solution = model.solve()
+    problem = Problem.of(compile_rules(RuleSet.model_validate(rule_data)), threads)
+    t, layout = problem.tables, problem.layout
+    budget.check_solve_memory(t, layout, False, None, problem.threads, problem.batch_width())
+    values, _ = solve_values(problem)
+    solution = Solution(problem, values, 0.0, layout.reachable)
     row: dict[str, Any] = {"expected_score": solution.expected_score}
     if what in ("figures", "distribution"):
-        fig = model.figures()
-        row.update(sd=fig.sd, p_upper_bonus=fig.p_upper_bonus,
-                   yahtzee_bonus_mean=fig.yahtzee_bonus_mean)
+        # (Saved rolls and too many moves to follow: the mean and SD only, as `Model.figures`.)
+        fig = exact_figures(solution) if budget.figures_fit(t, layout) else None
+        row.update(sd=fig.sd if fig else exact_moments(solution).sd,
+                   p_upper_bonus=fig.p_upper_bonus if fig else None,
+                   yahtzee_bonus_mean=fig.yahtzee_bonus_mean if fig else None)
     if what == "distribution":
-        dist = model.distribution()
+        dist = score_distribution(solution)
         row.update(median=dist.median, p5=dist.percentile(5), p95=dist.percentile(95))
     row.update(states=solution.states, seconds=time.perf_counter() - start)
     return row

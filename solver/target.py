@@ -15,7 +15,8 @@ carried.
 
 The table has `layout.size x (N + 1)` entries. Layers are computed in float64, two at a time,
 and stored as float32 (probabilities to about 1e-7, checked by the tests against the float64
-computation), so the official rules up to N = 500 need about 1.5 GiB (`target_table_bytes`).
+computation), so the official rules up to N = 500 need about 1.5 GiB
+(`budget.target_table_bytes`).
 """
 
 from __future__ import annotations
@@ -25,12 +26,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
-from yz.rules import InputError, RuleTables
+from yz.rules import InputError
 
 from .dp import Solution, check_values
 from .kernels.bundle import Needs, Rows, build
-from .layout import StateLayout, build_layout
 from .report import Step
+from .state import StateLayout
 
 MAX_TARGET = 5000
 DEFAULT_MAX_TARGET = 500  # the table `targets()` builds when not told how high
@@ -90,29 +91,6 @@ class TargetTable:
         return self.chance(0, 0, False, target, self.solution.layout.start_bank)
 
 
-def target_table_bytes(layout: StateLayout, max_target: int) -> int:
-    """Memory the target table takes while it is solved: the float32 table and two float64
-    layers."""
-    widest = int(np.diff(layout.LAYER_PTR).max())
-    return layout.size * (max_target + 1) * 4 + 2 * widest * (max_target + 1) * 8
-
-
-def check_target_memory(t: RuleTables, max_target: int, max_memory: int | None = None,
-                        param: str = "max_target") -> None:
-    """InputError, with the estimate, when the table up to `max_target` would not fit in
-    `max_memory` bytes (default: half of this machine's memory). Cheap: run it before solving.
-    `param` names the caller's parameter that asked for this maximum."""
-    from .limits import machine_memory
-
-    check_max_target(max_target, param)
-    need = target_table_bytes(build_layout(t), max_target)
-    limit = max_memory if max_memory is not None else machine_memory() // 2
-    if need > limit:
-        raise InputError(f"{param.replace('_', ' ')}: the target table of {t.rules.name} up to "
-                         f"{max_target} needs about {need / 2**30:.1f} GiB, more than the "
-                         f"{limit / 2**30:.1f} GiB allowed; give a lower target.", param=param)
-
-
 def check_max_target(max_target: int, param: str = "max_target") -> None:
     if isinstance(max_target, bool) or not isinstance(max_target, int) or \
             not 1 <= max_target <= MAX_TARGET:
@@ -120,7 +98,7 @@ def check_max_target(max_target: int, param: str = "max_target") -> None:
                          f"{MAX_TARGET}.", param=param)
 
 
-def target_rows(layout, k: int, n_need: int) -> tuple[Rows, np.ndarray]:
+def target_rows(layout: StateLayout, k: int, n_need: int) -> tuple[Rows, np.ndarray]:
     """The rows of layer k for target play: each state's needs 1 .. n_need - 1 in runs of at
     most NEED_RUN; results go to (state - layer start) x n_need + need. In store order, so
     with saved rolls the rows of a bank are consecutive and every bank has the same rows (what
@@ -150,7 +128,8 @@ def solve_targets(solution: Solution, max_target: int, step: Step | None = None
     begin = time.perf_counter()
     t = solution.tables
     layout = solution.layout
-    K, L = solution.model.kernel_tables, layout.kernel_layout()
+    problem = solution.problem
+    K, L = problem.K, problem.L
     n_need = max_target + 1
     W = np.zeros((layout.size, n_need), dtype=np.float32)
     W[:, 0] = 1.0
@@ -165,7 +144,7 @@ def solve_targets(solution: Solution, max_target: int, step: Step | None = None
         rows, need0 = target_rows(layout, k, n_need)
         needs = build(Needs, NEED0=need0, n_need=n_need, next_base=int(layout.LAYER_PTR[k + 1]))
         ptr, _banks_per_row = layer.layer_batches(K, rows, NEED_RUN)
-        layer.values(K, L, rows, ptr, NEED_RUN, solution.model.threads, below.reshape(-1),
+        layer.values(K, L, rows, ptr, NEED_RUN, problem.threads, below.reshape(-1),
                      store=current.reshape(-1), needs=needs, shared=True)
         check_values(t, layout, current, "chances of reaching the targets", 0.0, 1.0 + 1e-9,
                      here.start)

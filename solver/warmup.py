@@ -61,10 +61,11 @@ WORK_FAMILIES = {"solve": ("values",), "solve-sd": ("decisions",), "sd": ("decis
 SECOND_GROUP = (*BASE_FAMILIES, SAVED + "values", SAVED + "targets")
 
 
-def work_families(work: str, saved_rolls: bool = False) -> tuple[str, ...]:
-    """The kernel families a kind of work needs (see WORK_FAMILIES), on a game with saved rolls
-    or without."""
-    return tuple(SAVED + f if saved_rolls else f for f in WORK_FAMILIES[work])
+def work_families(work: str, layout=None) -> tuple[str, ...]:
+    """The kernel families a kind of work needs (see WORK_FAMILIES) on a game of this state
+    layout (`solver.state.StateLayout`): their `saved-` twins where turns save rolls."""
+    saved = layout is not None and layout.saves_rolls
+    return tuple(SAVED + f if saved else f for f in WORK_FAMILIES[work])
 
 
 def base_family(family: str) -> str:
@@ -98,12 +99,12 @@ def _groups(todo: list[str]) -> tuple[list[str], list[str]]:
     return here, there
 
 
-def tiny_model(saved_rolls: bool = False):
+def tiny_problem(saved_rolls: bool = False):
     """A two-box game that touches every code path a kernel compiles (a first-roll bonus, a
     Yahtzee bonus, a Joker, an upper bonus; with `saved_rolls`, a bank of them)."""
-    from yz.rules import RuleSet
+    from yz.rules import RuleSet, compile_rules
 
-    from .model import Model
+    from .problem import Problem
 
     rules = RuleSet.model_validate({
         "name": "warm-up", "dice": 2, "faces": 2, "rolls": 2,
@@ -112,12 +113,12 @@ def tiny_model(saved_rolls: bool = False):
             {"key": "yahtzee", "pattern": "all_same", "score": 10, "first_roll_bonus": 1}],
         "upper_bonus": {"threshold": 2, "amount": 5}, "yahtzee_bonus": {"amount": 10},
         "joker": {"mode": "free"}, **({"saved_rolls": {"cap": 1}} if saved_rolls else {})})
-    return Model(rules, use_cache=False, threads=1)
+    return Problem.of(compile_rules(rules), threads=1)
 
 
-def _run(family: str, model=None) -> None:
-    """Run a family's kind of work on the tiny game (`model`, or a new one), with saved rolls
-    for a `saved-` family."""
+def _run(family: str, problem=None) -> None:
+    """Run a family's kind of work on the tiny game (`problem`, or a new one), with saved
+    rolls for a `saved-` family."""
     import numpy as np
 
     from . import dp, exact, simulate
@@ -125,24 +126,25 @@ def _run(family: str, model=None) -> None:
     from .target import solve_targets
 
     saved_rolls = family.startswith(SAVED)
-    if model is None or (model.tables.n_banks > 1) != saved_rolls:
-        model = tiny_model(saved_rolls)
+    if problem is None or problem.layout.saves_rolls != saved_rolls:
+        problem = tiny_problem(saved_rolls)
     family = base_family(family)
 
     if family == "values":
-        dp.solve_values(model)
+        dp.solve_values(problem)
         return
     if family == "decisions":
-        dp.solve_values(model, with_sd=True)
+        dp.solve_values(problem, with_sd=True)
         return
     # Any value table compiles the rest (zeros: greedy play), so no other family is needed.
-    solution = dp.Solution(model, np.zeros(model.layout.size), 0.0, model.layout.reachable)
+    solution = dp.Solution(problem, np.zeros(problem.layout.size), 0.0,
+                           problem.layout.reachable)
     if family == "moments":
         exact.exact_moments(solution, "greedy")
     elif family == "follow":
         from .forward import walk
 
-        simulate.strategy_choices(solution, "optimal", _one_state(model))
+        simulate.strategy_choices(solution, "optimal", _one_state())
         walk(solution, solution.values)
     elif family == "play":
         simulate.simulate(solution, 10, seed=0)
@@ -152,7 +154,7 @@ def _run(family: str, model=None) -> None:
         solve_targets(solution, 5)
 
 
-def _one_state(model):
+def _one_state():
     import numpy as np
 
     from .kernels.bundle import States
@@ -178,16 +180,16 @@ def ensure_compiled(families: tuple[str, ...], report: Reporter = SILENT) -> Non
                 f"({', '.join(todo)}): about {_estimate(todo)} s here")
     with (report.stage("compiling the solver's kernels", "kernels") as step,
           _Helper(there) as helper):
-        model = tiny_model()
+        problem = tiny_problem()
         for i, family in enumerate(here):
-            _run(family, model)
+            _run(family, problem)
             mark_compiled(family)
             step(i + 1 + helper.done(), len(todo))
         helper.wait(lambda n: step(len(here) + n, len(todo)))
 
 
 def _cores() -> int:
-    from .limits import cores
+    from .budget import cores
 
     return cores()
 
@@ -246,9 +248,9 @@ def ensure_loaded(families: tuple[str, ...], report: Reporter = SILENT) -> None:
     them on the tiny game takes milliseconds once they are compiled), so that the next real
     piece of work times only itself."""
     ensure_compiled(families, report)
-    model = tiny_model()
+    problem = tiny_problem()
     for family in families:
-        _run(family, model)
+        _run(family, problem)
 
 
 def warm_up(report: Reporter = SILENT) -> tuple[int, int]:

@@ -14,7 +14,7 @@ import pytest
 from typer.testing import CliRunner
 from yz.cli.main import app
 from yz.rules import compile_rules, load_rules
-from yz.solver import cache, solve
+from yz.solver import Model, cache
 
 runner = CliRunner()
 
@@ -25,7 +25,7 @@ def yz(*args: str):
 
 @pytest.fixture
 def solved_no_bonus(isolated_cache):
-    solution = solve(load_rules("no-bonus"))
+    solution = Model(load_rules("no-bonus")).solve()
     assert not solution.cached and cache.meta_path(solution.tables).exists()
     return solution
 
@@ -149,9 +149,9 @@ def test_count_options_are_checked_up_front(isolated_cache, args, message):
 
 
 def test_target_table_too_big_for_memory_is_refused_before_solving(isolated_cache, monkeypatch):
-    from yz.solver import limits
+    from yz.solver import budget
 
-    monkeypatch.setattr(limits, "machine_memory", lambda: 1 << 20)
+    monkeypatch.setattr(budget, "machine_memory", lambda: 1 << 20)
     result = yz("target", "--variant", "no-bonus", "--max-target", "300")
     assert result.exit_code == 2 and "GiB" in result.stderr, result.output
     assert result.stderr.startswith("error: --max-target: the target table"), result.stderr

@@ -399,9 +399,9 @@ def test_rules_schema_is_json_schema_of_rule_files():
 def test_simulate_leaves_out_slow_exact_figures_unless_asked(monkeypatch, isolated_cache):
     """A game whose exact figures would take long (Maxi Yatzy: minutes) gets the exact mean
     only, with a word on --exact; --exact computes them all, --no-exact none."""
-    from yz.solver import limits
+    from yz.solver import budget
 
-    monkeypatch.setattr(limits, "AUTO_FIGURES_SECONDS", -1.0)  # every game counts as slow
+    monkeypatch.setattr(budget, "AUTO_FIGURES_SECONDS", -1.0)  # every game counts as slow
     auto = yz("simulate", "-v", "no-bonus", "-n", "300")
     assert auto.exit_code == 0, auto.output
     assert "--exact computes them" in auto.stderr

@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 from yz.rules import compile_rules, load_rules
 from yz.rules.position import parse_filled
-from yz.solver import exact_figures, solve
+from yz.solver import Model
 from yz.solver.advice import advise
 from yz.solver.simulate import simulate
 
@@ -35,7 +35,7 @@ RENAMED = {"mean": "expected_score", "upper_bonus_rate": "p_upper_bonus"}
 @pytest.fixture(scope="module", params=sorted(SNAPSHOT))
 def case(request):
     name = request.param
-    solution = solve(compile_rules(load_rules(name)), use_cache=False, with_sd=True)
+    solution = Model(compile_rules(load_rules(name)), use_cache=False).solve(with_sd=True)
     return name, solution, SNAPSHOT[name]
 
 
@@ -59,7 +59,7 @@ SLOW_FIGURES = {("yatzy", "greedy"), ("yatzy", "heuristic")}
 
 
 def check_figures(solution, strategy: str, old: dict) -> None:
-    new = exact_figures(solution, strategy, use_cache=False).as_dict()
+    new = Model(solution.tables, use_cache=False).figures(strategy).as_dict()
     for key, value in old.items():
         if key in ("seconds", "strategy"):
             continue
@@ -83,7 +83,7 @@ def test_exact_figures(case):
 @pytest.mark.slow
 @pytest.mark.parametrize("name, strategy", sorted(SLOW_FIGURES))
 def test_exact_figures_of_the_slow_cases(name, strategy):
-    solution = solve(compile_rules(load_rules(name)), use_cache=False)
+    solution = Model(compile_rules(load_rules(name)), use_cache=False).solve()
     check_figures(solution, strategy, SNAPSHOT[name]["figures"][strategy])
 
 

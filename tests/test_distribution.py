@@ -17,7 +17,7 @@ from test_solver import small_rule_sets
 from yz.rules import InputError, compile_rules, load_rules
 from yz.rules.models import RuleSet
 from yz.rules.position import Position
-from yz.solver import Model, solve
+from yz.solver import Model
 from yz.solver.advice import advise
 from yz.solver.distribution import score_distribution
 from yz.solver.exact import exact_figures
@@ -84,14 +84,15 @@ def test_first_roll_bonus_games_match_brute_force_everywhere(game):
     """Value, exact pmf, SD, target play and simulation of games with first-roll bonuses,
     a box waiting for another's score and (second) boxes filled in order, against the twin."""
     rules = RuleSet.model_validate(game)
-    solution = Model(rules, use_cache=False).solve(with_sd=True)
+    model = Model(rules, use_cache=False)
+    solution = model.solve(with_sd=True)
     assert solution.expected_score == pytest.approx(naive_solve(rules), abs=1e-9)
     dist = score_distribution(solution)
     _same_pmf(_as_dict(dist), naive_distribution(rules, _advised(solution)))
     assert dist.expected_score == pytest.approx(solution.expected_score, abs=1e-9)
     assert dist.sd == pytest.approx(solution.sd, abs=1e-9)
     for strategy in ("optimal", "greedy"):  # the moments' sweep and the forward pass
-        moments = solution.model.moments(strategy)
+        moments = model.moments(strategy)
         figures = exact_figures(solution, strategy)
         assert sum(figures.box_mean.values()) == pytest.approx(moments.expected_score, abs=1e-9)
     assert moments.expected_score == pytest.approx(
@@ -125,7 +126,7 @@ def solved():
 
     def get(name: str):
         if name not in memo:
-            solution = solve(load_rules(name), use_cache=False, with_sd=True)
+            solution = Model(load_rules(name), use_cache=False).solve(with_sd=True)
             memo[name] = solution, score_distribution(solution)
         return memo[name]
 
@@ -148,9 +149,10 @@ def test_distribution_agrees_with_the_dp_and_the_moments(name, solved):
 
 @pytest.mark.parametrize("strategy", ["greedy", "heuristic"])
 def test_other_strategies_distributions(strategy):
-    solution = solve(load_rules("no-bonus"), use_cache=False)
+    model = Model(load_rules("no-bonus"), use_cache=False)
+    solution = model.solve()
     dist = score_distribution(solution, strategy)
-    moments = solution.model.moments(strategy)
+    moments = model.moments(strategy)
     assert dist.expected_score == pytest.approx(moments.expected_score, abs=1e-9)
     assert dist.sd == pytest.approx(moments.sd, abs=1e-9)
 
@@ -198,15 +200,16 @@ def test_target_play_beats_mean_play_and_matches_brute_force(rules):
 def test_a_distribution_too_big_for_memory_is_refused_up_front(monkeypatch, isolated_cache):
     from typer.testing import CliRunner
     from yz.cli.main import app
-    from yz.solver import limits
-    from yz.solver.distribution import check_distribution_memory, highest_score
+    from yz.solver import budget
+    from yz.solver.state import build_layout
 
     t = compile_rules(load_rules("official-free-joker"))
-    assert highest_score(t) == 1575  # 13 boxes at their best, 35 bonus, 12 Yahtzee bonuses
-    check_distribution_memory(t)  # fits here
-    monkeypatch.setattr(limits, "machine_memory", lambda: 1 << 26)
+    layout = build_layout(t)
+    assert t.highest_score == 1575  # 13 boxes at their best, 35 bonus, 12 Yahtzee bonuses
+    budget.check_distribution_memory(t, layout, None)  # fits here
+    monkeypatch.setattr(budget, "machine_memory", lambda: 1 << 26)
     with pytest.raises(InputError, match="GiB"):
-        check_distribution_memory(t)
+        budget.check_distribution_memory(t, layout, None)
     result = CliRunner().invoke(app, ["distribution", "--variant", "official-free-joker"])
     assert result.exit_code == 2 and "simulate the game instead" in result.stderr
     assert not isolated_cache.exists() or not any(isolated_cache.iterdir())  # nothing solved

@@ -35,8 +35,9 @@ import pytest
 import yz.solver.advice as advice_module
 from yz.rules import load_rules
 from yz.rules.position import Position, parse_filled
-from yz.solver import solve
+from yz.solver import Model
 from yz.solver.advice import Advice, advise
+from yz.solver.problem import Memo
 
 RULES = "official-free-joker"
 ARTICLE = 0.005  # the article's values are rounded to 2 decimals
@@ -82,7 +83,7 @@ def spec_of(action) -> str:
 
 @pytest.fixture(scope="module")
 def first():
-    sol = solve(load_rules(RULES), use_cache=False)
+    sol = Model(load_rules(RULES), use_cache=False).solve()
     t = sol.tables
     empty = parse_filled(None, t)
     rolls = [tuple(int(x) for x in row) for row in t.ROLL_DICE]
@@ -304,8 +305,8 @@ def test_252_combinations_and_756_situations(first):
 
 def test_memoised_turn_tables_match_a_fresh_computation(first):
     sol, empty = first.solution, first.empty
-    memo = sol.model.turn_tables(empty, sol)
-    assert sol.model.turn_tables(empty, sol) is memo  # every roll of the turn shares it
+    memo = advice_module.memo_turn_tables(sol, empty)
+    assert advice_module.memo_turn_tables(sol, empty) is memo  # every roll of the turn shares it
     fresh = advice_module.turn_tables(sol, empty)
     assert fresh is not memo and fresh.start_value == memo.start_value
     for a, b in zip(fresh.roll_values + fresh.keep_values[1:],
@@ -314,10 +315,10 @@ def test_memoised_turn_tables_match_a_fresh_computation(first):
     # Other values for the same rules (another table, or the SD's solve) are not served from
     # the memo of these.
     other = replace(sol, values=sol.values * 0.5)
-    halved = sol.model.turn_tables(empty, other)
+    halved = advice_module.memo_turn_tables(other, empty)
     assert halved.start_value == advice_module.turn_tables(other, empty).start_value
     assert halved.start_value < memo.start_value - 50
-    assert sol.model.turn_tables(empty, sol).start_value == memo.start_value
+    assert advice_module.memo_turn_tables(sol, empty).start_value == memo.start_value
     for text, left in [("11236", 2), ("12356", 1), ("23446", 0), ("11122", 2), ("55666", 0)]:
         d = dice_of(text)
         again = advise(sol, empty, dice=d, rolls_left=left)
@@ -326,14 +327,12 @@ def test_memoised_turn_tables_match_a_fresh_computation(first):
 
 
 def test_the_turn_memo_is_bounded_in_bytes(first, monkeypatch):
-    import yz.solver.model as model_module
-
-    sol = first.solution
-    one = sol.model.turn_tables(first.empty, sol).nbytes
-    monkeypatch.setattr(model_module, "TURN_MEMO_BYTES", 3 * one)
+    sol = replace(first.solution, memo=Memo())  # (a memo of its own: no other test's entries)
+    one = advice_module.memo_turn_tables(sol, first.empty).nbytes
+    monkeypatch.setattr(advice_module, "TURN_MEMO_BYTES", 3 * one)
     for mask in range(1, 9):  # eight other positions: the oldest are let go
-        sol.model.turn_tables(Position(mask=mask), sol)
-    assert len(sol.model._turns) == 3
+        advice_module.memo_turn_tables(sol, Position(mask=mask))
+    assert len(sol.memo) == 3
 
 
 def test_hand_counts(first):

@@ -1,11 +1,11 @@
 """numba's disk cache never runs stale kernel code, whichever kernel file changes.
 
 numba checks only the source file a cached function is defined in, so a DP driver cached in
-`sweep.py` would keep calling an old `keep_average` after `turn.py` changed. yz caches its
+`layer.py` would keep calling an old `keep_average` after `keeps.py` changed. yz caches its
 kernels in a folder named by a hash of every kernel source (`solver.kernels.jit`). This test
 edits a copy of the package between two runs that share one numba cache folder, and checks
-that the edit reaches a kernel of another file (the DP driver, compiled in `sweep.py` from
-`turn.py`'s functions).
+that the edit reaches a kernel of another file (the DP driver, compiled in `layer.py` from
+`keeps.py`'s functions).
 """
 
 from __future__ import annotations
@@ -22,9 +22,9 @@ ROOT = Path(__file__).resolve().parent.parent
 PROBE = """
 import json, yz.solver
 from yz.rules import load_rules
-from yz.solver import solve
+from yz.solver import Model
 assert yz.solver.__file__.startswith({copy!r}), yz.solver.__file__
-plain = solve(load_rules("no-bonus"), use_cache=False)
+plain = Model(load_rules("no-bonus"), use_cache=False).solve()
 print(json.dumps([plain.expected_score]))
 """
 
@@ -47,10 +47,10 @@ def test_an_edit_in_one_kernel_file_reaches_every_caller(tmp_path):
                         ignore=shutil.ignore_patterns("__pycache__"))
     numba_cache = tmp_path / "numba"
     before = _run(copy, numba_cache)
-    turn = package / "solver" / "kernels" / "turn.py"
-    source = turn.read_text()
+    keeps = package / "solver" / "kernels" / "keeps.py"
+    source = keeps.read_text()
     assert "    inv = 1.0 / n_faces\n" in source
-    turn.write_text(source.replace("    inv = 1.0 / n_faces\n", "    inv = 0.5 / n_faces\n"))
+    keeps.write_text(source.replace("    inv = 1.0 / n_faces\n", "    inv = 0.5 / n_faces\n"))
     after = _run(copy, numba_cache)
     # Every re-roll's average now halves (229.64 drops to about 130): the value must move,
     # not come from the code cached before the edit.

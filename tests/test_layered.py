@@ -59,13 +59,13 @@ def model_of(name: str) -> Model:
 
 def one_process(name: str, with_sd: bool):
     model = model_of(name)
-    values, sd = solve_values(model, with_sd)
+    values, sd = solve_values(model.problem, with_sd)
     m2 = None
     if with_sd:
         from yz.solver.dp import backward
 
         m2 = np.zeros(model.layout.size)
-        backward(model, np.array(values), store=None, m2=m2)
+        backward(model.problem, np.array(values), store=None, m2=m2)
     return values, m2, sd
 
 
@@ -74,7 +74,7 @@ def one_process(name: str, with_sd: bool):
 def test_the_same_bits_as_the_one_process_solve(tmp_path, name, with_sd):
     values, m2, sd = one_process(name, with_sd)
     model = model_of(name)
-    solution = solve_layered(model, tmp_path / "store", with_sd, chunk_states=SMALL_CHUNKS)
+    solution = solve_layered(model.problem, tmp_path / "store", with_sd, chunk_states=SMALL_CHUNKS)
     assert solution.solved_chunks > model.tables.n_categories  # more than one chunk a layer
     got, got_m2 = read_store(model, tmp_path / "store")
     assert np.array_equal(got, values)
@@ -88,15 +88,15 @@ def test_the_same_bits_as_the_one_process_solve(tmp_path, name, with_sd):
 
 def test_a_second_run_finds_everything_finished(tmp_path):
     model = model_of("carried")
-    first = solve_layered(model, tmp_path / "s", chunk_states=SMALL_CHUNKS)
-    again = solve_layered(model_of("carried"), tmp_path / "s", chunk_states=SMALL_CHUNKS)
+    first = solve_layered(model.problem, tmp_path / "s", chunk_states=SMALL_CHUNKS)
+    again = solve_layered(model_of("carried").problem, tmp_path / "s", chunk_states=SMALL_CHUNKS)
     assert again.solved_chunks == 0 and again.resumed_chunks == first.solved_chunks
     assert again.expected_score == first.expected_score
 
 
 def test_a_damaged_chunk_is_solved_again(tmp_path):
     model = model_of("carried")
-    first = solve_layered(model, tmp_path / "s", chunk_states=SMALL_CHUNKS)
+    first = solve_layered(model.problem, tmp_path / "s", chunk_states=SMALL_CHUNKS)
     victims = [chunk_path(tmp_path / "s", 0, 0), chunk_path(tmp_path / "s", 3, 1)]
     for path in victims:
         data = bytearray(path.read_bytes())
@@ -104,12 +104,12 @@ def test_a_damaged_chunk_is_solved_again(tmp_path):
         path.write_bytes(bytes(data))
     with pytest.raises(StoreError, match="checksum mismatch"):
         read_store(model, tmp_path / "s")
-    again = solve_layered(model_of("carried"), tmp_path / "s", chunk_states=SMALL_CHUNKS)
+    again = solve_layered(model_of("carried").problem, tmp_path / "s", chunk_states=SMALL_CHUNKS)
     assert again.expected_score == first.expected_score
     # Those two chunks again, and nothing else (a chunk's bits do not depend on the run).
     assert again.solved_chunks == 2
     assert np.array_equal(read_store(model, tmp_path / "s")[0],
-                          solve_values(model_of("carried"))[0])
+                          solve_values(model_of("carried").problem)[0])
 
 
 def test_a_killed_run_resumes_where_it_stopped(tmp_path):
@@ -124,7 +124,7 @@ def test_a_killed_run_resumes_where_it_stopped(tmp_path):
         "def cut(done, total):\n"
         "    if done > total // 2:\n"
         "        os.kill(os.getpid(), signal.SIGKILL)\n"
-        f"solve_layered(m, {str(store)!r}, chunk_states=60, progress=cut)\n")
+        f"solve_layered(m.problem, {str(store)!r}, chunk_states=60, progress=cut)\n")
     run = subprocess.run([sys.executable, "-c", script], timeout=HANG_GUARD)
     assert run.returncode == -signal.SIGKILL
     left = json.loads((store / MANIFEST).read_text())
@@ -132,20 +132,20 @@ def test_a_killed_run_resumes_where_it_stopped(tmp_path):
     model = model_of("carried")
     # Resumed with the default chunk size (one chunk a layer here): the run goes on with the
     # chunks it began with, which the folder's manifest lists.
-    assert 0 < share_left(model, store, with_sd=False) < 0.5  # what the estimate is scaled by
-    assert share_left(model, store, with_sd=True) == 1.0  # (another solve: from scratch)
-    resumed = solve_layered(model, store)
-    assert share_left(model, store, with_sd=False) == 0.0
+    assert 0 < share_left(model.problem, store, with_sd=False) < 0.5  # the estimate is scaled
+    assert share_left(model.problem, store, with_sd=True) == 1.0  # (another solve: from scratch)
+    resumed = solve_layered(model.problem, store)
+    assert share_left(model.problem, store, with_sd=False) == 0.0
     assert resumed.resumed_chunks == len(left["done"]) and resumed.solved_chunks > 0
     assert json.loads((store / MANIFEST).read_text())["chunks"] == left["chunks"]
     assert resumed.resumed_chunks + resumed.solved_chunks > model.tables.n_categories
-    assert np.array_equal(read_store(model, store)[0], solve_values(model_of("carried"))[0])
+    assert np.array_equal(read_store(model, store)[0], solve_values(model_of("carried").problem)[0])
 
 
 def test_a_folder_that_is_not_a_solve_is_left_alone(tmp_path):
     (tmp_path / "mine.txt").write_text("keep me")
     with pytest.raises(StoreError, match="not empty and holds no solve of yz"):
-        solve_layered(model_of("plain"), tmp_path)
+        solve_layered(model_of("plain").problem, tmp_path)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["mine.txt"]
 
 
@@ -158,21 +158,21 @@ def test_a_folder_it_would_refuse_is_refused_before_the_time_estimate(tmp_path):
 
 
 def test_another_games_folder_is_refused(tmp_path):
-    solve_layered(model_of("plain"), tmp_path / "s", chunk_states=SMALL_CHUNKS)
+    solve_layered(model_of("plain").problem, tmp_path / "s", chunk_states=SMALL_CHUNKS)
     before = {p: p.stat().st_mtime_ns for p in (tmp_path / "s").rglob("*")}
     with pytest.raises(StoreError, match="holds a solve of 'layered-test' with other rules"):
-        solve_layered(model_of("carried"), tmp_path / "s", chunk_states=SMALL_CHUNKS)
+        solve_layered(model_of("carried").problem, tmp_path / "s", chunk_states=SMALL_CHUNKS)
     with pytest.raises(StoreError, match="other rules, solver version or options"):
-        solve_layered(model_of("plain"), tmp_path / "s", with_sd=True,
+        solve_layered(model_of("plain").problem, tmp_path / "s", with_sd=True,
                       chunk_states=SMALL_CHUNKS)
     assert {p: p.stat().st_mtime_ns for p in (tmp_path / "s").rglob("*")} == before
 
 
 def test_the_store_is_read_back_whatever_chunks_it_was_solved_in(tmp_path):
-    solve_layered(model_of("carried"), tmp_path / "s", chunk_states=SMALL_CHUNKS)
+    solve_layered(model_of("carried").problem, tmp_path / "s", chunk_states=SMALL_CHUNKS)
     fresh = model_of("carried")  # never told the chunk size
     assert np.array_equal(read_store(fresh, tmp_path / "s")[0],
-                          solve_values(model_of("carried"))[0])
+                          solve_values(model_of("carried").problem)[0])
 
 
 def test_an_unfinished_damaged_or_foreign_store_is_not_read(tmp_path):
@@ -184,7 +184,7 @@ def test_an_unfinished_damaged_or_foreign_store_is_not_read(tmp_path):
         read_store(model, tmp_path / "file")
     with pytest.raises(StoreError, match="give the folder"):
         read_store(model, "")
-    solve_layered(model, tmp_path / "s", chunk_states=SMALL_CHUNKS)
+    solve_layered(model.problem, tmp_path / "s", chunk_states=SMALL_CHUNKS)
     manifest = json.loads((tmp_path / "s" / MANIFEST).read_text())
     del manifest["done"]["0/0"]
     from yz.solver import cache
@@ -198,10 +198,10 @@ def test_an_unfinished_damaged_or_foreign_store_is_not_read(tmp_path):
     with pytest.raises(StoreError, match="checksum mismatch"):
         read_store(model, tmp_path / "s")
     with pytest.raises(StoreError, match="checksum mismatch"):
-        solve_layered(model, tmp_path / "s", chunk_states=SMALL_CHUNKS)
+        solve_layered(model.problem, tmp_path / "s", chunk_states=SMALL_CHUNKS)
     (tmp_path / "f").write_text("x")
     with pytest.raises(StoreError, match="is a file, not a folder"):
-        solve_layered(model, tmp_path / "f", chunk_states=SMALL_CHUNKS)
+        solve_layered(model.problem, tmp_path / "f", chunk_states=SMALL_CHUNKS)
     assert (tmp_path / "f").read_text() == "x"
 
 
@@ -210,7 +210,7 @@ def test_workers_must_be_a_count(tmp_path, workers):
     from yz.rules import InputError
 
     with pytest.raises(InputError, match=r"workers: .* is not a positive whole number"):
-        solve_layered(model_of("plain"), tmp_path / "s", workers=workers)
+        solve_layered(model_of("plain").problem, tmp_path / "s", workers=workers)
     assert not (tmp_path / "s").exists()
 
 
@@ -233,7 +233,7 @@ def test_a_local_dask_cluster_gives_the_same_bits_with_a_worker_killed(tmp_path,
             os.kill(victim, signal.SIGKILL)
             killed.append(victim)
 
-    solution = solve_layered(model, tmp_path / "s", with_sd, scheduler=cluster,
+    solution = solve_layered(model.problem, tmp_path / "s", with_sd, scheduler=cluster,
                              chunk_states=SMALL_CHUNKS, progress=kill_a_worker_once)
     assert killed
     got, got_m2 = read_store(model, tmp_path / "s")
@@ -254,7 +254,7 @@ def test_the_command_solves_into_a_folder_and_resumes(tmp_path, workers):
                                       cwd=tmp_path, timeout=HANG_GUARD).stdout)
     again = json.loads(subprocess.run(run, capture_output=True, text=True, check=True, env=env,
                                       cwd=tmp_path, timeout=HANG_GUARD).stdout)
-    exact = solve_values(model_of("carried"))[0][model_of("carried").layout.start]
+    exact = solve_values(model_of("carried").problem)[0][model_of("carried").layout.start]
     assert first["expected_score"] == again["expected_score"] == exact
     assert first["chunks_solved"] > 0 and again["chunks_solved"] == 0
     assert again["chunks_found_finished"] == first["chunks_solved"]
@@ -282,7 +282,7 @@ def test_advice_from_a_store_is_the_one_process_advice(tmp_path):
     from yz.rules.position import parse_filled
 
     model = model_of("carried")
-    solve_layered(model, tmp_path / "s", chunk_states=SMALL_CHUNKS)
+    solve_layered(model.problem, tmp_path / "s", chunk_states=SMALL_CHUNKS)
     reference = model_of("carried")
     t = model.tables
     rng = random.Random(5)
@@ -304,7 +304,7 @@ def test_advise_from_a_store_on_the_command_line(tmp_path):
     game = tmp_path / "game.yaml"
     game.write_text(VARIANTS["carried"])
     store = tmp_path / "store"
-    solve_layered(model_of("carried"), store, chunk_states=SMALL_CHUNKS)
+    solve_layered(model_of("carried").problem, store, chunk_states=SMALL_CHUNKS)
     cmd = [sys.executable, "-m", "yz.cli.main", "advise", "-v", str(game), "--store",
            str(store), "--filled", "fours=8,yatzy=0", "--saved-rolls", "3", "-d", "6,6,6,2",
            "--json"]
@@ -323,14 +323,14 @@ def test_advice_from_a_store_reads_it_once_per_layer(tmp_path):
     """Positions of one layer share the values read (a loop over positions of a big game must
     not hold a table per call); a store solved with the SD is read without its moments."""
     model = model_of("carried")
-    solve_layered(model, tmp_path / "s", with_sd=True, chunk_states=SMALL_CHUNKS)
+    solve_layered(model.problem, tmp_path / "s", with_sd=True, chunk_states=SMALL_CHUNKS)
     first = model.store_solution(tmp_path / "s", [2])
     again = model.store_solution(tmp_path / "s", [2])
     assert again is first
     model.advise("fours=8", (1, 2, 3, 4), store=tmp_path / "s")
     model.advise("fives=10", (1, 2, 3, 4), store=tmp_path / "s")
     assert model.store_solution(tmp_path / "s", [2]) is first
-    assert len(model._turns) == 2  # the advisor's memo, valid for the values kept
+    assert len(first.memo) == 2  # the advisor's memo, kept with the values read
     assert model.store_solution(tmp_path / "s", [3]) is not first
     values, moments = read_store(model, tmp_path / "s", moments=False)
     assert moments is None and np.array_equal(values, read_store(model, tmp_path / "s")[0])

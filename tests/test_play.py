@@ -8,7 +8,7 @@ import pytest
 from typer.testing import CliRunner
 from yz.cli.main import app
 from yz.rules import InputError, load_rules
-from yz.solver import solve
+from yz.solver import Model
 from yz.solver.advice import advise
 from yz.solver.coach import Game, find_box, parse_keep
 
@@ -41,7 +41,7 @@ def no_bonus(shared_cache):
     old = os.environ.get("YZ_CACHE_DIR")
     os.environ["YZ_CACHE_DIR"] = str(shared_cache)
     try:
-        return solve(load_rules("no-bonus"))
+        return Model(load_rules("no-bonus")).solve()
     finally:
         if old is None:
             os.environ.pop("YZ_CACHE_DIR")
@@ -97,7 +97,7 @@ def test_a_whole_game_agrees_with_the_advisor(no_bonus):
     assert len(worst) == 3 and worst[0].loss >= worst[1].loss >= worst[2].loss
     replay = Game.from_state(no_bonus, game.state())
     assert replay.banked == game.banked and replay.lost() == pytest.approx(game.lost())
-    review = game.review(no_bonus.model.distribution())
+    review = game.review(Model(no_bonus.tables).distribution())
     assert 0 < review["p_at_most"] <= 1 and review["total"] == game.banked
 
 
@@ -207,7 +207,7 @@ def test_play_a_whole_seeded_game_through_stdin(no_bonus):
 
 
 def test_play_coach_warns_before_a_costly_move():
-    game = Game(solve(load_rules("no-bonus")), seed=9)
+    game = Game(Model(load_rules("no-bonus")).solve(), seed=9)
     worst = game.options()[-1]
     typed = "none" if worst.kind == "keep" and not worst.keep else (
         worst.box.key if worst.kind == "score" else "".join(map(str, worst.keep)))
@@ -250,7 +250,7 @@ def test_play_own_dice():
 def test_play_any_rule_file(tmp_path):
     path = tmp_path / "tiny.yaml"
     path.write_text(TINY)
-    expected = Game(solve(load_rules(str(path))), seed=3)
+    expected = Game(Model(load_rules(str(path))).solve(), seed=3)
     lines = play_out(expected, every=2)
     result = runner.invoke(app, ["play", "-v", str(path), "--seed", "3", "-q"],
                            input="\n".join(lines) + "\n")

@@ -19,7 +19,7 @@ from yz.cli.main import app
 from yz.rules import load_rules
 from yz.rules.models import RuleSet
 from yz.rules.position import parse_filled
-from yz.solver import Model, exact_figures, solve
+from yz.solver import Model
 from yz.solver.advice import advise
 from yz.solver.simulate import simulate, summarise
 
@@ -29,7 +29,7 @@ runner = CliRunner()
 
 @pytest.fixture(scope="module")
 def official():
-    return solve(load_rules("official-free-joker"), use_cache=False)
+    return Model(load_rules("official-free-joker"), use_cache=False).solve()
 
 
 # ---------------------------------------------------------------- advice
@@ -115,14 +115,14 @@ def test_advice_ranks_every_distinct_keep(official):
 
 @pytest.mark.parametrize("name", ["official-free-joker", "official-forced-joker", "yatzy", "gist"])
 def test_simulated_mean_within_four_standard_errors(name):
-    solution = solve(load_rules(name), use_cache=False)
+    solution = Model(load_rules(name), use_cache=False).solve()
     summary = summarise(simulate(solution, 4000, seed=2024))
     assert abs(summary["mean"] - solution.expected_score) < 4 * summary["sem"]
 
 
 @pytest.mark.parametrize("strategy", ["greedy", "heuristic"])
 def test_other_strategies_match_their_exact_means(official, strategy):
-    exact_mean = official.model.moments(strategy).expected_score
+    exact_mean = Model(official.tables, use_cache=False).moments(strategy).expected_score
     summary = summarise(simulate(official, 4000, seed=7, strategy=strategy))
     assert abs(summary["mean"] - exact_mean) < 4 * summary["sem"]
     assert exact_mean < official.expected_score - 5  # what optimal play is worth
@@ -157,7 +157,7 @@ def test_games_do_not_depend_on_the_thread_count(official, isolated_cache):
 
 
 def test_exact_figures_add_up_and_match_seed_004(official):
-    stats = exact_figures(official, use_cache=False)
+    stats = Model(official.tables, use_cache=False).figures()
     t = official.tables
     assert stats.expected_score == pytest.approx(official.expected_score, abs=1e-9)
     parts = (sum(stats.box_mean.values()) + stats.p_upper_bonus * t.upper_bonus +
@@ -197,15 +197,16 @@ def test_exact_sd_matches_a_large_simulation_on_a_small_game():
              "score": {"kind": "fixed", "points": 20}}],
         "upper_bonus": {"threshold": 9, "amount": 15}, "yahtzee_bonus": {"amount": 30},
         "joker": {"mode": "free"}})
-    solution = Model(rules, use_cache=False).solve()
-    moments = solution.model.moments()
+    model = Model(rules, use_cache=False)
+    solution = model.solve()
+    moments = model.moments()
     mean, sd = moments.expected_score, moments.sd
     assert mean == pytest.approx(solution.expected_score, abs=1e-12)
     games = simulate(solution, 200_000, seed=5)
     summary = summarise(games)
     assert summary["mean"] == pytest.approx(mean, abs=4 * sd / np.sqrt(games.games))
     assert summary["sd"] == pytest.approx(sd, rel=0.01)
-    stats = exact_figures(solution, use_cache=False)
+    stats = model.figures()
     for c, key in enumerate(rules.keys):
         assert games.box_sum[c] / games.games == pytest.approx(stats.box_mean[key], abs=0.05)
 
@@ -317,15 +318,18 @@ def test_sd_from_the_dp_sweeps_matches_the_policy_pass(official):
     """Two computations of the SD: fused into the DP, and a separate pass along the policy."""
     fused = Model(official.tables, use_cache=False).solve(with_sd=True)
     assert np.array_equal(fused.values, official.values)  # the moments change no value
-    assert fused.sd == pytest.approx(official.model.moments().sd, abs=1e-9)
+    plain = Model(official.tables, use_cache=False)
+    plain.solve()  # no SD stored: the separate pass
+    assert fused.sd == pytest.approx(plain.moments().sd, abs=1e-9)
 
 
 @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(small_rule_sets())
 def test_sd_paths_agree_on_small_games(rules):
     fused = Model(rules, use_cache=False).solve(with_sd=True)
-    plain = Model(fused.tables, use_cache=False).solve()
-    moments = plain.model.moments()  # no SD stored: the separate pass
+    plain = Model(fused.tables, use_cache=False)
+    plain.solve()
+    moments = plain.moments()  # no SD stored: the separate pass
     assert moments.expected_score == pytest.approx(fused.expected_score, abs=1e-9)
     assert fused.sd == pytest.approx(moments.sd, abs=1e-9)
 
@@ -343,7 +347,7 @@ def test_strategy_tables_have_the_shape_the_kernels_rely_on(name):
     made) or with the flag (the kernels' best-zero-move shortcut relies on it)."""
     from yz.solver.strategies import STRATEGIES, strategy_values
 
-    solution = solve(load_rules(name), use_cache=False)
+    solution = Model(load_rules(name), use_cache=False).solve()
     t = solution.tables
     layout = solution.layout
     for strategy in STRATEGIES:

@@ -166,7 +166,8 @@ def test_random_rule_sets_with_saved_rolls_match_the_twin(doc):
     under target play, against the twin over ordered dice (the SD within the range the ways of
     breaking ties allow)."""
     rules = loaded(doc)
-    solution = Model(rules, use_cache=False).solve(with_sd=True)
+    model = Model(rules, use_cache=False)
+    solution = model.solve(with_sd=True)
     assert solution.expected_score == pytest.approx(naive_solve(rules), rel=1e-9, abs=1e-9)
     mean, low, high = NaiveMoments(rules).start_moments()
     assert mean == pytest.approx(solution.expected_score, rel=1e-9, abs=1e-9)
@@ -174,11 +175,11 @@ def test_random_rule_sets_with_saved_rolls_match_the_twin(doc):
     assert low - 1e-7 * max(1.0, low) <= second <= high + 1e-7 * max(1.0, high), (
         low, second, high)
     # The exact distribution (the forward pass over banked moves) has the same two moments.
-    dist = solution.model.distribution()
+    dist = model.distribution()
     assert dist.expected_score == pytest.approx(solution.expected_score, rel=1e-9, abs=1e-9)
     assert dist.sd ** 2 == pytest.approx(solution.sd ** 2, abs=1e-9 * max(1.0, second),
                                          rel=1e-7)
-    check_moves_within_the_bound(solution.model)
+    check_moves_within_the_bound(model)
     # Target play, at the median (the twin's expectimax over chances, the bank in its state).
     target = max(1, dist.percentile(50))
     table = solve_targets(solution, target)

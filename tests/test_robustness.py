@@ -16,8 +16,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 from test_terminal import default_sigint
+from yz.rules import WorkTooLong
 from yz.solver import Model, cache
-from yz.solver.limits import WorkTooLong
 
 HANG_GUARD = 60  # seconds: only a hang trips it; the times themselves are in bench/ and notes
 
@@ -140,9 +140,7 @@ def test_target_tables_are_sized_to_the_question_and_grow_as_one(isolated_cache)
     model = Model("no-bonus")
     assert target_files(model.tables) == ["targets-150.json", "targets-150.npy"]
     # Above the game's highest possible score every chance is 0: the table stops there.
-    from yz.solver.distribution import highest_score
-
-    top = highest_score(model.tables)
+    top = model.tables.highest_score
     table = model.targets(5000)
     assert table.max_target == top and table.p_reach(top + 1) == 0.0
     assert target_files(model.tables) == [f"targets-{top}.json", f"targets-{top}.npy"]

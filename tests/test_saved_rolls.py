@@ -15,11 +15,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from naive import NaiveGame, NaiveMoments, NaiveTarget, naive_solve, naive_target
 from random_rules import QUICK, as_yaml, rule_documents
-from yz.rules import InputError, RulesError, rules_from_text
+from yz.rules import InputError, RulesError, WorkTooLong, rules_from_text
 from yz.rules.position import parse_filled
 from yz.solver import Model
 from yz.solver.advice import advise
-from yz.solver.limits import WorkTooLong
 
 HANG_GUARD = 120  # seconds; only catches a hang
 
@@ -270,7 +269,8 @@ def check_moves_within_the_bound(model) -> None:
     window of banked points the forward pass makes lies within the one
     `distribution.state_windows` sets aside for its state (the streamed distribution writes
     into those); and the streamed distribution is the held one's, bit for bit."""
-    from yz.solver.distribution import moves_per_state, state_windows, window_bytes
+    from yz.solver.budget import moves_per_state, window_bytes
+    from yz.solver.distribution import state_windows
     from yz.solver.forward import _Windows, distinct, layer_outcomes, walk
 
     solution, layout, t = model.solve(), model.layout, model.tables
@@ -279,14 +279,14 @@ def check_moves_within_the_bound(model) -> None:
         int(state_windows(t, layout, k)[1].sum()) * 8 for k in range(t.n_categories + 1)]
     for k in range(t.n_categories):
         here = layout.layer_slice(k)
-        src, _ = layer_outcomes(model, solution.values, np.arange(here.start, here.stop),
+        src, _ = layer_outcomes(model.problem, solution.values, np.arange(here.start, here.stop),
                                 ("target",))
         most = int(np.bincount(src).max())
         assert 0 < most <= moves_per_state(t, layout, k), (k, most)
     index = np.array([layout.start], dtype=np.int64)
     windows = _Windows.start()
     for k in range(t.n_categories):
-        src, out = layer_outcomes(model, solution.values, index, ("target", "gain", "prob"))
+        src, out = layer_outcomes(model.problem, solution.values, index, ("target", "gain", "prob"))
         index, slot = distinct(out["target"])
         windows = windows.convolve(src, slot, out["gain"], out["prob"], len(index), 1)
         lo, width = state_windows(t, layout, k + 1)
@@ -323,14 +323,14 @@ def test_a_distribution_too_big_for_memory_is_refused_before_the_work():
     with pytest.raises(WorkTooLong, match="the exact distribution of yatzy-saved-rolls"):
         roomy.distribution()
     assert roomy._cached("solution") is None
-    assert 300 < roomy.distribution_seconds() < 1200
+    assert 300 < roomy.budget.distribution_seconds() < 1200
 
 
 def test_a_banked_distribution_past_the_worst_case_bound_is_streamed_when_it_fits():
     """The held forward pass's worst-case bound refuses it, the streamed pass's bound lets it
     through (the game's automatic figures still leave it out), and the distribution is the
     same, bit for bit."""
-    from yz.solver.distribution import banked_distribution_bytes, distribution_bytes
+    from yz.solver.budget import banked_distribution_bytes, distribution_bytes
 
     text = CHOICES_GAME.format(dice=3, rolls=2, saved="{}")
     free = Model(rules_from_text(text), use_cache=False)

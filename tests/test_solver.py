@@ -12,9 +12,9 @@ from naive import naive_solve
 from yz.rules import compile_rules, load_rules
 from yz.rules.models import RuleSet
 from yz.rules.position import Position, box_choices
-from yz.solver import Model, cache, solve
+from yz.solver import Model, cache
 from yz.solver.kernels.jit import kernel
-from yz.solver.kernels.turn import box_verdict, end_turn, may_fill
+from yz.solver.kernels.rule import box_verdict, end_turn, may_fill
 
 # Published optimal expected scores (see issue 3 and the seeds), to the precision published.
 PUBLISHED = {
@@ -28,7 +28,7 @@ PUBLISHED = {
 
 @pytest.fixture(scope="module")
 def solved():
-    return {name: solve(load_rules(name), use_cache=False) for name in
+    return {name: Model(load_rules(name), use_cache=False).solve() for name in
             ["official-free-joker", "official-forced-joker", "no-upper-bonus",
              "no-yahtzee-bonus", "no-bonus", "yatzy", "gist"]}
 
@@ -182,7 +182,7 @@ def test_kernel_transition_matches_the_numpy_twin(name):
     rolls, at upper totals below, near and at the threshold. Every box set of the first part
     is checked at one (flag, upper total, first roll) drawn at random, so each combination is
     still met thousands of times (every combination for every set took 20 s a game)."""
-    from yz.solver.layout import kernel_tables
+    from yz.solver.problem import kernel_tables
 
     t = compile_rules(load_rules(name))
     game = kernel_tables(t)
@@ -231,39 +231,39 @@ def test_kernel_transition_matches_the_numpy_twin(name):
 
 def test_cache_round_trip_and_corruption_is_recomputed(isolated_cache):
     rules = load_rules("no-bonus")
-    first = solve(rules)
+    first = Model(rules).solve()
     assert not first.cached and first.cache_note is None
     t = compile_rules(rules)
     values, meta = cache.values_path(t), cache.meta_path(t)
     assert values.exists() and meta.exists() and values.parent == isolated_cache
-    second = solve(rules)
+    second = Model(rules).solve()
     assert second.cached and np.array_equal(second.values, first.values)
 
     data = values.read_bytes()
     values.write_bytes(data[: len(data) // 2])  # truncated
-    third = solve(rules)
+    third = Model(rules).solve()
     assert not third.cached and "damaged cache file" in third.cache_note
     assert np.array_equal(third.values, first.values)
-    assert solve(rules).cached  # the recomputed table replaced the bad file
+    assert Model(rules).solve().cached  # the recomputed table replaced the bad file
 
 
 def test_cache_detects_altered_values_and_metadata(isolated_cache):
     rules = load_rules("no-bonus")
     t = compile_rules(rules)
-    solution = solve(rules)
+    solution = Model(rules).solve()
     tampered = solution.values.copy()
     tampered[0] += 1.0
     np.save(cache.values_path(t), tampered)  # a silent edit, the checksums unchanged
     with pytest.raises(cache.CorruptCache, match="checksum"):
         cache.load(t, solution.layout.size)
-    again = solve(rules)
+    again = Model(rules).solve()
     assert not again.cached and again.expected_score == solution.expected_score
     # Altered metadata (a figure edited by hand) is caught by its own checksum.
     meta = cache.meta_path(t)
     meta.write_text(meta.read_text().replace('"states": 8191', '"states": 9999'))
     with pytest.raises(cache.CorruptCache, match="metadata"):
         cache.load(t, solution.layout.size)
-    assert not solve(rules).cached
+    assert not Model(rules).solve().cached
 
 
 def test_cache_key_changes_with_the_rules():
@@ -274,7 +274,7 @@ def test_cache_key_changes_with_the_rules():
 
 
 def test_no_cache_writes_nothing(isolated_cache):
-    solve(load_rules("no-bonus"), use_cache=False)
+    Model(load_rules("no-bonus"), use_cache=False).solve()
     assert not isolated_cache.exists() or not list(isolated_cache.iterdir())
 
 

@@ -21,7 +21,7 @@ from typer.testing import CliRunner
 from yz.cli.main import app
 from yz.rules import load_rules
 from yz.rules.sweep_file import SweepError, load_sweep
-from yz.solver import exact_figures, solve, study
+from yz.solver import Model, study
 
 pd = pytest.importorskip("pandas")
 
@@ -202,8 +202,8 @@ def test_the_table_has_one_column_per_axis_and_the_exact_figures(grid_table, tmp
     assert len(grid_table) == 4 and grid_table.attrs["solved"] == 4
     # The point rolls=2, threshold=15 is tiny.yaml itself: compare with a direct solve.
     (tmp_path / "t.yaml").write_text(TINY)
-    solution = solve(load_rules(tmp_path / "t.yaml"), use_cache=False)
-    fig = exact_figures(solution, use_cache=False)
+    solution = Model(load_rules(tmp_path / "t.yaml"), use_cache=False).solve()
+    fig = Model(solution.tables, use_cache=False).figures()
     sweep = load_sweep(write(tmp_path, "base: tiny.yaml\naxes: {upper_bonus.threshold: [15]}\n"))
     row = study.run_sweep(sweep).iloc[0]
     assert row["expected_score"] == solution.expected_score and row["sd"] == fig.sd
@@ -224,9 +224,10 @@ def test_mean_only_skips_the_figures_and_distribution_adds_percentiles(tmp_path,
         return real(data, what, threads)
 
     monkeypatch.setattr(study, "solve_point", spy)
-    import yz.solver
+    from yz.solver import exact
 
-    monkeypatch.setattr(yz.solver, "exact_figures", lambda *a, **k: pytest.fail("figures"))
+    monkeypatch.setattr(exact, "exact_figures", lambda *a, **k: pytest.fail("figures"))
+    monkeypatch.setattr(exact, "exact_moments", lambda *a, **k: pytest.fail("moments"))
     table = study.run_sweep(sweep)
     assert list(table.columns) == ["rolls", "expected_score", "states", "seconds"]
     assert calls == ["mean", "mean"]
@@ -337,7 +338,7 @@ def test_a_base_axis_takes_a_whole_rule_set_per_value(tmp_path):
         ("tiny.yaml", 3, 2), ("tiny.yaml", 3, 3), ("four.yaml", 4, 2), ("four.yaml", 4, 3)]
     table = study.run_sweep(sweep)
     assert list(table.columns)[:2] == ["base", "rolls"]
-    solution = solve(load_rules(tmp_path / "four.yaml"), use_cache=False)
+    solution = Model(load_rules(tmp_path / "four.yaml"), use_cache=False).solve()
     assert table["expected_score"][2] == solution.expected_score
     path = write(tmp_path, "axes:\n  base: [tiny.yaml, fuor.yaml]\n  rolls: [2]\n")
     assert error_of(path).startswith(f"{path}:2:21: base: fuor.yaml: no such file")

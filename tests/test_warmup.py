@@ -91,6 +91,7 @@ def test_a_game_with_saved_rolls_compiles_only_its_own_drivers(monkeypatch, noth
     saved.ensure_compiled("solve-sd")
     saved.ensure_compiled("distribution")
     assert asked == [("decisions",), ("saved-decisions",), ("saved-follow", "saved-forward")]
-    assert plain.compile_seconds("solve") < saved.compile_seconds("solve", "distribution")
+    assert plain.budget.compile_seconds("solve") < \
+        saved.budget.compile_seconds("solve", "distribution")
     for work in warmup.WORK_FAMILIES:
-        assert all(f in warmup.FAMILIES for f in warmup.work_families(work, saved_rolls=True))
+        assert all(f in warmup.FAMILIES for f in warmup.work_families(work, saved.layout))

@@ -10,7 +10,7 @@ pytest.importorskip("fastapi")
 pytest.importorskip("httpx")
 
 from fastapi.testclient import TestClient
-from yz.solver.limits import MAX_MOVES
+from yz.solver.budget import MAX_MOVES
 from yz.web.app import create_app
 from yz.web.settings import MAX_BODY
 
@@ -187,10 +187,10 @@ def test_an_unsolved_rule_set_says_so_until_prepared(client):
 def test_a_whole_game_through_the_api(client):
     from yz.rules import load_rules
     from yz.rules.position import Position
-    from yz.solver import solve
+    from yz.solver import Model
     from yz.solver.advice import advise
 
-    solution = solve(load_rules("no-bonus"))
+    solution = Model(load_rules("no-bonus")).solve()
     game = post(client, "/api/new", {"rules": NO_BONUS, "seed": 21})["game"]
     n = 0
     while game["phase"] != "over":

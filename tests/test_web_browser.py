@@ -47,7 +47,7 @@ def click_move(page, game, option) -> None:
 
 def test_play_a_whole_seeded_game_in_the_browser(server, browser, tmp_path):
     from yz.rules import load_rules
-    from yz.solver import solve
+    from yz.solver import Model
     from yz.solver.advice import advise
     from yz.solver.coach import Game
 
@@ -73,7 +73,7 @@ def test_play_a_whole_seeded_game_in_the_browser(server, browser, tmp_path):
     page.fill("#seed", "5")
     page.click("#new-game")
     page.wait_for_selector("#dice .die", timeout=180_000)  # a fresh cache: solved first
-    solution = solve(load_rules("no-bonus"))
+    solution = Model(load_rules("no-bonus")).solve()
 
     n = 0
     while True:

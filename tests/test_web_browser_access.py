@@ -133,7 +133,7 @@ def focus_is_visible(page) -> bool:
 
 def test_a_whole_game_by_keyboard_alone(server, browser, tmp_path):
     from yz.rules import load_rules
-    from yz.solver import solve
+    from yz.solver import Model
 
     page, seen = open_page(browser.new_context(viewport={"width": 1200, "height": 900}), server)
     tab_to(page, "#variant")
@@ -145,7 +145,7 @@ def test_a_whole_game_by_keyboard_alone(server, browser, tmp_path):
     tab_to(page, "#new-game")
     page.keyboard.press("Enter")
     page.wait_for_selector("#dice .die", timeout=180_000)
-    solution = solve(load_rules("no-bonus"))
+    solution = Model(load_rules("no-bonus")).solve()
 
     decisions = 0
     while True:
@@ -208,7 +208,7 @@ def hold_by_keyboard(page, keep: list[int], by_tab: bool) -> None:
 
 def test_a_whole_game_on_a_phone_by_touch(server, browser, tmp_path):
     from yz.rules import load_rules
-    from yz.solver import solve
+    from yz.solver import Model
 
     context = browser.new_context(viewport=PHONE, has_touch=True, is_mobile=True,
                                   device_scale_factor=2)
@@ -218,7 +218,7 @@ def test_a_whole_game_on_a_phone_by_touch(server, browser, tmp_path):
     page.fill("#seed", "4")
     page.tap("#new-game")
     page.wait_for_selector("#dice .die", timeout=180_000)
-    solution = solve(load_rules("no-bonus"))
+    solution = Model(load_rules("no-bonus")).solve()
     tapped: set[int] = set()
     scrolled_card = False
     while True:

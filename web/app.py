@@ -31,7 +31,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from yz.rules import InputError, YzError
 from yz.solver import Model
-from yz.solver.limits import MAX_MOVES
+from yz.solver.budget import MAX_MOVES
 
 from .guards import BodyLimit, SecurityHeaders, TrustedHosts
 from .rulesets import RuleSets, rules_json

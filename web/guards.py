@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 from urllib.parse import urlsplit
 
-from yz.solver.limits import MAX_MOVES
+from yz.solver.budget import MAX_MOVES
 
 from .settings import MAX_BODY, MAX_YAML_CHARS, WebSettings
 

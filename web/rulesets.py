@@ -17,7 +17,7 @@ from collections import OrderedDict
 
 from yz.rules import InputError, RulesError, YzError
 from yz.solver import Model
-from yz.solver.limits import duration
+from yz.solver.budget import duration
 
 from .settings import MAX_YAML_DEPTH, MAX_YAML_NODES, WebSettings
 from .solving import Busy, with_distribution
@@ -151,16 +151,16 @@ def _check_solvable(model: Model, settings: WebSettings, variant: str | None) ->
     memory than it has, unless yz's cache holds it already (solved on the command line)."""
     if model.is_solved() and (not with_distribution(model) or model.has_distribution()):
         return
-    estimate = model.prepare_seconds()
+    estimate = model.budget.prepare_seconds()
     if estimate > settings.max_solve_seconds:
         raise RulesError(f"{model.name}: solving it exactly would take about "
                          f"{duration(estimate)} on this machine (estimated from its "
                          f"{model.layout.reachable:,} states), more than this server's limit "
                          f"of {duration(settings.max_solve_seconds)}; play it with "
                          f"{_offline(settings, variant)}.", param="rules")
-    model.check_memory()
+    model.budget.check_solve_memory()
     if with_distribution(model):
-        model.check_distribution_memory(MAX_DISTRIBUTION_MEMORY)
+        model.budget.check_distribution_memory(MAX_DISTRIBUTION_MEMORY)
 
 
 def _offline(settings: WebSettings, variant: str | None) -> str:

@@ -26,7 +26,7 @@ from typing import Any
 
 from yz.rules import YzError
 from yz.solver import Model
-from yz.solver.limits import VALUES_SHARE
+from yz.solver.budget import VALUES_SHARE
 from yz.solver.report import Reporter
 
 from .settings import WebSettings
@@ -172,8 +172,8 @@ class Solver:
 
     def _enqueue(self, model: Model) -> Job:
         t = model.tables
-        estimate = model.solve_seconds()
-        compiling = model.compile_seconds("solve", "distribution")
+        estimate = model.budget.solve_seconds()
+        compiling = model.budget.compile_seconds("solve", "distribution")
         with self._lock:
             job = self._jobs.get(t.digest)
             if job is not None:
@@ -259,8 +259,7 @@ def with_distribution(model: Model) -> bool:
     played without it."""
     from .rulesets import MAX_DISTRIBUTION_MEMORY
 
-    return model.tables.n_banks == 1 or (model.distribution_fits(MAX_DISTRIBUTION_MEMORY)
-                                         and model.distribution_fits())
+    return model.budget.figures_fit(MAX_DISTRIBUTION_MEMORY) and model.budget.figures_fit()
 
 
 # A model's stages, by the unit they count in, as the page names them.
@@ -298,6 +297,6 @@ def _named(hit: tuple, model: Model) -> tuple:
     """A strategy and distribution with the names of `model`, the request's own rule set (a
     strategy is shared by every rule set that scores alike; its names never are)."""
     solution, dist = hit
-    if solution.model is model:
+    if solution.problem is model.problem:
         return hit
-    return replace(solution, model=model), dist and replace(dist, variant=model.name)
+    return replace(solution, problem=model.problem), dist and replace(dist, variant=model.name)

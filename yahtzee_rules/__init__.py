@@ -1,6 +1,6 @@
 """Yahtzee-family rule sets as data: YAML -> frozen pydantic models -> flat numpy tables."""
 
-from .errors import InputError, RulesError, SolverError, YzError
+from .errors import InputError, RulesError, SolverError, WorkTooLong, YzError
 from .loader import builtin_names, example_names, load_rules, rule_schema, rules_from_text
 from .models import RuleSet
 from .tables import RuleTables, compile_rules
@@ -11,6 +11,7 @@ __all__ = [
     "RuleTables",
     "RulesError",
     "SolverError",
+    "WorkTooLong",
     "YzError",
     "builtin_names",
     "compile_rules",

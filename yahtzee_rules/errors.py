@@ -28,3 +28,29 @@ class InputError(YzError):
 class SolverError(YzError):
     """yz caught itself computing something impossible (a bug, never the user's input): the
     message names the rule set and the state, so the rule file can be reported."""
+
+
+class WorkTooLong(InputError):
+    """A piece of work estimated to take longer than the budget, refused before it starts
+    (`yz.solver.budget`)."""
+
+    def __init__(self, what: str, seconds: float, budget: float, why: str):
+        self.what, self.seconds, self.budget = what, seconds, budget
+        self.hint = ""  # another way to go ahead, added by a front end that has one
+        shown, cap = duration(seconds), duration(budget)
+        if shown == cap:  # just over the budget: a finer figure, or it reads as "10 > 10"
+            shown, cap = duration(seconds, finer=True), duration(budget, finer=True)
+        self.estimate = (f"{what} would take about {shown} on this machine "
+                         f"(estimated {why}), more than the budget of {cap}")
+        super().__init__(f"{self.estimate}; give a larger budget (max_seconds, or None for "
+                         "none) to go ahead.", param="max_seconds")
+
+
+def duration(seconds: float, finer: bool = False) -> str:
+    """Seconds in words a person reads at a glance: '40 s', '23 minutes', '18.2 hours'
+    (`finer`: one more decimal, '10.1 minutes')."""
+    if seconds < 90:
+        return f"{seconds:.{1 if finer else 0}f} s"
+    if seconds < 5400:
+        return f"{seconds / 60:.{1 if finer else 0}f} minutes"
+    return f"{seconds / 3600:.{2 if finer else 1}f} hours"

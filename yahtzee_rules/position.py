@@ -2,14 +2,17 @@
 
 `box_choices` is the position-aware scorer: the Joker (free or forced), the extra Yahtzee
 bonus and the upper bonus applied to one final roll, and the position each box leads to. It
-is the NumPy twin of the solver's transition (`yz.solver.kernels.turn.end_turn`): it reads
-only the compiled tables, and a test compares the two on every built-in.
+runs the solver's own rule of a turn's end (`yz.solver.kernels.rule`, plain Python that the
+kernels compile), so the scorer, the advisor and the solver cannot disagree.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+
+from yz.solver.kernels.rule import box_move, box_verdict, may_fill, upper_step
+from yz.solver.kernels.state import bank_after, has, is_open
 
 from .errors import InputError
 from .tables import RuleTables
@@ -96,17 +99,6 @@ class Position:
         return total
 
 
-def bank_after(t: RuleTables, bank: int, left: int) -> int:
-    """The saved rolls after filling a box with `left` re-rolls unused, in a turn begun with
-    `bank` saved rolls: the unused rolls when they are saved (up to the cap), else the saved
-    rolls not drawn on; 0 without saved rolls. (The NumPy twin of the kernels' `bank_after`.)"""
-    if not t.has_bank:
-        return 0
-    if t.bank_carry:
-        return left if t.bank_cap < 0 else min(t.bank_cap, left)
-    return min(bank, left)
-
-
 def most_rolls_left(t: RuleTables, pos: Position) -> int:
     """The re-rolls a turn has after its first roll: the rules' rolls less one, and the saved
     rolls it starts with."""
@@ -141,7 +133,7 @@ def next_box(t: RuleTables, pos: Position) -> str | None:
     """The one box a turn may fill when the card is filled in order (else None)."""
     if not t.in_order:
         return None
-    return next((k for i, k in enumerate(t.rules.keys) if not pos.mask >> i & 1), None)
+    return next((k for i, k in enumerate(t.rules.keys) if is_open(t, pos.mask, i)), None)
 
 
 def check_bonus_points(t: RuleTables, pos: Position, bonus_points: int | None) -> int:
@@ -319,53 +311,30 @@ class BoxChoice:
         return self.points + self.yahtzee_bonus + self.upper_bonus
 
 
-JOKER_FREE, JOKER_FORCED = 1, 2  # tables.JOKER_MODES
-
-
 def box_choices(t: RuleTables, roll: int, pos: Position, first: bool = False) -> list[BoxChoice]:
     """Every open box for roll index `roll` in position `pos`, in card order; `first`: the
-    roll is the turn's first, kept whole (a score above zero earns the first-roll bonus)."""
-    rules = t.rules
-    mask = pos.mask
-    yf = int(t.YAHTZEE_FACE[roll])
-    extra = yf >= 0 and t.yahtzee_box >= 0 and bool(mask >> t.yahtzee_box & 1)
-    in_turn = next_box(t, pos)
-
-    def may_fill(c: int) -> bool:  # the forced Joker chooses among the boxes a turn may fill
-        return not mask >> c & 1 and (in_turn is None or rules.keys[c] == in_turn)
-
-    only_box, lower_only, use_joker = -1, False, False
-    if extra and t.joker_mode:
-        ub = int(t.UPPER_BOX_OF_FACE[yf])
-        ub_filled = ub < 0 or bool(mask >> ub & 1)
-        if t.joker_mode == JOKER_FREE:
-            use_joker = ub_filled
-        elif not ub_filled and may_fill(ub):
-            only_box = ub
-        else:
-            lower_only = any(t.IS_LOWER[c] and may_fill(c) for c in range(t.n_categories))
-            use_joker = lower_only and ub_filled
-    bonus = t.yahtzee_bonus if (extra and pos.yahtzee_full) else 0
+    roll is the turn's first, kept whole (a score above zero earns the first-roll bonus).
+    The rule is the solver's own (`yz.solver.kernels.rule`), run here as plain Python; only
+    the upper total is kept uncapped, as a person reads it."""
+    mask, flag = pos.mask, int(pos.yahtzee_full)
+    only_box, lower_only, use_joker, extra = box_verdict(t, mask, roll)
     out = []
-    for c, cat in enumerate(rules.categories):
-        if mask >> c & 1:
+    for c, cat in enumerate(t.rules.categories):
+        if has(mask, c):
             continue
-        legal = not ((only_box >= 0 and c != only_box) or (lower_only and not t.IS_LOWER[c])
-                     or (in_turn is not None and cat.key != in_turn))
-        points = int(t.JOKER_SCORE[roll, c] if use_joker else t.SCORE[roll, c])
-        if t.ONLY_AFTER[c] and not pos.yahtzee_full:
-            points = 0
-        served = int(t.FIRST_BONUS[c]) if first and points > 0 else 0
-        points += served
-        upper, upper_after = 0, pos.upper_total
-        if t.COUNTS_UPPER[c]:
-            upper_after += points
-            if pos.upper_total < t.upper_threshold <= upper_after:
-                upper = t.upper_bonus
-        flag_after = pos.yahtzee_full or (c == t.flag_box and points > 0)
-        out.append(BoxChoice(cat.key, cat.name, points, bonus, upper, legal,
-                             use_joker and points - served != int(t.SCORE[roll, c]), c,
-                             upper_after, flag_after, served))
+        pts, gained, _mask, flag_after, counted, _won = box_move(t, mask, flag, roll, c,
+                                                                  use_joker, extra, first)
+        pts, gained = int(pts), int(gained)  # (numpy's integers, read from the tables)
+        upper_after, upper_bonus = pos.upper_total, 0
+        if counted:
+            upper_after += pts
+            upper_bonus = upper_step(t.upper_threshold, t.upper_bonus, pos.upper_total, pts,
+                                     counted)[1]
+        served = int(t.FIRST_BONUS[c]) if first and pts > 0 else 0
+        out.append(BoxChoice(cat.key, cat.name, pts, gained - pts, upper_bonus,
+                             bool(may_fill(t, mask, c, only_box, lower_only)),
+                             bool(use_joker and t.JOKER_SCORE[roll, c] != t.SCORE[roll, c]), c,
+                             upper_after, bool(flag_after), served))
     return out
 
 

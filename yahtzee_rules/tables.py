@@ -112,6 +112,13 @@ class RuleTables:
         return self.rules.saved_rolls.most(k, self.rolls) + 1
 
     @property
+    def highest_score(self) -> int:
+        """An upper bound on any final score: every box at its best, both bonuses, and an extra
+        Yahtzee bonus on every turn after the first."""
+        return (int(self.BOX_MAX.sum()) + self.upper_bonus
+                + self.yahtzee_bonus * max(0, self.n_categories - 1))
+
+    @property
     def n_flags(self) -> int:
         """2 when the state remembers whether the flag box holds a non-zero score."""
         return 2 if self.flag_box >= 0 else 1

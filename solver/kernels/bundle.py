@@ -4,7 +4,7 @@ A kernel takes a few bundles instead of thirty positional arrays, so a new table
 here and one line where the bundle is built (`solver.layout.kernel_tables`). numba compiles a
 named tuple of arrays into a struct of array descriptors: reading a field costs no more than
 reading an argument, except that with reference counting on it counts one (see
-`solver.kernels.turn` on `_nrt=False`).
+`solver.kernels.final` on `_nrt=False`).
 
     GameTables (K)  the compiled rule tables a turn needs (see `yz.rules.tables`)
     Layout (L)      where each turn-start state's values live in a flat store (`solver.layout`)
@@ -77,7 +77,6 @@ class GameTables(NamedTuple):
     flag_box: int  # the box whose non-zero score raises the flag, -1 if none
     in_order: int  # 1: the only box a turn may fill is the first open one
     first_roll_bonus: int  # 1 when a turn may stop after its first roll for a bonus
-    n_banks: int  # banks of saved rolls a turn can start with; 1: no saved rolls
     bank_carry: int  # 1: unused rolls are saved (else only saved rolls not drawn on stay)
     bank_cap: int  # the most rolls the bank holds, -1: no cap
 
@@ -98,7 +97,7 @@ class Rows(NamedTuple):
 
 
 class Work(NamedTuple):
-    """A batch's scratch tables [row, column]: rows are rolls and keeps (`solver.kernels.turn`),
+    """A batch's scratch tables [row, column]: rows are rolls and keeps (`solver.kernels.final`),
     columns turn-start states. KV is always there, the others only when carried (else None)."""
 
     KV: F64_2  # [row, column]: values (or chances, in target play)
@@ -158,7 +157,7 @@ class Tally(NamedTuple):
     UPPER: I64_1  # [game]: upper total, uncapped
     SCORE: I64_1  # [game]: points so far, every bonus included
     BOX_SCORE: I64_2  # [game, box]
-    EVENTS: I64_2  # [game, event]: see EVENT_* in solver.kernels.turn
+    EVENTS: I64_2  # [game, event]: see EVENT_* in solver.kernels.outcomes
     BANK: I64_1  # [game]: saved rolls (0 without saved rolls)
 
 

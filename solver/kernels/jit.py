@@ -16,9 +16,10 @@ from __future__ import annotations
 import numba
 import numba.core.config
 import numpy as np
+from numba.extending import register_jitable
 
 from ..kernel_cache import DEBUG_KERNELS, KERNEL_CACHE_DIR
-from . import ties
+from . import rule, state, ties
 
 
 def kernel(fn=None, **options):
@@ -44,6 +45,10 @@ def kernel(fn=None, **options):
 
 prange = numba.prange
 
+ZERO = np.int64(0)  # a zero of the type every score has (a literal 0 would make numba
+# compile a second version of each function it is passed to)
+NO = np.bool_(False)  # the same for False
+
 
 @kernel(inline="always")
 def unsigned(i):
@@ -59,3 +64,9 @@ def unsigned(i):
 
 # The tie rule (`solver.kernels.ties`, plain Python for the NumPy advisor), compiled.
 better = kernel(inline="always")(ties.better)
+
+# The state's scalar half and the rule of a turn's end (`state`, `rule`: plain Python, also run
+# by the advisor), compiled wherever a kernel calls them: numba looks a plain function up among
+# the registered ones, so the kernels call the very functions the advisor calls, inlined.
+for _function in (*state.SCALAR, *rule.SCALAR):
+    register_jitable(_nrt=False)(_function)

@@ -29,12 +29,12 @@ game without saved rolls never needs them.
 
 Only the drivers allocate (their scratch); the kernels they call are compiled without
 reference counting (all but `_outcomes`, which takes a view once a batch), as
-`solver.kernels.turn` explains: a field of a bundle read in a loop would otherwise count a
+`solver.kernels.final` explains: a field of a bundle read in a loop would otherwise count a
 reference at each read (that made target play 3x and the distribution of
 games with saved rolls 14x slower).
 
 VAL is always read: it is the table whose values make the decisions. See `solver.dp` for the
-recursion and `solver.kernels.turn` for one turn.
+recursion, and `solver.kernels.final` and `keeps` for one turn.
 """
 
 from __future__ import annotations
@@ -44,20 +44,12 @@ import threading
 import numpy as np
 
 from .bundle import Next, Work
-from .jit import kernel
+from .final import final_rolls, final_rolls_target, first_roll_moves
+from .jit import ZERO, kernel
+from .keeps import best_subkeep, best_subkeep_arg, follow_choice, keep_average
 from .optional import copy_rows, present, scratch, take_where, view
-from .turn import (
-    ZERO,
-    bank_after,
-    best_subkeep,
-    best_subkeep_arg,
-    final_rolls,
-    final_rolls_target,
-    first_roll_moves,
-    follow_choice,
-    keep_average,
-    turn_outcomes,
-)
+from .outcomes import turn_outcomes
+from .state import bank_after, column, saves_rolls
 
 
 def run_threads(kernel_fn, calls: list[tuple]) -> None:
@@ -164,7 +156,7 @@ def _stop_values(K, L, V, NEEDS, R, rows, S, F, bank, left, first):
     through F: S's tables, with a BOX of its own when choices are recorded). With NEEDS
     (target play) the columns are needs and the values chances. Returns the batch's column
     count."""
-    gcol = bank_after(K, bank, left) * K.n_flags
+    gcol = column(K, ZERO, bank_after(K, bank, left))
     off = ZERO
     for i in range(rows[0], rows[1]):
         run = (R.MASK[i], R.FLAG[i], R.U0[i], R.NU[i], off)
@@ -198,8 +190,9 @@ def bank_span(K, R, rows, shared):
     the bank the turn began with: when R is a whole layer (`shared`, see `layer_batches`), one
     sweep of the stages serves every bank of the layer, and a batch is rows of bank 0 standing
     for all of them (rows i + b * per_bank: the layer stores its banks alike, see
-    `solver.layout`). Otherwise a batch holds one bank."""
-    if shared and K.n_banks > 1 and K.bank_carry == 1:
+    `solver.state`). Otherwise a batch holds one bank. (Only the drivers of games with saved
+    rolls call it.)"""
+    if shared and K.bank_carry == 1:
         top = R.BANK[R.BANK.shape[0] - 1]
         return ZERO, top, R.BANK.shape[0] // (top + 1)
     bank = R.BANK[rows[0]]
@@ -314,7 +307,7 @@ def _banked_value_batches(K, L, R, B, VAL, STORE, NEEDS):
 def _final_values(K, L, V, NEEDS, R, rows, W):
     """The final rolls' values of a batch's rows, side by side in W.KV (`final_rolls`, or
     `final_rolls_target` with NEEDS)."""
-    gcol = bank_after(K, R.BANK[rows[0]], ZERO) * K.n_flags
+    gcol = column(K, ZERO, bank_after(K, R.BANK[rows[0]], ZERO))
     off = ZERO
     for i in range(rows[0], rows[1]):
         run = (R.MASK[i], R.FLAG[i], R.U0[i], R.NU[i], off)
@@ -488,27 +481,28 @@ def decide(K, L, R, batch_ptr, cols: int, threads: int, V, store=None, choice=No
            out=None, shared: bool = False) -> None:
     """The decision kernel over R's batches (see the module docstring; `shared`: R is a whole
     layer, batched by `layer_batches`)."""
-    if K.n_banks > 1 and ((shared and choice is not None and choice.size) or (
+    banked = saves_rolls(K, L)
+    if banked and ((shared and choice is not None and choice.size) or (
             out is not None and out.COUNT.size)):
         raise NotImplementedError("outcomes of games with saved rolls, or their choices "
                                   "over a whole layer")
-    driver = _banked_decision_batches if K.n_banks > 1 else _decision_batches
+    driver = _banked_decision_batches if banked else _decision_batches
     run_rows(driver, K, L, R, batch_ptr, cols, threads, V, store, choice, out, shared=shared)
 
 
 def values(K, L, R, batch_ptr, cols: int, threads: int, VAL, store=None, needs=None,
            shared: bool = False) -> None:
     """The value kernel over R's batches (see the module docstring and `decide`)."""
-    driver = _banked_value_batches if K.n_banks > 1 else _value_batches
+    driver = _banked_value_batches if saves_rolls(K, L) else _value_batches
     run_rows(driver, K, L, R, batch_ptr, cols, threads, VAL, store, needs, shared=shared)
 
 
 def layer_batches(K, R, cols: int) -> tuple[np.ndarray, int]:
     """A whole layer's batches (boundaries over R's rows) and how many banks each batched row
     stands for: all of the layer's when saved rolls are carried (`bank_span`), else 1."""
-    if K.n_banks > 1 and K.bank_carry == 1:
-        n_banks = int(R.BANK[-1]) + 1
-        return batches(R.NU[: len(R.NU) // n_banks], cols), n_banks
+    if K.bank_carry == 1 and len(R.BANK) and R.BANK[-1] > 0:
+        banks = int(R.BANK[-1]) + 1
+        return batches(R.NU[: len(R.NU) // banks], cols), banks
     return batches(R.NU, cols, R.BANK), 1
 
 

@@ -7,7 +7,7 @@ the plain operation for an array and to nothing (or a fallback) for None, and co
 run time either way (LLVM inlines them). All are numba-only.
 
 The ones used in inner loops are compiled without reference counting, like their callers
-(see `solver.kernels.turn`), and index columns with unsigned integers (see
+(see `solver.kernels.final`), and index columns with unsigned integers (see
 `solver.kernels.jit.unsigned`). They must not be declared `inline="always"`: numba (0.68) then
 drops stores that the caller makes after inlining them (seen: a final roll's value never
 written).

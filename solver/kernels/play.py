@@ -19,16 +19,9 @@ from __future__ import annotations
 import numpy as np
 
 from .jit import kernel, unsigned
-from .turn import (
-    EVENT_JOKER,
-    EVENT_UPPER_BONUS,
-    EVENT_YAHTZEE_BONUS,
-    add_move,
-    bank_after,
-    box_verdict,
-    end_turn,
-    put_move,
-)
+from .outcomes import EVENT_JOKER, EVENT_UPPER_BONUS, EVENT_YAHTZEE_BONUS
+from .rule import box_verdict, end_turn
+from .state import bank_after
 
 
 @kernel(inline="always")
@@ -58,7 +51,7 @@ def play_turn(K, G, part, state_of_game, CHOICE, DRAWS):
 @kernel(_nrt=False)
 def _play_games(K, G, part, state_of_game, CHOICE, DRAWS, counts):
     """`play_turn`'s games, with `counts` its scratch: without reference counting, as the
-    kernels of `solver.kernels.turn` (each read of a field of K or G in these loops would
+    kernels of `solver.kernels.final` (each read of a field of K or G in these loops would
     otherwise count a reference)."""
     games, first, step = part
     n_faces = K.KEEP_COUNTS.shape[1]
@@ -91,8 +84,8 @@ def _play_games(K, G, part, state_of_game, CHOICE, DRAWS, counts):
         u = min(G.UPPER[g], K.threshold)
         c = stop if stop >= 0 else CHOICE[st, 0, r]
         # Filled with the turn's first throw: its first-roll bonus (folded into the scores of
-        # a one-roll game without saved rolls).
-        first = left == top and (stop >= 0 or K.n_banks > 1)
+        # a one-roll game without saved rolls, whose FIRST_BONUS is then 0).
+        first = left == top
         _o, _l, use_joker, extra = box_verdict(K, m, r)
         pts, gained, nm, nf, _nu, made, won, joker = end_turn(K, m, f, u, r, c, use_joker,
                                                               extra, first)
@@ -254,70 +247,3 @@ def convolve_windows(ptr, order, E, src_windows, dst_windows, part):
             src = unsigned(offset[s])
             for x in range(unsigned(width[s])):
                 new_pmf[dst + x] += q * pmf[src + x]
-
-
-@kernel(nogil=True, _nrt=False)
-def banked_outcomes(K, L, R, CHOICE, OUT, S):
-    """With saved rolls: for every state of R (rows of one box set, flag and bank, their
-    results at R.OUT), the distinct moves its turn ends with under the choices CHOICE (one
-    state a row, see the module docstring), into OUT (an `Outcomes` bundle), as
-    `turn.turn_outcomes` does without saved rolls.
-
-    The dice are followed forward from the first throw: at each roll the mass of a roll whose
-    choice is to fill a box ends the turn there, leaving the bank `bank_after` says (so a
-    state's moves are known by their box and score, first roll or not, and that bank); the
-    rest moves to the keep chosen and on to the rolls its free dice make. S = (P, Q, acc,
-    touched, rep_roll, rep_box) is scratch: P and Q n_keep long, the others `key_space`."""
-    P, Q, acc, touched, rep_roll, rep_box = S
-    n_roll, n_cat = K.SCORE.shape
-    n_keep = K.KEEP_CHILD.shape[0]
-    n_keys = K.KEY_ROLL.shape[0]
-    space = 2 * n_keys + 2 * K.n_faces * n_cat  # keys of one bank (as in `turn_outcomes`)
-    for i in range(R.NU.shape[0]):
-        mask, flag, bank = R.MASK[i], R.FLAG[i], R.BANK[i]
-        ybox_filled = K.yahtzee_box >= 0 and ((mask >> K.yahtzee_box) & 1) == 1
-        top = K.rolls - 1 + bank
-        for j in range(R.NU[i]):
-            row = R.OUT[i] + j
-            u = R.U0[i] + j
-            count = 0
-            for r in range(n_roll):
-                P[r] = K.ROLL_PROB[r]
-            for left in range(top, -1, -1):
-                first = left == top and K.first_roll_bonus == 1  # (else no key of its own)
-                saved = bank_after(K, bank, left)
-                for k in range(n_keep):
-                    Q[k] = 0.0
-                for r in range(n_roll):
-                    p = P[r]
-                    if p == 0.0:
-                        continue
-                    c = CHOICE[row, left, r]
-                    if left > 0 and c < n_keep:
-                        Q[c] += p  # held (all the dice: the same roll again)
-                        continue
-                    if left > 0:
-                        c -= n_keep
-                    count = add_move(K, (acc, touched, rep_roll, rep_box), count, r, c,
-                                     first, ybox_filled, space * saved, p)
-                for r in range(n_roll):
-                    P[r] = Q[r]
-                for k in range(n_roll, n_keep):
-                    q = Q[k]
-                    if q > 0.0:
-                        for e in range(K.KEEP_OUT_INDPTR[k], K.KEEP_OUT_INDPTR[k + 1]):
-                            P[K.KEEP_OUT_ROLL[e]] += q * K.KEEP_OUT_PROB[e]
-            for e in range(count):
-                key = touched[e]
-                r, c = rep_roll[key], rep_box[key]
-                base = key % space
-                first = n_keys <= base < 2 * n_keys or (base >= 2 * n_keys and base % 2 == 1)
-                put_move(K, L, OUT, (row, e), (mask, flag, u), r, c, first,
-                         (key // space) * K.n_flags, acc[key])
-                acc[key] = 0.0
-            OUT.COUNT[row] = count
-
-
-def key_space(K, most_bank: int) -> int:
-    """The keys `banked_outcomes` tells moves apart by, for banks up to `most_bank`."""
-    return (2 * K.KEY_ROLL.shape[0] + 2 * K.n_faces * K.SCORE.shape[1]) * (most_bank + 1)

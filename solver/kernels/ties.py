@@ -11,9 +11,9 @@ Every move of a turn has a rank, and of two moves with the same value the lower 
 
 so among equal keeps the one with more dice, then the lower keep index; among equal boxes the
 first in card order; and stopping for a first-roll bonus beats an equally good keep. The
-kernels (`solver.kernels.turn`, compiled by numba) and the NumPy advisor (`solver.advice`,
-which never loads numba) both decide with `better`, so their choices agree decision by
-decision. This module imports nothing, so either may use it.
+kernels (`solver.kernels.final` and `keeps`, compiled by numba) and the NumPy advisor
+(`solver.advice`, which never loads numba) both decide with `better`, so their choices agree
+decision by decision. This module imports nothing, so either may use it.
 """
 
 from __future__ import annotations

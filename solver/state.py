@@ -1,23 +1,32 @@
-"""Where every turn-start state's value lives: the state layout and the kernel bundles.
+"""The turn-start state: what it holds, how states are numbered, and where their values live.
 
-A turn-start state is (mask, flag, u): the filled boxes, whether the flag box holds a non-zero
-score (the Yahtzee box with an extra Yahtzee bonus, or the box an `only_after` box waits for;
-see `RuleSet.flag_box_key`), and the upper total
-capped at the threshold. Values are stored in one flat array, layer by layer (layer k: the
-states with k boxes filled), and inside a layer by mask, flag, then u:
+A turn starts in state (mask, flag, u, bank):
 
-    store[OFFSET[mask, flag] + (u - U0[mask])]     for U0[mask] <= u <= U1[mask]
+    mask   the filled boxes (bit c: box c), k of them in layer k; a card filled in card order
+           (`order: in_order`) has one box set per layer
+    flag   1 when the flag box holds a non-zero score (the Yahtzee box with an extra Yahtzee
+           bonus, or the box an `only_after` box waits for; see `RuleSet.flag_box_key`); one
+           flag value without such a box
+    u      the upper total, capped at the bonus threshold (0 without an upper bonus)
+    bank   the saved rolls the turn starts with (`saved_rolls`); one bank, 0, without them
 
-With saved rolls (`saved_rolls`) the state also holds the bank b of saved rolls: its column
-of OFFSET is flag + n_flags * b, and a layer stores its banks one after the other (bank, then
-mask, then flag), so a batch of the DP, which rolls as often as its bank allows, holds one
-bank. Without saved rolls there is one bank and the layout is the one above.
+This module and its scalar half, `solver.kernels.state` (plain functions the kernels compile
+and the advisor runs), are the only code that reads those encodings: every other module asks
+them (which boxes are filled or open, a state's store index, its layer, the banks of a layer).
+A new field of the state belongs here, as a new dimension of the layout, not as a branch in the
+modules that use it.
 
-Only totals that can matter are stored: above U1 (what the filled boxes can have made) no play
-arrives, and below U0 the bonus is out of reach whatever comes, so those totals all share the
-value at U0 (`index` clips them). Each layer is a contiguous slice (`layer_slice`), which is
-what the DP sweeps, the cache checksums and (for big games) float32 or memory-mapped storage
-work on. Nothing outside this module and the kernels' `store_index` knows the formula.
+Values are stored in one flat array, layer by layer, and inside a layer by bank, mask, flag,
+then u:
+
+    store[OFFSET[mask, flag + n_flags * bank] + (u - U0[mask])]     for U0[mask] <= u <= U1[mask]
+
+so a batch of the DP, which rolls as often as its bank allows, holds one bank, and a game
+without saved rolls has one bank, the layout above with bank 0. Only totals that can matter
+are stored: above U1 (what the filled boxes can have made) no play arrives, and below U0 the
+bonus is out of reach whatever comes, so those totals all share the value at U0 (`index` clips
+them). Each layer is a contiguous slice (`layer_slice`), which is what the DP sweeps, the
+cache checksums and (for big games) float32 or memory-mapped storage work on.
 """
 
 from __future__ import annotations
@@ -27,7 +36,26 @@ from dataclasses import dataclass, field
 import numpy as np
 from yz.rules import RuleTables
 
-from .kernels.bundle import GameTables, Layout, Rows, build
+from .kernels.bundle import Layout, Rows, States, build
+from .kernels.state import has
+
+
+def filled_matrix(masks: np.ndarray, n_boxes: int) -> np.ndarray:
+    """Bool [state, box]: which boxes each box set has filled."""
+    return has(np.asarray(masks)[:, None], np.arange(n_boxes))
+
+
+def filled_boxes(mask: int, n_boxes: int) -> list[int]:
+    """The boxes box set `mask` has filled, in card order."""
+    return [c for c in range(n_boxes) if has(mask, c)]
+
+
+def filled_maxima(t: RuleTables, masks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per box set: the most its filled boxes can hold in all, and the most those that do not
+    count toward the upper total can hold (int64)."""
+    filled = filled_matrix(masks, t.n_categories).astype(np.int64)
+    return filled @ t.BOX_MAX.astype(np.int64), \
+        filled @ (t.BOX_MAX - t.UPPER_MAX).astype(np.int64)
 
 
 def popcounts(n_boxes: int) -> np.ndarray:
@@ -90,7 +118,7 @@ class StateLayout:
             flags = [np.zeros(len(masks), dtype=np.int64)]
             all_masks = [masks]
             if self.n_flags == 2:
-                with_flag = masks[(masks >> self.flag_box) & 1 == 1]
+                with_flag = masks[has(masks, self.flag_box)]
                 all_masks.append(with_flag)
                 flags.append(np.ones(len(with_flag), dtype=np.int64))
             m1 = np.concatenate(all_masks)
@@ -132,6 +160,39 @@ class StateLayout:
     def kernel_layout(self) -> Layout:
         return build(Layout, U0=self.U0, U1=self.U1, OFFSET=self.OFFSET)
 
+    def pack(self, mask: np.ndarray, flag: np.ndarray, upper: np.ndarray, bank: np.ndarray
+             ) -> np.ndarray:
+        """One whole number per state (the upper total capped here), in the order of (bank,
+        mask, flag, upper total): sorting the numbers sorts the states as rows want them."""
+        n_upper = self.threshold + 1
+        capped = np.minimum(upper, self.threshold)
+        return ((bank * (1 << self.n_boxes) + mask) * self.n_flags + flag) * n_upper + capped
+
+    def unpack(self, keys: np.ndarray) -> States:
+        """The states of `pack`'s numbers."""
+        n_upper, n_masks = self.threshold + 1, 1 << self.n_boxes
+        card = keys // n_upper // self.n_flags
+        return States(card % n_masks, (keys // n_upper) % self.n_flags, keys % n_upper,
+                      card // n_masks)
+
+    def flag_values(self, masks: np.ndarray) -> np.ndarray:
+        """How many flag values each box set is stored with: 2 where the flag box is filled
+        (it may hold a non-zero score or not), else 1 (int64)."""
+        if self.n_flags == 1:
+            return np.ones(len(masks), dtype=np.int64)
+        return 1 + has(masks, self.flag_box).astype(np.int64)
+
+    @property
+    def most_banks(self) -> int:
+        """The most banks of saved rolls a layer holds (1: no saved rolls)."""
+        return max(self.banks)
+
+    @property
+    def saves_rolls(self) -> bool:
+        """Whether some turn starts with saved rolls (a bank carried between turns): a turn
+        may then fill a box after any roll, each stop leaving its own bank."""
+        return self.most_banks > 1
+
 
 def build_layout(t: RuleTables) -> StateLayout:
     """The layout of a rule set's turn-start states (milliseconds at 13 boxes)."""
@@ -141,16 +202,14 @@ def build_layout(t: RuleTables) -> StateLayout:
     maxs = t.UPPER_MAX
     counted = np.flatnonzero(maxs > 0)
     # Upper totals depend only on which counting boxes are filled: work on those subsets.
-    sub_bits = (np.arange(1 << len(counted))[:, None] >> np.arange(len(counted))) & 1
+    sub_bits = filled_matrix(np.arange(1 << len(counted)), len(counted)).astype(np.int64)
     sub_filled_max = sub_bits @ maxs[counted]
     sub_rem_max = maxs.sum() - sub_filled_max
     sub_hi = np.minimum(T, sub_filled_max)
     sub_lo = np.maximum(0, T - sub_rem_max)
     sub_start = np.where(sub_lo > 0, np.maximum(0, np.minimum(sub_lo - 1, sub_hi)), 0)
     masks = np.arange(n_masks, dtype=np.int64)
-    subset = np.zeros(n_masks, dtype=np.int64)
-    for i, c in enumerate(counted):
-        subset |= ((masks >> c) & 1) << i
+    subset = _counted_subset(masks, counted)
     U0 = sub_start[subset].astype(np.int64)
     U1 = sub_hi[subset].astype(np.int64)
     width = (U1 - U0 + 1).astype(np.int64)
@@ -169,7 +228,7 @@ def build_layout(t: RuleTables) -> StateLayout:
     # Rows in store order: layer, bank, mask, flag.
     has_flag = np.zeros(n_masks, dtype=bool)
     if n_flags == 2:
-        has_flag = ((masks >> flag_box) & 1) == 1
+        has_flag = has(masks, flag_box)
     banks = tuple(t.banks_in_layer(k) for k in range(n_cat + 1))
     OFFSET = np.full((n_masks, n_flags * t.n_banks), -1, dtype=np.int64)
     ptr = [0]  # ptr[k]: where layer k starts
@@ -189,6 +248,15 @@ def build_layout(t: RuleTables) -> StateLayout:
     return StateLayout(n_cat, n_flags, T, flag_box, U0, U1, OFFSET, layer_masks, LAYER_PTR,
                        _reachable_count(t, masks, counted, n_flags, flag_box), banks,
                        t.bank_start)
+
+
+def _counted_subset(masks: np.ndarray, counted: np.ndarray) -> np.ndarray:
+    """Per box set, the subset of the boxes counting toward the upper total it has filled, as
+    a number (bit i: the i-th counting box)."""
+    subset = np.zeros(len(masks), dtype=np.int64)
+    for i, c in enumerate(counted):
+        subset |= has(masks, c).astype(np.int64) << i
+    return subset
 
 
 def prefix_masks(n_boxes: int) -> np.ndarray:
@@ -215,43 +283,12 @@ def _reachable_count(t: RuleTables, masks: np.ndarray, counted: np.ndarray, n_fl
                 out = (out & cap) | (1 << T)
             reach.append(out)
     n_u_by_subset = np.array([b.bit_count() for b in reach])
-    subset = np.zeros(len(masks), dtype=np.int64)
-    for i, c in enumerate(counted):
-        subset |= ((masks >> c) & 1) << i
+    subset = _counted_subset(masks, counted)
     flags = np.ones(len(masks), dtype=np.int64)
     if n_flags == 2:
-        flags += (masks >> flag_box) & 1
+        flags += has(masks, flag_box)
     if t.in_order:
         flags = np.where(prefix_masks(t.n_categories), flags, 0)
     banks = np.array([t.banks_in_layer(k) for k in range(t.n_categories + 1)])
     flags = flags * banks[popcounts(t.n_categories)]
     return int((n_u_by_subset[subset] * flags)[:-1].sum())  # the full card starts no turn
-
-
-def kernel_tables(t: RuleTables) -> GameTables:
-    """The rule tables as the kernels take them (see `solver.kernels.bundle.GameTables`)."""
-    rolls_by_box = [np.flatnonzero(t.SCORE[:, c] > 0) for c in range(t.n_categories)]
-    pos_indptr = np.zeros(t.n_categories + 1, dtype=np.int64)
-    pos_indptr[1:] = np.cumsum([len(r) for r in rolls_by_box])
-    radix = (t.n_dice + 1) ** np.arange(t.n_faces - 1, -1, -1, dtype=np.int64)
-    keys = t.KEEP_COUNTS.astype(np.int64) @ radix
-    key_order = np.argsort(keys)
-    # Number every (box, normal score) pair: rolls with the same pair end a turn alike.
-    pairs = np.arange(t.n_categories)[None, :] * (int(t.SCORE.max()) + 1) + t.SCORE
-    distinct, score_key = np.unique(pairs, return_inverse=True)
-    key_roll = np.zeros(len(distinct), dtype=np.int64)
-    key_roll[score_key.reshape(pairs.shape)] = np.arange(t.n_distinct_rolls)[:, None]
-    return build(
-        GameTables, SCORE=t.SCORE, JOKER_SCORE=t.JOKER_SCORE, YAHTZEE_FACE=t.YAHTZEE_FACE,
-        UPPER_BOX_OF_FACE=t.UPPER_BOX_OF_FACE, COUNTS_UPPER=t.COUNTS_UPPER, IS_LOWER=t.IS_LOWER,
-        FIRST_BONUS=t.FIRST_BONUS, ONLY_AFTER=t.ONLY_AFTER, POS_INDPTR=pos_indptr,
-        POS_ROLL=np.concatenate(rolls_by_box), SCORE_KEY=score_key.reshape(pairs.shape),
-        KEY_ROLL=key_roll, KEEP_CHILD=t.KEEP_CHILD, SUB_INDPTR=t.SUB_INDPTR,
-        SUB_INDICES=t.SUB_INDICES, ROLL_PROB=t.ROLL_PROB, KEEP_OUT_INDPTR=t.KEEP_OUT_INDPTR,
-        KEEP_OUT_ROLL=t.KEEP_OUT_ROLL, KEEP_OUT_PROB=t.KEEP_OUT_PROB, KEEP_COUNTS=t.KEEP_COUNTS,
-        KEY_SORTED=keys[key_order], KEY_INDEX=key_order, n_dice=t.n_dice, n_faces=t.n_faces,
-        rolls=t.rolls, threshold=t.upper_threshold, upper_bonus=t.upper_bonus,
-        yahtzee_bonus=t.yahtzee_bonus, yahtzee_box=t.yahtzee_box, joker_mode=t.joker_mode,
-        n_flags=t.n_flags, flag_box=t.flag_box, in_order=int(t.in_order),
-        first_roll_bonus=int(t.has_first_roll_bonus), n_banks=t.n_banks,
-        bank_carry=int(t.bank_carry), bank_cap=t.bank_cap)

@@ -1,0 +1,507 @@
+"""What work costs and what this machine allows, in one place: the sizes the kernels are handed,
+the estimates of memory and time behind every refusal and every "about N minutes", and the
+bounds on what a request may ask for.
+
+Every figure here changes how fast yz works or what it refuses, never a result. The estimates
+are functions of the compiled tables and the state layout alone, so a refusal costs nothing:
+nothing is solved before it. `Budget` binds them to one model's limits (`max_memory`,
+`max_seconds`) and its `Reporter`: it refuses work estimated to take longer than the budget
+(`WorkTooLong`) and announces work of minutes before it starts.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from yz.rules import InputError, RuleTables, WorkTooLong
+from yz.rules.errors import duration
+
+from .state import StateLayout, filled_maxima
+
+__all__ = ["Budget", "WorkTooLong", "duration"]
+
+MAX_MOVES = 400  # a game has at most boxes x (rolls + 1) moves; more is not a game
+
+# ---------------------------------------------------------------- the sizes of the work
+
+# Upper-total columns solved side by side in one scratch table (`solver.kernels.layer`).
+MAX_BATCH_COLS = 256
+# Target size of a thread's scratch table: about half of a core's L2 cache here.
+SCRATCH_BYTES = 1 << 20
+# States whose keep choices are held at once while simulating or following a strategy, at
+# most (4096 x 2 x 252 int32 ~ 8 MB for five dice), and at most CHOICE_BYTES in all.
+SIM_STATE_BLOCK = 4096
+CHOICE_BYTES = 64 << 20
+# Seconds of work between two returns to Python within a layer: progress moves, and Ctrl-C
+# (which Python handles only between kernel calls) stops a solve within about this long.
+PART_SECONDS = 0.5
+# States per chunk of a layered solve, about: 8 MB of values (a layer of 4M: 4 tasks).
+CHUNK_STATES = 1 << 20
+# Batches narrower than this many columns lose the vector units: a game with so many keeps
+# that only 2 columns fit the scratch table (8 dice of 10 faces) ran 7.5x slower per step.
+VECTOR_COLS = 16
+
+
+def batch_width(t: RuleTables, layout: StateLayout, widest: int | None = None) -> int:
+    """Columns the kernels solve side by side: enough to fill the vector units, few enough
+    that the scratch table (keeps x columns) stays in a core's L2 cache; at least `widest`,
+    the widest run of columns that must stay together (default: the value store's, every
+    upper total of a box set)."""
+    if widest is None:
+        widest = int(layout.U1.max() - layout.U0.min() + 1)
+    return max(widest, min(MAX_BATCH_COLS, SCRATCH_BYTES // (8 * t.n_keeps)))
+
+
+def state_block(t: RuleTables, layout: StateLayout) -> int:
+    """States whose choices are held at once (every roll at every stage, int64 each)."""
+    per_state = most_stages(t, layout) * t.n_distinct_rolls * 8
+    return max(1, min(SIM_STATE_BLOCK, CHOICE_BYTES // per_state))
+
+
+def most_stages(t: RuleTables, layout: StateLayout) -> int:
+    """The most rolls a turn has: `rolls`, and with saved rolls the largest bank."""
+    return t.rolls + layout.most_banks - 1
+
+
+def most_outcomes(t: RuleTables, layout: StateLayout) -> int:
+    """The most distinct moves a turn can end with: a box for every final roll, and for
+    every first roll kept whole to claim a first-roll bonus; with saved rolls at most one
+    box for each roll at each stage."""
+    if layout.saves_rolls:
+        return t.n_distinct_rolls * most_stages(t, layout)
+    return t.n_distinct_rolls * (2 if t.has_first_roll_bonus else 1)
+
+
+def outcome_block(t: RuleTables, layout: StateLayout) -> tuple[int, int]:
+    """States whose turn outcomes the forward pass holds at once, and the bytes of each
+    (six numbers per outcome; with saved rolls also the choices at every stage)."""
+    per_state = most_outcomes(t, layout) * 6 * 8
+    if layout.saves_rolls:
+        per_state += most_stages(t, layout) * t.n_distinct_rolls * 8
+    return max(1, min(SIM_STATE_BLOCK, CHOICE_BYTES // per_state)), per_state
+
+
+def part_states(t: RuleTables, layout: StateLayout, cols: int, threads: int) -> int:
+    """States the DP solves between two returns to Python: about PART_SECONDS of work."""
+    work = VALUES_SHARE * (solve_seconds(t, layout, cols) - SOLVE_OVERHEAD_SECONDS)
+    per_state = max(1e-9, work * threads / max(1, layout.size))  # one thread's seconds
+    return max(1, int(PART_SECONDS * threads / per_state))
+
+
+# ---------------------------------------------------------------- the machine
+
+
+def machine_memory() -> int:
+    """Physical memory in bytes (a generous 8 GiB when the system does not say)."""
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):
+        return 8 << 30
+
+
+def cores() -> int:
+    """The cores this process may run on (`NUMBA_NUM_THREADS` caps them, as it capped numba's
+    own threads before the kernels ran on Python threads)."""
+    try:
+        n = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        n = os.cpu_count() or 1
+    env = os.environ.get("NUMBA_NUM_THREADS", "")
+    return min(n, int(env)) if env.isdigit() and int(env) > 0 else n
+
+
+def thread_count(threads: int | None = None) -> int:
+    """The threads the kernels use: `threads` (at most the cores), or every core."""
+    most = cores()
+    if threads is None:
+        return most
+    if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
+        raise InputError(f"threads: {threads!r} is not a positive whole number; give 1 to "
+                         f"{most} (the cores here), or leave it out for all.", param="threads")
+    return min(threads, most)
+
+
+def memory_limit(max_memory: int | None, share: float = 0.75) -> int:
+    """`max_memory` (checked), else `share` of this machine's memory."""
+    if max_memory is not None and (isinstance(max_memory, bool) or not isinstance(
+            max_memory, int) or max_memory < 1):
+        raise InputError(f"max memory: {max_memory!r} is not a positive number of bytes.",
+                         param="max_memory")
+    return max_memory if max_memory is not None else int(machine_memory() * share)
+
+
+# ---------------------------------------------------------------- memory
+
+def solve_bytes(t: RuleTables, layout: StateLayout, with_sd: bool, threads: int | None,
+                cols: int, layered: bool = False) -> int:
+    """Memory a solve needs: the value store (and the second moment with the SD), the layout's
+    per-box-set tables and rows, and the scratch tables (keeps x `cols`) of each thread.
+    `layered` (`solver.layered`): a process holds two adjacent layers of the store."""
+    n_sets = 1 << t.n_categories
+    sizes = layout.LAYER_PTR[1:] - layout.LAYER_PTR[:-1]
+    held = int((sizes[1:] + sizes[:-1]).max()) if layered and len(sizes) > 1 else layout.size
+    store = held * 8 * (2 if with_sd else 1)
+    per_set = layout.OFFSET.nbytes + n_sets * (8 + 5 * 8 * layout.n_flags)  # U0/U1, rows
+    scratch = thread_count(threads) * t.n_keeps * cols * 8 * (3 if with_sd else 1)
+    return store + per_set + scratch
+
+
+def check_solve_memory(t: RuleTables, layout: StateLayout, with_sd: bool,
+                       max_memory: int | None, threads: int | None, cols: int,
+                       layered: bool = False, processes: int = 1) -> None:
+    """InputError, with the estimate, when solving would need more than `max_memory` bytes
+    (default: three quarters of this machine's memory). Cheap: run it before solving."""
+    limit = memory_limit(max_memory)
+    need = solve_bytes(t, layout, with_sd, threads, cols, layered) * processes
+    if need > limit:
+        raise InputError(
+            f"solving {t.rules.name} needs about {need / 2**30:.2f} GiB "
+            f"({layout.size:,} stored states{' with the SD' if with_sd else ''}"
+            + (", two layers at a time" if layered else "")
+            + (f" in each of {processes} processes" if processes > 1 else "") + "), more than "
+            f"the {limit / 2**30:.2f} GiB allowed; allow more memory, "
+            + ("" if layered else "solve it layer by layer into a folder (two layers in "
+               "memory), ")
+            + "or use fewer boxes or a lower upper-bonus threshold.", param="max_memory")
+
+
+# Bytes a move of the forward pass can take at once with saved rolls when a layer's moves are
+# held (the per-box figures; `forward.COLUMN_TYPES`): source 4, target 8, probability 8, box,
+# points and flags 12, one column's copy while a layer's blocks are joined (8), the target's
+# place (4) and the figures' weights and their products (16).
+MOVE_BYTES = 64
+
+
+def distribution_bytes(t: RuleTables, layout: StateLayout) -> int:
+    """The most memory the forward pass can need: two layers of windows, each state's as wide
+    as every possible score (real windows are far narrower); with saved rolls also a layer's
+    moves, which are many (`moves_per_state` for every state of the layer)."""
+    sizes = np.diff(layout.LAYER_PTR)
+    windows = 2 * int(sizes.max()) * (t.highest_score + 1) * 8
+    if not layout.saves_rolls:
+        return windows
+    moves = max(int(sizes[k]) * moves_per_state(t, layout, k) for k in range(t.n_categories))
+    return windows + moves * MOVE_BYTES + block_bytes(t, layout)
+
+
+def moves_per_state(t: RuleTables, layout: StateLayout, k: int) -> int:
+    """The most distinct moves a turn can end with from a state of layer k in a game with
+    saved rolls: one for each roll at each stage at most, and at most one per key that
+    `outcomes.banked_outcomes` tells moves apart by: a box still open (the k filled leave the
+    n - k with the most keys at most), its score (or, for a Yahtzee rolled with the Yahtzee
+    box filled, its face), whether it is the first roll (with a first-roll bonus only) and
+    the bank the move leaves (`bank_after` over the layer's banks and re-rolls)."""
+    from .kernels.state import bank_after
+
+    banks = layout.banks[k]
+    stages = t.rolls + banks - 1
+    left_banks = {bank_after(t, b, left) for b in range(banks) for left in range(t.rolls + b)}
+    extra = t.n_faces if t.yahtzee_box >= 0 else 0  # (Yahtzees with the Yahtzee box filled)
+    keys = np.sort([len(np.unique(t.SCORE[:, c])) + extra for c in range(t.n_categories)])
+    open_keys = int(keys[k:].sum()) * (2 if t.has_first_roll_bonus else 1)
+    return min(t.n_distinct_rolls * stages, open_keys * len(left_banks))
+
+
+def window_bytes(t: RuleTables, layout: StateLayout) -> np.ndarray:
+    """Per layer, the bytes of every stored state's window (`distribution.state_windows`,
+    float64), added up by box set (its totals are U0 .. U1, the same for each flag and bank
+    it is stored with): no array per state or row, so the check of a game with hundreds of
+    millions of states stays quick and small."""
+    out = np.zeros(t.n_categories + 1, dtype=np.int64)
+    threshold = int(t.upper_threshold) if t.upper_bonus else 0
+    for k in range(t.n_categories + 1):
+        masks = layout.layer_masks[k]
+        u0 = layout.U0[masks].astype(np.int64)
+        nu = (layout.U1[masks] - layout.U0[masks] + 1).astype(np.int64)
+        copies = layout.banks[k] * layout.flag_values(masks)
+        every, others = filled_maxima(t, masks)
+        extra = t.yahtzee_bonus * max(0, k - 1) + 1
+        if threshold:
+            top = np.clip(u0 + nu - np.maximum(threshold, u0), 0, nu)
+            first_low = (threshold > u0).astype(np.int64)  # (U0: up to U0 upper points)
+            exact = nu - top - first_low
+            width = (top * (every - threshold) + first_low * (u0 + others)
+                     + exact * others + nu * extra)
+        else:
+            width = nu * (every + t.upper_bonus + extra)
+        out[k] = int((width * copies).sum()) * 8
+    return out
+
+
+def banked_distribution_bytes(t: RuleTables, layout: StateLayout) -> int:
+    """The most the streamed forward pass of a game with saved rolls holds
+    (`forward._streamed_pmf`): a layer's windows as reached beside every window of the
+    next (`window_bytes`), or the next's twice while they are trimmed to what was reached,
+    and one block of states' moves (`block_bytes`)."""
+    w = window_bytes(t, layout)
+    return int(np.maximum(w[:-1] + w[1:], 2 * w[1:]).max()) + block_bytes(t, layout)
+
+
+def block_bytes(t: RuleTables, layout: StateLayout) -> int:
+    """The forward pass's buffers for a block of states with saved rolls (`outcome_block`)
+    and the block's moves as listed."""
+    block, per_state = outcome_block(t, layout)
+    return 2 * min(block, int(np.diff(layout.LAYER_PTR).max())) * per_state
+
+
+def pmf_bytes(t: RuleTables, layout: StateLayout) -> int:
+    """What the exact distribution alone needs: the held pass's bound, or with saved rolls the
+    streamed pass's (`forward.walk`)."""
+    if layout.saves_rolls:
+        return banked_distribution_bytes(t, layout)
+    return distribution_bytes(t, layout)
+
+
+def check_distribution_memory(t: RuleTables, layout: StateLayout, max_memory: int | None,
+                              streamed: bool = False) -> None:
+    """InputError, with the estimate, when the forward pass might not fit in `max_memory`
+    bytes (default: half of this machine's memory): the pass that holds a layer's moves (the
+    per-box figures), or with `streamed` the one the distribution alone takes (`pmf_bytes`).
+    Cheap: run it before solving."""
+    need = pmf_bytes(t, layout) if streamed else distribution_bytes(t, layout)
+    limit = memory_limit(max_memory, 0.5)
+    if need > limit:
+        raise InputError(f"the exact distribution of {t.rules.name} may need up to "
+                         f"{need / 2**30:.1f} GiB, more than the {limit / 2**30:.1f} GiB "
+                         "allowed here; simulate the game instead.")
+
+
+def figures_fit(t: RuleTables, layout: StateLayout, max_memory: int | None = None) -> bool:
+    """Whether the exact distribution and the per-box figures are computed along with a
+    game's other results (the coach's rank, `compare`, mean play beside target play): always
+    without saved rolls; with them where the forward pass that holds a layer's moves fits in
+    `max_memory` bytes (default: half of this machine's memory). The big ones (Yatzy with
+    saved rolls) get the distribution only when asked (streamed), Maxi Yatzy not at all."""
+    return not layout.saves_rolls or \
+        distribution_bytes(t, layout) <= memory_limit(max_memory, 0.5)
+
+
+def target_table_bytes(layout: StateLayout, max_target: int) -> int:
+    """Memory the target table takes while it is solved: the float32 table and two float64
+    layers."""
+    widest = int(np.diff(layout.LAYER_PTR).max())
+    return layout.size * (max_target + 1) * 4 + 2 * widest * (max_target + 1) * 8
+
+
+def check_target_memory(t: RuleTables, layout: StateLayout, max_target: int,
+                        max_memory: int | None = None, param: str = "max_target") -> None:
+    """InputError, with the estimate, when the table up to `max_target` would not fit in
+    `max_memory` bytes (default: half of this machine's memory). Cheap: run it before solving.
+    `param` names the caller's parameter that asked for this maximum."""
+    need = target_table_bytes(layout, max_target)
+    limit = memory_limit(max_memory, 0.5)
+    if need > limit:
+        raise InputError(f"{param.replace('_', ' ')}: the target table of {t.rules.name} up to "
+                         f"{max_target} needs about {need / 2**30:.1f} GiB, more than the "
+                         f"{limit / 2**30:.1f} GiB allowed; give a lower target.", param=param)
+
+
+# ---------------------------------------------------------------- time
+
+# Turn-start states x keeps per second swept by the exact figures (a backward pass for the SD
+# and a forward pass for the per-box figures), measured on this 2-core machine (Maxi Yatzy:
+# 37.6 M states x 924 keeps in 9.5 min).
+FIGURES_RATE = 60e6
+# Exact figures expected to take longer than this are not computed unasked.
+AUTO_FIGURES_SECONDS = 60.0
+
+# What a solve and its exact distribution cost, counted in the steps of the turn recursion
+# (solver.dp): for each stored state, the keep averages (keeps x faces x re-rolls, "keep
+# steps") and the final roll's boxes (rolls x boxes, "box steps"); and once per row of states
+# that share a card (mask, flag), both again. Seconds per step on this 2-core machine, fitted
+# by `bench/bench_solve.py --rates` to 17 rule sets taking 0.4 s to 47 s; the estimate was
+# within 0.5x to 1.3x of every measured time.
+SOLVE_OVERHEAD_SECONDS = 0.4
+SECONDS_PER_KEEP_STEP = 8.8e-10
+SECONDS_PER_BOX_STEP = 1.55e-9
+SECONDS_PER_ROW_STEP = 2.6e-10
+# Of `solve_seconds` (the values, then the exact distribution), the share of the values
+# (measured: the distribution takes a half to two thirds).
+VALUES_SHARE = 0.35
+# One thread's seconds per state and roll of the exact distribution of a game with saved
+# rolls, and the part that runs on one thread whatever the count (the windows' additions:
+# about a seventh). Measured on 2 threads, Yatzy with one saved roll: 9.1 us a state and roll
+# (69 s) when these were first fitted; the moves' kernel then counted references (b98951d,
+# 083dae5), and in one run on a faster day it went from 53.6 s to 14.0 s, so the figures are
+# the old ones times 14.0 / 53.6, split as the profile splits them (Yatzy with saved rolls:
+# see the README).
+SECONDS_PER_BANKED_STAGE = 4.1e-6
+SERIAL_SECONDS_PER_BANKED_STAGE = 0.4e-6
+# A target-play table up to N (`solver.target`) costs about the DP's values times
+# TARGET_SECONDS_PER_NEED x (TARGET_ROW_NEEDS + N): every state's needs are columns of the
+# same sweep, and each row (a state's run of needs) has a fixed part besides. Fitted to the
+# official rules and Yatzy (N = 2, 20, 60) measured on one (faster) day, scaled by how far
+# `solve_seconds` was above that day's solve and distribution (4.3x, 6.3x): the estimate is
+# within 0.7x to 1.2x of each (Yatzy with saved rolls, N = 3: 58.5 s that day, estimated at
+# 166 s).
+TARGET_SECONDS_PER_NEED = 0.33
+TARGET_ROW_NEEDS = 6.0
+# Work estimated to take longer than this stops before it starts, saying so (a budget).
+LONG_WORK_SECONDS = 600.0
+# Work expected to take longer than this is announced with its estimate before it starts.
+ANNOUNCE_WORK_SECONDS = 120.0
+
+
+def figures_seconds(t: RuleTables, layout: StateLayout) -> float:
+    """A rough estimate of the seconds `exact_figures` takes for these tables."""
+    return layout.size * t.n_keeps / FIGURES_RATE
+
+
+def solve_seconds(t: RuleTables, layout: StateLayout, cols: int = MAX_BATCH_COLS) -> float:
+    """A rough estimate of the seconds `solve` and then `distribution` take for these tables,
+    with the kernels already compiled (`warmup.compile_seconds` more the first time), in
+    batches of `cols` columns."""
+    keep_stages, box_stages = turn_stages(t, layout)
+    keep_steps = t.n_keeps * t.n_faces * keep_stages
+    box_steps = t.n_distinct_rolls * t.n_categories * box_stages
+    rows = int((layout.OFFSET >= 0).sum())
+    narrow = max(1.0, VECTOR_COLS / max(1, cols))
+    # The rates were fitted to reachable states; with saved rolls many reachable banks share
+    # one stored entry (totals below U0), so the stored ones count (measured: Yatzy and Maxi
+    # Yatzy with saved rolls, 17.3 and 790 million stored).
+    states = layout.size if layout.saves_rolls else layout.reachable
+    return (SOLVE_OVERHEAD_SECONDS
+            + narrow * states * (keep_steps * SECONDS_PER_KEEP_STEP
+                                 + box_steps * SECONDS_PER_BOX_STEP)
+            + rows * (keep_steps + box_steps) * SECONDS_PER_ROW_STEP)
+
+
+def distribution_seconds(t: RuleTables, layout: StateLayout, cols: int = MAX_BATCH_COLS,
+                         threads: int | None = None) -> float:
+    """A rough estimate of the seconds the exact distribution takes once the game is solved:
+    the rest of `solve_seconds`; with saved rolls, a turn's moves are followed through
+    every roll it may have (rolls + bank), state by state (SECONDS_PER_BANKED_STAGE)."""
+    if not layout.saves_rolls:
+        return (1 - VALUES_SHARE) * solve_seconds(t, layout, cols)
+    stages = 0.0  # states x (rolls + bank), by box set: banks 0 .. n - 1 of each are stored
+    for k in range(t.n_categories):
+        masks = layout.layer_masks[k]
+        states = (layout.U1[masks] - layout.U0[masks] + 1).astype(np.int64) * \
+            layout.flag_values(masks)
+        n = layout.banks[k]
+        stages += float(states.sum()) * (n * t.rolls + n * (n - 1) / 2)
+    return stages * (SECONDS_PER_BANKED_STAGE / thread_count(threads)
+                     + SERIAL_SECONDS_PER_BANKED_STAGE)
+
+
+def target_seconds(t: RuleTables, layout: StateLayout, max_target: int,
+                   cols: int = MAX_BATCH_COLS) -> float:
+    """A rough estimate of the seconds the target-play table up to `max_target` takes here
+    (the DP's values not included; see TARGET_SECONDS_PER_NEED)."""
+    values = VALUES_SHARE * (solve_seconds(t, layout, cols) - SOLVE_OVERHEAD_SECONDS)
+    return values * TARGET_SECONDS_PER_NEED * (TARGET_ROW_NEEDS + max_target)
+
+
+def turn_stages(t: RuleTables, layout: StateLayout) -> tuple[float, float]:
+    """Re-roll stages and box-filling passes the DP runs per stored state, on average: rolls - 1
+    and 1 without saved rolls. With them a turn begun with bank b has rolls - 1 + b re-roll
+    stages and may fill a box after each roll; carried saved rolls share the stages of all the
+    banks of a layer (`solver.kernels.layer.bank_span`)."""
+    sizes = np.diff(layout.LAYER_PTR)[:-1].astype(float)
+    n = np.array(layout.banks[:-1], dtype=float)
+    if not layout.saves_rolls:
+        return float(t.rolls - 1), 1.0
+    if t.bank_carry:  # one sweep of rolls - 2 + n stages for the n banks
+        keep, boxes = (t.rolls - 2 + n) / n, (t.rolls - 1 + n) / n
+    else:
+        keep = t.rolls - 1 + (n - 1) / 2
+        boxes = keep + 1
+    share = sizes / max(1.0, sizes.sum())
+    return float(share @ keep), float(share @ boxes)
+
+
+# ---------------------------------------------------------------- one model's budget
+
+
+@dataclass
+class Budget:
+    """One model's limits: the memory a piece of work may take (`max_memory`, default: three
+    quarters of the machine's for a solve, half for a distribution or a target table) and the
+    seconds it may be estimated to take (`max_seconds`, None: no limit), with the estimates of
+    its problem (`solver.problem.Problem`); long work is announced to `report` first."""
+
+    problem: Any  # solver.problem.Problem
+    max_memory: int | None = None
+    max_seconds: float | None = LONG_WORK_SECONDS
+    report: Any = None  # solver.report.Reporter
+
+    @property
+    def _t(self) -> RuleTables:
+        return self.problem.tables
+
+    @property
+    def _layout(self) -> StateLayout:
+        return self.problem.layout
+
+    def check_time(self, what: str, seconds: float) -> None:
+        """WorkTooLong when `seconds` (an estimate) exceeds `max_seconds`; work that goes
+        ahead and is expected to take minutes is announced with its estimate."""
+        name, states = self.problem.name, self._layout.reachable
+        if self.max_seconds is not None and seconds > self.max_seconds:
+            raise WorkTooLong(f"{what} {name}", seconds, self.max_seconds,
+                              f"from its {states:,} states")
+        if seconds > ANNOUNCE_WORK_SECONDS and self.report is not None:
+            self.report.note(f"{what} {name} will take about {duration(seconds)} on this "
+                             f"machine (estimated from its {states:,} states)")
+
+    def solve_seconds(self) -> float:
+        """A rough estimate of the seconds a solve and then its distribution take here, the
+        kernels compiled (`compile_seconds` adds the first time's compiling)."""
+        return solve_seconds(self._t, self._layout, self.problem.batch_width())
+
+    def values_seconds(self, with_sd: bool = False) -> float:
+        """A rough estimate of the seconds the DP takes (twice that with the SD)."""
+        return VALUES_SHARE * (2 if with_sd else 1) * self.solve_seconds()
+
+    def distribution_seconds(self) -> float:
+        """A rough estimate of the seconds the exact distribution takes once solved."""
+        return distribution_seconds(self._t, self._layout, self.problem.batch_width(),
+                                    self.problem.threads)
+
+    def target_seconds(self, max_target: int) -> float:
+        """A rough estimate of the seconds the target table up to `max_target` takes (the
+        DP's values not included)."""
+        return target_seconds(self._t, self._layout, max_target, self.problem.batch_width())
+
+    def figures_seconds(self) -> float:
+        """A rough estimate of the seconds the exact figures take when not cached."""
+        return figures_seconds(self._t, self._layout)
+
+    def compile_seconds(self, *works: str) -> float:
+        """Seconds of compiling these kinds of work ("solve", "distribution", ...) still need
+        on this installation: 0 once compiled."""
+        from .warmup import compile_seconds, work_families
+
+        return compile_seconds(tuple(f for w in works
+                                     for f in work_families(w, self.problem.layout)))
+
+    def check_solve_memory(self, with_sd: bool = False, layered: bool = False,
+                           threads: int | None = None, processes: int = 1) -> None:
+        """InputError, with the estimate, when a solve needs more than `max_memory`."""
+        check_solve_memory(self._t, self._layout, with_sd, self.max_memory,
+                           threads or self.problem.threads, self.problem.batch_width(),
+                           layered, processes)
+
+    def check_distribution_memory(self, max_memory: int | None = None,
+                                  streamed: bool = False) -> None:
+        """InputError, with the estimate, when the exact distribution needs more memory than
+        `max_memory` (default: this budget's)."""
+        check_distribution_memory(self._t, self._layout, max_memory or self.max_memory,
+                                  streamed)
+
+    def figures_fit(self, max_memory: int | None = None) -> bool:
+        """Whether the exact distribution and per-box figures are computed along with the
+        game's other results, within `max_memory` (default: this budget's; `figures_fit`)."""
+        return figures_fit(self._t, self._layout, max_memory or self.max_memory)
+
+    def prepare_seconds(self) -> float:
+        """A rough estimate of the seconds a solve and then, where it is computed along with
+        the game (`figures_fit`), the exact distribution take here."""
+        return self.values_seconds() + (self.distribution_seconds() if self.figures_fit()
+                                        else 0.0)
+
+    def check_target_memory(self, max_target: int, param: str = "max_target") -> None:
+        check_target_memory(self._t, self._layout, max_target, self.max_memory, param)

@@ -1,0 +1,137 @@
+"""yz's files on disk, written whole and read only when intact: the one place that writes,
+seals and checks them (the strategy cache, a layered solve's folder, `yz solve`'s memo).
+
+- Every file is written to a temporary name beside it (`.tmp-yz-...`) and renamed into place,
+  so a reader never sees half a file, and a stopped writer leaves only a temporary file.
+- A JSON file is sealed: it carries the SHA-256 of its own canonical JSON (`seal`), and is
+  read only when that matches (`read_sealed`), so an altered or truncated file is refused.
+- A table (`.npy`) is checked against SHA-256 checksums of its data, block by block, kept in
+  the sealed metadata with the byte offset where the data starts (`save_table`), so a reader
+  can check it without parsing the file's header (`file_block_sums`: `yz solve`'s memo checks
+  a table before numpy is even imported).
+
+The standard library only, at import: numpy is imported by the functions that take arrays.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import IO, Any
+
+MAX_SEALED_BYTES = 1 << 20  # a sealed JSON file is metadata: never larger
+TEMP_PREFIX = ".tmp-yz-"
+
+
+class CorruptCache(Exception):
+    """A file of yz's that must not be used; the message says why."""
+
+
+def sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def seal(payload: dict) -> dict:
+    """The payload with the SHA-256 of its own canonical JSON (without that field) added."""
+    body = {k: v for k, v in payload.items() if k != "sha256"}
+    return {**body, "sha256": sha256(json.dumps(body, sort_keys=True).encode())}
+
+
+def is_sealed(data: Any) -> bool:
+    """Whether `data` is a mapping whose seal matches its content."""
+    return isinstance(data, dict) and seal(data).get("sha256") == data.get("sha256")
+
+
+def read_sealed(path: Path, max_bytes: int = MAX_SEALED_BYTES) -> dict:
+    """A sealed JSON file, checked; CorruptCache when unreadable, too large or altered."""
+    try:
+        if path.stat().st_size > max_bytes:
+            raise CorruptCache(f"{path}: too large for a metadata file of yz")
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise CorruptCache(f"{path}: unreadable ({type(exc).__name__}: {exc})") from None
+    if not is_sealed(data):
+        raise CorruptCache(f"{path}: checksum mismatch (the metadata was altered or truncated)")
+    return data
+
+
+def write_atomic(path: Path, write: Callable[[IO[bytes]], Any]) -> None:
+    """Write through `write(file)` to a temporary file in the same folder, then rename."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=TEMP_PREFIX, suffix=path.suffix)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            write(fh)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def write_bytes(path: Path, data: bytes) -> None:
+    """`data` as the whole of `path`, atomically."""
+    write_atomic(path, lambda fh: fh.write(data))
+
+
+def write_sealed(path: Path, payload: dict, indent: int | None = None) -> dict:
+    """The payload sealed and written to `path` as JSON, atomically; returns what was
+    written."""
+    sealed = seal(payload)
+    write_bytes(path, json.dumps(sealed, indent=indent).encode())
+    return sealed
+
+
+# ---------------------------------------------------------------- tables
+
+
+def save_table(path: Path, array, block_bytes: int) -> dict:
+    """Write a C-ordered array as `.npy`, atomically, and return what its sealed metadata must
+    hold to check it: the byte offset of its data in the file, the file's size, the block
+    size and the SHA-256 of every block of the data (`table_facts`)."""
+    import numpy as np
+
+    array = np.ascontiguousarray(array)
+    write_atomic(path, lambda fh: np.save(fh, array, allow_pickle=False))
+    size = path.stat().st_size
+    return {"data_offset": size - array.nbytes, "file_bytes": size, "block_bytes": block_bytes,
+            "data_blocks": array_block_sums(array, block_bytes)}
+
+
+def array_block_sums(array, block_bytes: int) -> list[str]:
+    """The SHA-256 of every `block_bytes` of an array's data, in order."""
+    import numpy as np
+
+    data = np.ascontiguousarray(array).reshape(-1).view(np.uint8)
+    return [sha256(data[i:i + block_bytes].tobytes())
+            for i in range(0, max(1, data.size), block_bytes)]
+
+
+def file_block_sums(path: Path, offset: int, block_bytes: int, max_blocks: int) -> list[str]:
+    """The SHA-256 of every `block_bytes` of a file from `offset` on (the data of a table
+    `save_table` wrote), at most `max_blocks` of them; the standard library only."""
+    sums = []
+    with open(path, "rb") as fh:
+        fh.seek(offset)
+        while len(sums) < max_blocks:
+            block = fh.read(block_bytes)
+            if not block and sums:
+                break
+            sums.append(sha256(block))
+    return sums
+
+
+def table_intact(path: Path, facts: dict) -> bool:
+    """Whether the table file at `path` is the one `save_table` described in `facts` (its
+    size and every block of its data), read with the standard library only."""
+    try:
+        offset, size = int(facts["data_offset"]), int(facts["file_bytes"])
+        block, sums = int(facts["block_bytes"]), list(facts["data_blocks"])
+        if os.stat(path).st_size != size or block < 1:
+            return False
+        return file_block_sums(path, offset, block, len(sums) + 1) == sums
+    except (OSError, KeyError, TypeError, ValueError):
+        return False
