@@ -248,3 +248,19 @@ def test_a_game_with_saved_rolls_in_the_browser(server, browser, tmp_path, monke
         assert page.inner_text("#rank").strip() == ""
     shot(page, tmp_path, f"serve-saved-rolls-review-{'with' if fits else 'without'}.png")
     assert not errors, errors
+
+
+def test_the_solve_status_waits_only_for_solves_ahead(server, browser):
+    """The first solve of a rule set says it is starting, never 'waiting for 0 other rule
+    sets'; behind others, how many."""
+    page = browser.new_page(viewport={"width": 1280, "height": 800})
+    page.goto(server + "/")
+    page.wait_for_selector("body[data-ready='1']")
+    status = {"stage": "queued", "percent": 0, "eta_seconds": 12, "rules": {"variant": "gist"}}
+    label = []
+    for ahead in (0, 1, 2):
+        page.evaluate("(s) => showProgress(s)", {**status, "ahead": ahead})
+        label.append(page.inner_text("#progress .label"))
+    assert label[0].startswith("gist: starting the solve · 0%") and "waiting" not in label[0]
+    assert "waiting for 1 other rule set to finish solving" in label[1]
+    assert "waiting for 2 other rule sets to finish solving" in label[2]

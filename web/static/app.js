@@ -96,7 +96,9 @@ function chosenRules() {
 }
 
 const STAGES = {
-  queued: (r) => `waiting for ${r.ahead} other rule set${r.ahead === 1 ? "" : "s"} to finish solving`,
+  queued: (r) => (r.ahead > 0
+    ? `waiting for ${r.ahead} other rule set${r.ahead === 1 ? "" : "s"} to finish solving`
+    : "starting the solve"),
   compiling: () => "compiling the solver (once per installation)",
   solving: () => "solving the rule set exactly",
   distribution: () => "computing the exact distribution of final scores",
