@@ -250,6 +250,66 @@ def test_a_game_with_saved_rolls_in_the_browser(server, browser, tmp_path, monke
     assert not errors, errors
 
 
+def test_the_rules_list_says_loading_and_new_game_waits_for_it(server, browser, monkeypatch):
+    """Until the list of rule sets arrives (the server reads every built-in the first time),
+    the list says so and New game does nothing, rather than asking for a rule set named '';
+    when it arrives, an error shown before goes, and why a rule set is greyed out is written
+    on the page (a tooltip never shows on a touch screen)."""
+    import json
+    import threading
+    import urllib.request
+
+    from yz.web.rulesets import RuleSets
+
+    arrived = threading.Event()
+    real_listing = RuleSets.listing
+
+    def held_listing(self):
+        arrived.wait(60)  # a hang guard: the test releases it
+        return real_listing(self)
+
+    monkeypatch.setattr(RuleSets, "listing", held_listing)
+    page = browser.new_page(viewport={"width": 1280, "height": 800})
+    errors, sent = [], []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.on("request", lambda r: sent.append(r.url))
+    page.goto(server + "/")
+    try:
+        assert page.inner_text("#variant").strip() == "loading rule sets…"
+        assert page.is_disabled("#variant") and page.is_disabled("#new-game")
+        page.fill("#seed", "3")
+        page.press("#seed", "Enter")  # a form's implicit submit
+        page.evaluate("document.querySelector('#setup').requestSubmit()")
+        assert page.is_hidden("#error") and page.is_hidden("#game")
+        assert not [url for url in sent if "/api/prepare" in url or "/api/new" in url], sent
+        page.evaluate("showError('variant: a message from before the list')")
+    finally:
+        arrived.set()
+    page.wait_for_selector("body[data-ready='1']")
+    assert page.is_hidden("#error")
+    assert page.is_enabled("#variant") and page.is_enabled("#new-game")
+    assert page.evaluate("document.querySelector('#variant').value") == "official-free-joker"
+
+    with urllib.request.urlopen(server + "/api/variants", timeout=60) as res:
+        greyed = {r["variant"]: r["why"] for r in json.load(res) if not r["playable"]}
+    assert "maxi-yatzy-no-saved-rolls" in greyed
+    assert page.is_visible("#unplayable")
+    notes = page.eval_on_selector_all("#unplayable li", "items => items.map(i => i.textContent)")
+    assert sorted(notes) == sorted(greyed.values())
+    for variant, why in greyed.items():
+        option = f"#variant option[value='{variant}']"
+        assert page.eval_on_selector(option, "o => o.disabled")
+        assert page.get_attribute(option, "title") == why
+        assert "too slow to solve here" in page.inner_text(option)
+
+    page.fill("#seed", "3")
+    page.select_option("#variant", "no-bonus")
+    page.click("#new-game")
+    page.wait_for_selector("#dice .die", timeout=180_000)
+    assert page.is_hidden("#unplayable") and page.is_hidden("#error")
+    assert not errors, errors
+
+
 def test_the_solve_status_waits_only_for_solves_ahead(server, browser):
     """The first solve of a rule set says it is starting, never 'waiting for 0 other rule
     sets'; behind others, how many."""

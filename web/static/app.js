@@ -18,6 +18,7 @@ const yz = window.yz = {
   game: null,       // the last view of the game from the server
   held: [],         // one flag per die showing
   busy: false,
+  listed: false,    // the rule sets' list has arrived (New game waits for it)
 };
 
 function fmt(x, digits = 2) { return Number(x).toFixed(digits); }
@@ -73,21 +74,45 @@ function save() {
 
 // ------------------------------------------------------------------ setup
 
+// The list says "loading rule sets…" and New game is disabled until it arrives (the server
+// reads every built-in the first time, seconds after a start); then any error shown before
+// it came is stale and goes.
 async function loadVariants() {
-  const list = await api("/api/variants");
   const select = $("#variant");
-  for (const v of list) {
+  let list = [];
+  let failed = null;
+  try {
+    list = await api("/api/variants");
+  } catch (e) {
+    failed = e;
+  }
+  const options = list.map((v) => {
     const label = v.playable ? `${v.variant} (${v.boxes} boxes)`
-      : `${v.variant} (${v.boxes} boxes): too big to solve here`;
+      : `${v.variant} (${v.boxes} boxes): too slow to solve here`;
     const opt = el("option", {value: v.variant, title: v.playable ? v.description : v.why},
       label);
     opt.disabled = !v.playable;
-    select.append(opt);
-  }
-  select.append(el("option", {value: PASTE}, "Paste your own rules…"));
+    return opt;
+  });
+  select.replaceChildren(...options, el("option", {value: PASTE}, "Paste your own rules…"));
   const playable = list.filter((v) => v.playable);
   select.value = playable.some((v) => v.variant === "official-free-joker")
     ? "official-free-joker" : (playable[0] || {variant: PASTE}).variant;
+  $("#paste").hidden = select.value !== PASTE;
+  select.disabled = false;
+  select.removeAttribute("aria-busy");
+  $("#new-game").disabled = false;
+  yz.listed = true;
+  showUnplayable(list);
+  showError(failed ? `The list of rule sets did not load (${failed.message}); paste a rule ` +
+    "set, or reload the page." : "");
+}
+
+// Why a rule set is greyed out, as text on the page: a tooltip never shows on a touch screen.
+function showUnplayable(list) {
+  const greyed = list.filter((v) => !v.playable);
+  $("#unplayable ul").replaceChildren(...greyed.map((v) => el("li", {}, v.why)));
+  $("#unplayable").hidden = !greyed.length;
 }
 
 function chosenRules() {
@@ -131,6 +156,7 @@ async function prepare(rules) {
 
 async function newGame(event) {
   if (event) event.preventDefault();
+  if (!yz.listed) return;  // (the button is disabled until the list arrives)
   showError("");
   const rules = chosenRules();
   const seedText = $("#seed").value.trim();
@@ -560,11 +586,7 @@ window.addEventListener("DOMContentLoaded", async () => {
     if (file.size > 65536) { showError(`${file.name}: larger than 64 KB; a rule set is a short text.`); return; }
     $("#yaml").value = await file.text();
   });
-  try {
-    await loadVariants();
-  } catch (e) {
-    showError(e.message);
-  }
+  await loadVariants();
   document.body.dataset.ready = "1";
   await restore();
 });
