@@ -310,6 +310,48 @@ def test_the_rules_list_says_loading_and_new_game_waits_for_it(server, browser, 
     assert not errors, errors
 
 
+def test_a_paste_over_the_limit_is_refused_naming_it(server, browser, tmp_path):
+    """A paste of more than a rule set's 65,536 characters is kept whole and refused with the
+    limit named, as the file picker refuses such a file: never cut short and played."""
+    from yz.web.settings import MAX_YAML_CHARS
+
+    page = browser.new_page(viewport={"width": 1280, "height": 800})
+    errors, sent = [], []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.on("request", lambda r: sent.append(r.url))
+    page.goto(server + "/")
+    page.wait_for_selector("body[data-ready='1']")
+    page.select_option("#variant", "__paste__")
+    assert page.get_attribute("#yaml", "maxlength") is None
+    big = "name: big\nextends: no-bonus\n" + "#" * 70_000 + "\n"
+    page.focus("#yaml")
+    page.keyboard.press("Control+A")
+    page.keyboard.insert_text(big)  # as a paste: the browser's own editing applies
+    assert page.evaluate("document.querySelector('#yaml').value.length") == len(big)
+    shown = page.inner_text("#error")
+    assert f"{len(big):,} characters" in shown and f"{MAX_YAML_CHARS:,} characters" in shown
+    page.click("#new-game")
+    assert f"{MAX_YAML_CHARS:,} characters" in page.inner_text("#error")
+    assert page.is_hidden("#game")
+    assert not [url for url in sent if "/api/" in url and "/api/variants" not in url], sent
+
+    page.fill("#yaml", "name: small\nextends: no-bonus\n")  # short again: the refusal goes
+    assert page.is_hidden("#error")
+    big_file = tmp_path / "big.yaml"
+    big_file.write_text(big)
+    page.set_input_files("#yaml-file", str(big_file))
+    page.wait_for_selector("#error:not([hidden])")
+    assert page.inner_text("#error") == shown.replace("The pasted rules", "big.yaml")
+    assert page.evaluate("document.querySelector('#yaml').value").startswith("name: small")
+    huge_file = tmp_path / "huge.yaml"
+    huge_file.write_text("#" * 300_000)
+    page.set_input_files("#yaml-file", str(huge_file))
+    page.wait_for_function("() => document.querySelector('#error').textContent"
+                           ".startsWith('huge.yaml: 300,000 bytes, more than the 65,536')")
+    assert page.evaluate("document.querySelector('#yaml').value").startswith("name: small")
+    assert not errors, errors
+
+
 def test_the_solve_status_waits_only_for_solves_ahead(server, browser):
     """The first solve of a rule set says it is starting, never 'waiting for 0 other rule
     sets'; behind others, how many."""

@@ -73,6 +73,16 @@ def test_the_page_has_no_inline_script_or_style(app_client):
     assert "<style" not in html and " style=" not in html and "onclick" not in html
 
 
+def test_the_page_knows_the_servers_limit_on_a_rule_set(app_client):
+    """The page refuses a paste over the server's limit itself: the same number."""
+    import re
+
+    from yz.web.settings import MAX_YAML_CHARS
+
+    script = app_client.get("/static/app.js").text
+    assert int(re.search(r"const MAX_RULES_CHARS = (\d+);", script)[1]) == MAX_YAML_CHARS
+
+
 def test_api_docs_come_from_local_files(app_client):
     page = app_client.get("/docs")
     assert page.status_code == 200

@@ -10,6 +10,7 @@ const PIPS = {1: [5], 2: [3, 7], 3: [3, 5, 7], 4: [1, 3, 7, 9], 5: [1, 3, 5, 7, 
 const PASTE = "__paste__";
 const SHOWN_HINTS = 10;
 const POLL_MS = 400;
+const MAX_RULES_CHARS = 65536;  // a rule set's characters: web/settings.py's MAX_YAML_CHARS
 
 const yz = window.yz = {
   rules: null,      // {variant} or {yaml}
@@ -50,6 +51,7 @@ function showError(message) {
   const box = $("#error");
   box.textContent = message || "";
   box.hidden = !message;
+  delete box.dataset.paste;
 }
 
 async function api(path, body) {
@@ -115,6 +117,30 @@ function showUnplayable(list) {
   $("#unplayable").hidden = !greyed.length;
 }
 
+function rulesTooLong(what, size, unit = "characters") {
+  return `${what}: ${size.toLocaleString("en")} ${unit}, more than the ` +
+    `${MAX_RULES_CHARS.toLocaleString("en")} characters (64 KB) a rule set may have here; ` +
+    "shorten it, or play it in the terminal (yz play --variant FILE).";
+}
+
+// The pasted text's length as the server counts it (characters, not UTF-16 units).
+function pastedChars() {
+  const text = $("#yaml").value;
+  return text.length <= MAX_RULES_CHARS ? text.length : [...text].length;
+}
+
+// A paste over the limit is refused at once, naming it (never cut short without a word).
+function checkPasteSize() {
+  const size = pastedChars();
+  const box = $("#error");
+  if (size > MAX_RULES_CHARS) {
+    showError(rulesTooLong("The pasted rules", size));
+    box.dataset.paste = "1";
+  } else if (box.dataset.paste) {
+    showError("");
+  }
+}
+
 function chosenRules() {
   const v = $("#variant").value;
   return v === PASTE ? {yaml: $("#yaml").value} : {variant: v};
@@ -159,6 +185,10 @@ async function newGame(event) {
   if (!yz.listed) return;  // (the button is disabled until the list arrives)
   showError("");
   const rules = chosenRules();
+  if (rules.yaml !== undefined && pastedChars() > MAX_RULES_CHARS) {
+    checkPasteSize();  // (refused by name; it goes when the text is short enough)
+    return;
+  }
   const seedText = $("#seed").value.trim();
   try {
     const ready = await prepare(rules);
@@ -573,6 +603,7 @@ window.addEventListener("DOMContentLoaded", async () => {
   $("#variant").addEventListener("change", () => {
     $("#paste").hidden = $("#variant").value !== PASTE;
   });
+  $("#yaml").addEventListener("input", checkPasteSize);
   $("#roll").addEventListener("click", roll);
   $("#hint").addEventListener("click", showHints);
   $("#undo").addEventListener("click", undo);
@@ -583,8 +614,18 @@ window.addEventListener("DOMContentLoaded", async () => {
   $("#yaml-file").addEventListener("change", async () => {
     const file = $("#yaml-file").files[0];
     if (!file) return;
-    if (file.size > 65536) { showError(`${file.name}: larger than 64 KB; a rule set is a short text.`); return; }
-    $("#yaml").value = await file.text();
+    if (file.size > 4 * MAX_RULES_CHARS) {  // too big whatever its characters: not read
+      showError(rulesTooLong(file.name, file.size, "bytes"));
+      return;
+    }
+    const text = await file.text();
+    const size = [...text].length;
+    if (size > MAX_RULES_CHARS) {
+      showError(rulesTooLong(file.name, size));
+      return;
+    }
+    $("#yaml").value = text;
+    checkPasteSize();
   });
   await loadVariants();
   document.body.dataset.ready = "1";
