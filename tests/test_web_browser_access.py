@@ -169,6 +169,7 @@ def test_a_whole_game_by_keyboard_alone(server, browser, tmp_path):
             page.keyboard.press("Enter" if decisions % 2 else " ")
         page.wait_for_function(f"() => window.yz.game.state.moves.length === {before + 1}")
     page.wait_for_selector("#review:not([hidden])")
+    assert focused(page) == "#review"  # the game is over: the keyboard goes to the review
     assert int(page.inner_text("#final-total")) == game.banked
     assert page.evaluate("window.yz.game.log.every(d => d.was_best)")
     shot(page, tmp_path, "serve-keyboard-over.png")
@@ -258,6 +259,80 @@ def test_a_whole_game_on_a_phone_by_touch(server, browser, tmp_path):
 def tap_dice(page, keep: list[int]) -> None:
     for i in dice_to_toggle(page, keep)[1]:
         page.tap(f"#dice .die[data-index='{i}']")
+
+
+# ---------------------------------------------------------------- focus after every action
+
+
+def focused(page) -> str:
+    """What has the keyboard's focus, as a selector-like name."""
+    return page.evaluate("""() => {
+        const e = document.activeElement;
+        if (e.matches('#dice .die')) return `die ${e.dataset.index}`;
+        if (e.matches('#card button.box')) return `box ${e.closest('tr').dataset.box}`;
+        if (e.matches('#hints button.option')) return 'option';
+        return e.id ? `#${e.id}` : e.tagName.toLowerCase(); }""")
+
+
+def first_open_box(page) -> str:
+    return "box " + page.eval_on_selector("#card tr.can", "tr => tr.dataset.box")
+
+
+def wait_moves(page, n: int) -> None:
+    page.wait_for_function(f"() => window.yz.game.state.moves.length === {n}")
+
+
+def test_focus_moves_to_the_next_control_after_every_action(server, browser):
+    """The keyboard never drops to the page's body: after a roll, the first die (after the
+    last roll, the first box to score); after a score, Roll; after an undo, Undo while there
+    is more to take back, then Roll; with one's own dice, the field to type them in."""
+    page, seen = open_page(browser.new_context(viewport={"width": 1280, "height": 800}),
+                           server)
+    page.select_option("#variant", "no-bonus")
+    page.fill("#seed", "12")
+    page.click("#new-game")
+    page.wait_for_selector("#dice .die", timeout=180_000)
+    assert focused(page) == "die 0"
+    page.keyboard.press("r")  # re-roll all
+    wait_moves(page, 1)
+    assert focused(page) == "die 0"
+    page.click("#roll")  # the last roll: a box is next
+    wait_moves(page, 2)
+    assert focused(page) == first_open_box(page)
+    page.keyboard.press("Enter")  # score the focused box
+    wait_moves(page, 3)
+    assert focused(page) == "#roll"
+    page.click("#hint")
+    page.wait_for_selector("#hints:not([hidden]) tbody tr")
+    assert focused(page) == "option"
+    page.keyboard.press("u")
+    wait_moves(page, 2)
+    assert focused(page) == "#undo"  # more to take back: undo again with Enter
+    page.keyboard.press("Enter")
+    wait_moves(page, 1)
+    assert focused(page) == "#undo"
+    page.keyboard.press("Enter")
+    wait_moves(page, 0)
+    assert focused(page) == "#roll"  # nothing left to take back
+
+    page.check("#own-dice")
+    page.click("#new-game")
+    page.wait_for_selector("#own-input", state="visible")
+    assert focused(page) == "#own-input"
+    page.keyboard.type("13466")
+    page.keyboard.press("Enter")
+    wait_moves(page, 1)
+    assert focused(page) == "die 0"
+    page.keyboard.press("r")
+    wait_moves(page, 2)
+    assert focused(page) == "#own-input"  # the re-rolled dice, typed in
+    page.keyboard.type("66666")
+    page.keyboard.press("Enter")
+    wait_moves(page, 3)
+    page.click("#card tr[data-box='yahtzee'] button.box")
+    wait_moves(page, 4)
+    assert focused(page) == "#own-input"
+    assert not seen["errors"], seen
 
 
 # ---------------------------------------------------------------- accessibility and docs

@@ -199,8 +199,7 @@ async function newGame(event) {
       own_dice: $("#own-dice").checked});
     clearNotes();
     setGame(res.game);
-    const first = document.querySelector("#dice .die") || $("#own-input");
-    if (first) first.focus();
+    focusNext("new");
   } catch (e) {
     showError(e.message);
   }
@@ -239,7 +238,27 @@ function move(m, confirm = false) {
     $("#hints").hidden = true;
     setGame(res.game);
     showDecision(res.decision);
+    focusNext(m.score !== undefined ? "score" : m.dice !== undefined ? "dice" : "roll");
   });
+}
+
+// After every action the keyboard goes on from the control the next step starts at, never
+// from the page's top: a roll, to the first die (or, after the last roll, the first box to
+// score); a score, to Roll; typed-in dice wanted, to their field; an undo, to Undo while there
+// is more to take back; the end of the game, to the review. Boxes and options below the dice
+// are focused without scrolling, so a phone's view stays where it is.
+function focusNext(after) {
+  const g = yz.game;
+  const firstBox = () => document.querySelector("#card button.box");
+  let target = null;
+  let scroll = true;
+  if (g.phase === "over") target = $("#review");
+  else if (g.phase === "dice") target = $("#own-input");
+  else if (after === "undo" && !$("#undo").disabled) target = $("#undo");
+  else if (g.phase === "score") { target = firstBox(); scroll = false; }
+  else if (after === "score" || after === "undo") target = $("#roll");
+  else target = document.querySelector("#dice .die");
+  if (target) target.focus({preventScroll: !scroll});
 }
 
 function keepMove() {
@@ -254,7 +273,7 @@ function showWarning(w, m) {
     el("b", {}, w.best.label), ` (expected final ${fmt(w.best.expected_final)}).`);
   box.hidden = false;
   $("#warn-play").onclick = () => { box.hidden = true; move(m, true); };
-  $("#warn-change").onclick = () => { box.hidden = true; };
+  $("#warn-change").onclick = () => { box.hidden = true; focusNext("change"); };
   $("#warn-change").focus();
 }
 
@@ -306,12 +325,15 @@ function showHints() {
         `show all ${res.options.length} options`);
       const more = el("tr", {class: "more"}, el("td", {colspan: "3"}, all));
       all.onclick = () => {
-        body.querySelectorAll("tr[hidden]").forEach((tr) => { tr.hidden = false; });
+        const rest = [...body.querySelectorAll("tr[hidden]")];
+        rest.forEach((tr) => { tr.hidden = false; });
         more.remove();
+        rest[0].querySelector("button").focus();  // the first option that was hidden
       };
       body.append(more);
     }
     $("#hints").hidden = false;
+    body.querySelector("button.option")?.focus({preventScroll: true});
   });
 }
 
@@ -321,6 +343,7 @@ function undo() {
     const res = await api("/api/undo", {rules: yz.rules, state: yz.game.state});
     clearNotes();
     setGame(res.game);
+    focusNext("undo");
   });
 }
 
