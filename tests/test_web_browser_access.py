@@ -335,6 +335,30 @@ def test_focus_moves_to_the_next_control_after_every_action(server, browser):
     assert not seen["errors"], seen
 
 
+def test_numbers_in_the_decisions_never_wrap(server, browser):
+    """At 1280 px the decisions table's losses ("6.63") stay on one line beside long moves."""
+    page, seen = open_page(browser.new_context(viewport={"width": 1280, "height": 800}),
+                           server)
+    page.select_option("#variant", "no-bonus")
+    page.fill("#seed", "5")
+    page.click("#new-game")
+    page.wait_for_selector("#dice .die", timeout=180_000)
+    for n in range(1, 9):  # costly moves: each logged with its loss and the best move
+        if page.evaluate("window.yz.game.phase") == "keep" and n % 3:
+            page.click("#dice .die >> nth=0")
+            page.click("#roll")
+        else:
+            page.click("#card tr.can >> nth=0")
+        wait_moves(page, n)
+    lines = page.eval_on_selector_all("#log td.num, #log td.dice-cell", """cells =>
+        cells.map(c => { const r = document.createRange(); r.selectNodeContents(c);
+                         return [c.textContent, new Set([...r.getClientRects()]
+                                 .map(q => Math.round(q.top))).size]; })""")
+    assert len(lines) >= 16 and any(text != "✓" for text, _ in lines), lines
+    assert all(n == 1 for _, n in lines), lines
+    assert not seen["errors"], seen
+
+
 # ---------------------------------------------------------------- accessibility and docs
 
 
