@@ -261,6 +261,59 @@ def tap_dice(page, keep: list[int]) -> None:
         page.tap(f"#dice .die[data-index='{i}']")
 
 
+TAPPABLE = "button, input, select, textarea, label, a[href]"
+FINGER = 44  # px each way: the least a tap target may be (WCAG 2.5.5, Apple's guidelines)
+
+
+def small_tap_targets(page) -> list[tuple[str, float, float]]:
+    """Every control on show that a finger can tap and whose hit area is less than FINGER
+    px wide or high: its own box, or its label's when the label holds it (a checkbox is
+    tapped by its label). Labels hidden for screen readers only are not tapped."""
+    small = []
+    for control in page.query_selector_all(TAPPABLE):
+        if not control.is_visible() or control.evaluate("c => !!c.closest('.visually-hidden')"):
+            continue
+        box = control.bounding_box()
+        label = control.evaluate_handle("c => c.closest('label') || c").as_element()
+        hit = max(box, label.bounding_box(), key=lambda b: min(b["width"], b["height"]))
+        if hit["width"] < FINGER or hit["height"] < FINGER:
+            what = control.evaluate("c => c.outerHTML.slice(0, 80)")
+            small.append((what, round(hit["width"]), round(hit["height"])))
+    return small
+
+
+def test_every_tap_target_is_44_px_on_a_touch_screen(server, browser):
+    """On a phone (touch, 390x844) every button, field, label and link a finger taps is at
+    least 44 px each way: the setup, the pasted rules, a game with typed-in dice, the hint's
+    options, the coach's warning."""
+    context = browser.new_context(viewport=PHONE, has_touch=True, is_mobile=True)
+    page, seen = open_page(context, server)
+    assert page.evaluate("matchMedia('(any-pointer: coarse)').matches")
+    checked = {"intro": small_tap_targets(page)}
+    page.select_option("#variant", "__paste__")
+    checked["paste"] = small_tap_targets(page)
+    page.select_option("#variant", "no-bonus")
+    page.check("#own-dice")
+    page.fill("#threshold", "1")
+    page.tap("#new-game")
+    page.wait_for_selector("#own-input", state="visible", timeout=180_000)
+    checked["own dice"] = small_tap_targets(page)
+    page.fill("#own-input", "13466")
+    page.tap("#own-enter")
+    page.wait_for_function("() => window.yz.game.phase === 'keep'")
+    checked["dice"] = small_tap_targets(page)
+    page.tap("#hint")
+    page.wait_for_selector("#hints:not([hidden]) tr.more button")
+    checked["hint"] = small_tap_targets(page)
+    assert page.locator("#hints button.option").count() >= 10
+    page.tap("#dice .die >> nth=0")  # hold the 1 only: costly, the coach steps in
+    page.tap("#roll")
+    page.wait_for_selector("#warning:not([hidden])")
+    checked["warning"] = small_tap_targets(page)
+    assert not any(checked.values()), checked
+    assert not seen["errors"], seen
+
+
 # ---------------------------------------------------------------- focus after every action
 
 
