@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import time
 
 import pytest
@@ -305,6 +306,61 @@ def test_malformed_and_oversized_bodies(client):
     assert res.status_code == 422 and "error" in res.json()
     res = client.get("/api/move")
     assert res.status_code == 405 and "error" in res.json()
+
+
+HUGE = "9" * 60_000  # more digits than Python converts (4,300)
+LONG = "9" * 4_000  # a number JSON reads, far too long to quote back
+BIG_KEY = "x" * 60_000
+
+
+def raw(body: dict) -> str:
+    """The JSON of `body` with "<HUGE>" and "<LONG>" written as bare numbers of that size."""
+    return json.dumps(body).replace('"<HUGE>"', HUGE).replace('"<LONG>"', LONG)
+
+
+def moving(move: dict, **state) -> dict:
+    return {"rules": NO_BONUS, "state": {"seed": 1, **state}, "move": move}
+
+
+@pytest.mark.parametrize("path, body, needle", [
+    ("/api/new", {"rules": NO_BONUS, "seed": "<HUGE>"},
+     "body: not readable as JSON (a number has more than 4,300 digits: this one has 60,000)"),
+    ("/api/move", moving({"dice": ["<HUGE>", 1, 1, 1, 1]}, own_dice=True),
+     "more than 4,300 digits"),
+    ("/api/move", moving({"score": "chance"}, moves=[{"keep": ["<HUGE>"]}]),
+     "more than 4,300 digits"),
+    ("/api/move", moving({"keep": ["<LONG>"]}),
+     "move: keep: a number of more than 6 digits is no die's face"),
+    ("/api/move", moving({"dice": ["<LONG>", 1, 1, 1, 1]}, own_dice=True),
+     "move: dice: a number of more than 6 digits"),
+    ("/api/move", moving({"score": "chance"}, moves=[{"keep": ["<LONG>"]}]),
+     "state.moves.0: keep: a number of more than 6 digits"),
+    ("/api/move", moving({"score": BIG_KEY}),
+     "move: score: a text of 60,000 characters is no box's key"),
+    ("/api/move", moving({BIG_KEY: 1}), "move: too big to be a move"),
+    ("/api/move", {**moving({"score": "chance"}), "coach_threshold": HUGE},
+     "coach_threshold: Input should be a finite number"),
+    ("/api/new", {"rules": NO_BONUS, "seed": HUGE},
+     "seed: Unable to parse input string as an integer"),
+    ("/api/new", {"rules": NO_BONUS, BIG_KEY: 1}, "Extra inputs are not permitted"),
+    ("/api/rules", {"rules": {"variant": "x" * 199}}, "is not a built-in rule set"),
+    ("/api/rules", {"rules": {"yaml": f"name: a\nextends: no-bonus\ndice: {HUGE}\n"}},
+     "<pasted rules>: a value cannot be read (a number has more than 4,300 digits: this one "
+     "has 60,000)."),
+], ids=["seed", "dice", "moves", "keep-4000", "dice-4000", "moves-4000", "box-key", "move-key",
+        "threshold", "seed-text", "field-name", "variant", "yaml"])
+def test_huge_numbers_and_texts_get_a_clean_message(client, path, body, needle):
+    """A number or text far too long for its place is refused in one short paragraph that
+    names the problem: never Python's advice (sys.set_int_max_str_digits) nor the text
+    itself quoted back whole."""
+    res = client.post(path, content=raw(body).encode(),
+                      headers={"content-type": "application/json"})
+    assert 400 <= res.status_code < 500, res.text[:500]
+    error = res.json()["error"]
+    assert needle in error, error
+    assert "sys." not in error and "set_int_max_str_digits" not in error, error
+    assert "9" * 31 not in error and "x" * 81 not in error and "\n" not in error, error
+    assert len(res.content) < 2_000
 
 
 def test_serve_without_the_web_extra_exits_2(monkeypatch):

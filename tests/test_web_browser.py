@@ -248,3 +248,121 @@ def test_a_game_with_saved_rolls_in_the_browser(server, browser, tmp_path, monke
         assert page.inner_text("#rank").strip() == ""
     shot(page, tmp_path, f"serve-saved-rolls-review-{'with' if fits else 'without'}.png")
     assert not errors, errors
+
+
+def test_the_rules_list_says_loading_and_new_game_waits_for_it(server, browser, monkeypatch):
+    """Until the list of rule sets arrives (the server reads every built-in the first time),
+    the list says so and New game does nothing, rather than asking for a rule set named '';
+    when it arrives, an error shown before goes, and why a rule set is greyed out is written
+    on the page (a tooltip never shows on a touch screen)."""
+    import json
+    import threading
+    import urllib.request
+
+    from yz.web.rulesets import RuleSets
+
+    arrived = threading.Event()
+    real_listing = RuleSets.listing
+
+    def held_listing(self):
+        arrived.wait(60)  # a hang guard: the test releases it
+        return real_listing(self)
+
+    monkeypatch.setattr(RuleSets, "listing", held_listing)
+    page = browser.new_page(viewport={"width": 1280, "height": 800})
+    errors, sent = [], []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.on("request", lambda r: sent.append(r.url))
+    page.goto(server + "/")
+    try:
+        assert page.inner_text("#variant").strip() == "loading rule sets…"
+        assert page.is_disabled("#variant") and page.is_disabled("#new-game")
+        page.fill("#seed", "3")
+        page.press("#seed", "Enter")  # a form's implicit submit
+        page.evaluate("document.querySelector('#setup').requestSubmit()")
+        assert page.is_hidden("#error") and page.is_hidden("#game")
+        assert not [url for url in sent if "/api/prepare" in url or "/api/new" in url], sent
+        page.evaluate("showError('variant: a message from before the list')")
+    finally:
+        arrived.set()
+    page.wait_for_selector("body[data-ready='1']")
+    assert page.is_hidden("#error")
+    assert page.is_enabled("#variant") and page.is_enabled("#new-game")
+    assert page.evaluate("document.querySelector('#variant').value") == "official-free-joker"
+
+    with urllib.request.urlopen(server + "/api/variants", timeout=60) as res:
+        greyed = {r["variant"]: r["why"] for r in json.load(res) if not r["playable"]}
+    assert "maxi-yatzy-no-saved-rolls" in greyed
+    assert page.is_visible("#unplayable")
+    notes = page.eval_on_selector_all("#unplayable li", "items => items.map(i => i.textContent)")
+    assert sorted(notes) == sorted(greyed.values())
+    for variant, why in greyed.items():
+        option = f"#variant option[value='{variant}']"
+        assert page.eval_on_selector(option, "o => o.disabled")
+        assert page.get_attribute(option, "title") == why
+        assert "too slow to solve here" in page.inner_text(option)
+
+    page.fill("#seed", "3")
+    page.select_option("#variant", "no-bonus")
+    page.click("#new-game")
+    page.wait_for_selector("#dice .die", timeout=180_000)
+    assert page.is_hidden("#unplayable") and page.is_hidden("#error")
+    assert not errors, errors
+
+
+def test_a_paste_over_the_limit_is_refused_naming_it(server, browser, tmp_path):
+    """A paste of more than a rule set's 65,536 characters is kept whole and refused with the
+    limit named, as the file picker refuses such a file: never cut short and played."""
+    from yz.web.settings import MAX_YAML_CHARS
+
+    page = browser.new_page(viewport={"width": 1280, "height": 800})
+    errors, sent = [], []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.on("request", lambda r: sent.append(r.url))
+    page.goto(server + "/")
+    page.wait_for_selector("body[data-ready='1']")
+    page.select_option("#variant", "__paste__")
+    assert page.get_attribute("#yaml", "maxlength") is None
+    big = "name: big\nextends: no-bonus\n" + "#" * 70_000 + "\n"
+    page.focus("#yaml")
+    page.keyboard.press("Control+A")
+    page.keyboard.insert_text(big)  # as a paste: the browser's own editing applies
+    assert page.evaluate("document.querySelector('#yaml').value.length") == len(big)
+    shown = page.inner_text("#error")
+    assert f"{len(big):,} characters" in shown and f"{MAX_YAML_CHARS:,} characters" in shown
+    page.click("#new-game")
+    assert f"{MAX_YAML_CHARS:,} characters" in page.inner_text("#error")
+    assert page.is_hidden("#game")
+    assert not [url for url in sent if "/api/" in url and "/api/variants" not in url], sent
+
+    page.fill("#yaml", "name: small\nextends: no-bonus\n")  # short again: the refusal goes
+    assert page.is_hidden("#error")
+    big_file = tmp_path / "big.yaml"
+    big_file.write_text(big)
+    page.set_input_files("#yaml-file", str(big_file))
+    page.wait_for_selector("#error:not([hidden])")
+    assert page.inner_text("#error") == shown.replace("The pasted rules", "big.yaml")
+    assert page.evaluate("document.querySelector('#yaml').value").startswith("name: small")
+    huge_file = tmp_path / "huge.yaml"
+    huge_file.write_text("#" * 300_000)
+    page.set_input_files("#yaml-file", str(huge_file))
+    page.wait_for_function("() => document.querySelector('#error').textContent"
+                           ".startsWith('huge.yaml: 300,000 bytes, more than the 65,536')")
+    assert page.evaluate("document.querySelector('#yaml').value").startswith("name: small")
+    assert not errors, errors
+
+
+def test_the_solve_status_waits_only_for_solves_ahead(server, browser):
+    """The first solve of a rule set says it is starting, never 'waiting for 0 other rule
+    sets'; behind others, how many."""
+    page = browser.new_page(viewport={"width": 1280, "height": 800})
+    page.goto(server + "/")
+    page.wait_for_selector("body[data-ready='1']")
+    status = {"stage": "queued", "percent": 0, "eta_seconds": 12, "rules": {"variant": "gist"}}
+    label = []
+    for ahead in (0, 1, 2):
+        page.evaluate("(s) => showProgress(s)", {**status, "ahead": ahead})
+        label.append(page.inner_text("#progress .label"))
+    assert label[0].startswith("gist: starting the solve · 0%") and "waiting" not in label[0]
+    assert "waiting for 1 other rule set to finish solving" in label[1]
+    assert "waiting for 2 other rule sets to finish solving" in label[2]

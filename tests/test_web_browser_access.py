@@ -169,6 +169,7 @@ def test_a_whole_game_by_keyboard_alone(server, browser, tmp_path):
             page.keyboard.press("Enter" if decisions % 2 else " ")
         page.wait_for_function(f"() => window.yz.game.state.moves.length === {before + 1}")
     page.wait_for_selector("#review:not([hidden])")
+    assert focused(page) == "#review"  # the game is over: the keyboard goes to the review
     assert int(page.inner_text("#final-total")) == game.banked
     assert page.evaluate("window.yz.game.log.every(d => d.was_best)")
     shot(page, tmp_path, "serve-keyboard-over.png")
@@ -258,6 +259,157 @@ def test_a_whole_game_on_a_phone_by_touch(server, browser, tmp_path):
 def tap_dice(page, keep: list[int]) -> None:
     for i in dice_to_toggle(page, keep)[1]:
         page.tap(f"#dice .die[data-index='{i}']")
+
+
+TAPPABLE = "button, input, select, textarea, label, a[href]"
+FINGER = 44  # px each way: the least a tap target may be (WCAG 2.5.5, Apple's guidelines)
+
+
+def small_tap_targets(page) -> list[tuple[str, float, float]]:
+    """Every control on show that a finger can tap and whose hit area is less than FINGER
+    px wide or high: its own box, or its label's when the label holds it (a checkbox is
+    tapped by its label). Labels hidden for screen readers only are not tapped."""
+    small = []
+    for control in page.query_selector_all(TAPPABLE):
+        if not control.is_visible() or control.evaluate("c => !!c.closest('.visually-hidden')"):
+            continue
+        box = control.bounding_box()
+        label = control.evaluate_handle("c => c.closest('label') || c").as_element()
+        hit = max(box, label.bounding_box(), key=lambda b: min(b["width"], b["height"]))
+        if hit["width"] < FINGER or hit["height"] < FINGER:
+            what = control.evaluate("c => c.outerHTML.slice(0, 80)")
+            small.append((what, round(hit["width"]), round(hit["height"])))
+    return small
+
+
+def test_every_tap_target_is_44_px_on_a_touch_screen(server, browser):
+    """On a phone (touch, 390x844) every button, field, label and link a finger taps is at
+    least 44 px each way: the setup, the pasted rules, a game with typed-in dice, the hint's
+    options, the coach's warning."""
+    context = browser.new_context(viewport=PHONE, has_touch=True, is_mobile=True)
+    page, seen = open_page(context, server)
+    assert page.evaluate("matchMedia('(any-pointer: coarse)').matches")
+    checked = {"intro": small_tap_targets(page)}
+    page.select_option("#variant", "__paste__")
+    checked["paste"] = small_tap_targets(page)
+    page.select_option("#variant", "no-bonus")
+    page.check("#own-dice")
+    page.fill("#threshold", "1")
+    page.tap("#new-game")
+    page.wait_for_selector("#own-input", state="visible", timeout=180_000)
+    checked["own dice"] = small_tap_targets(page)
+    page.fill("#own-input", "13466")
+    page.tap("#own-enter")
+    page.wait_for_function("() => window.yz.game.phase === 'keep'")
+    checked["dice"] = small_tap_targets(page)
+    page.tap("#hint")
+    page.wait_for_selector("#hints:not([hidden]) tr.more button")
+    checked["hint"] = small_tap_targets(page)
+    assert page.locator("#hints button.option").count() >= 10
+    page.tap("#dice .die >> nth=0")  # hold the 1 only: costly, the coach steps in
+    page.tap("#roll")
+    page.wait_for_selector("#warning:not([hidden])")
+    checked["warning"] = small_tap_targets(page)
+    assert not any(checked.values()), checked
+    assert not seen["errors"], seen
+
+
+# ---------------------------------------------------------------- focus after every action
+
+
+def focused(page) -> str:
+    """What has the keyboard's focus, as a selector-like name."""
+    return page.evaluate("""() => {
+        const e = document.activeElement;
+        if (e.matches('#dice .die')) return `die ${e.dataset.index}`;
+        if (e.matches('#card button.box')) return `box ${e.closest('tr').dataset.box}`;
+        if (e.matches('#hints button.option')) return 'option';
+        return e.id ? `#${e.id}` : e.tagName.toLowerCase(); }""")
+
+
+def first_open_box(page) -> str:
+    return "box " + page.eval_on_selector("#card tr.can", "tr => tr.dataset.box")
+
+
+def wait_moves(page, n: int) -> None:
+    page.wait_for_function(f"() => window.yz.game.state.moves.length === {n}")
+
+
+def test_focus_moves_to_the_next_control_after_every_action(server, browser):
+    """The keyboard never drops to the page's body: after a roll, the first die (after the
+    last roll, the first box to score); after a score, Roll; after an undo, Undo while there
+    is more to take back, then Roll; with one's own dice, the field to type them in."""
+    page, seen = open_page(browser.new_context(viewport={"width": 1280, "height": 800}),
+                           server)
+    page.select_option("#variant", "no-bonus")
+    page.fill("#seed", "12")
+    page.click("#new-game")
+    page.wait_for_selector("#dice .die", timeout=180_000)
+    assert focused(page) == "die 0"
+    page.keyboard.press("r")  # re-roll all
+    wait_moves(page, 1)
+    assert focused(page) == "die 0"
+    page.click("#roll")  # the last roll: a box is next
+    wait_moves(page, 2)
+    assert focused(page) == first_open_box(page)
+    page.keyboard.press("Enter")  # score the focused box
+    wait_moves(page, 3)
+    assert focused(page) == "#roll"
+    page.click("#hint")
+    page.wait_for_selector("#hints:not([hidden]) tbody tr")
+    assert focused(page) == "option"
+    page.keyboard.press("u")
+    wait_moves(page, 2)
+    assert focused(page) == "#undo"  # more to take back: undo again with Enter
+    page.keyboard.press("Enter")
+    wait_moves(page, 1)
+    assert focused(page) == "#undo"
+    page.keyboard.press("Enter")
+    wait_moves(page, 0)
+    assert focused(page) == "#roll"  # nothing left to take back
+
+    page.check("#own-dice")
+    page.click("#new-game")
+    page.wait_for_selector("#own-input", state="visible")
+    assert focused(page) == "#own-input"
+    page.keyboard.type("13466")
+    page.keyboard.press("Enter")
+    wait_moves(page, 1)
+    assert focused(page) == "die 0"
+    page.keyboard.press("r")
+    wait_moves(page, 2)
+    assert focused(page) == "#own-input"  # the re-rolled dice, typed in
+    page.keyboard.type("66666")
+    page.keyboard.press("Enter")
+    wait_moves(page, 3)
+    page.click("#card tr[data-box='yahtzee'] button.box")
+    wait_moves(page, 4)
+    assert focused(page) == "#own-input"
+    assert not seen["errors"], seen
+
+
+def test_numbers_in_the_decisions_never_wrap(server, browser):
+    """At 1280 px the decisions table's losses ("6.63") stay on one line beside long moves."""
+    page, seen = open_page(browser.new_context(viewport={"width": 1280, "height": 800}),
+                           server)
+    page.select_option("#variant", "no-bonus")
+    page.fill("#seed", "5")
+    page.click("#new-game")
+    page.wait_for_selector("#dice .die", timeout=180_000)
+    for n in range(1, 9):  # costly moves: each logged with its loss and the best move
+        if page.evaluate("window.yz.game.phase") == "keep" and n % 3:
+            page.click("#dice .die >> nth=0")
+            page.click("#roll")
+        else:
+            page.click("#card tr.can >> nth=0")
+        wait_moves(page, n)
+    lines = page.eval_on_selector_all("#log td.num, #log td.dice-cell", """cells =>
+        cells.map(c => { const r = document.createRange(); r.selectNodeContents(c);
+                         return [c.textContent, new Set([...r.getClientRects()]
+                                 .map(q => Math.round(q.top))).size]; })""")
+    assert len(lines) >= 16 and any(text != "✓" for text, _ in lines), lines
+    assert all(n == 1 for _, n in lines), lines
+    assert not seen["errors"], seen
 
 
 # ---------------------------------------------------------------- accessibility and docs

@@ -73,6 +73,16 @@ def test_the_page_has_no_inline_script_or_style(app_client):
     assert "<style" not in html and " style=" not in html and "onclick" not in html
 
 
+def test_the_page_knows_the_servers_limit_on_a_rule_set(app_client):
+    """The page refuses a paste over the server's limit itself: the same number."""
+    import re
+
+    from yz.web.settings import MAX_YAML_CHARS
+
+    script = app_client.get("/static/app.js").text
+    assert int(re.search(r"const MAX_RULES_CHARS = (\d+);", script)[1]) == MAX_YAML_CHARS
+
+
 def test_api_docs_come_from_local_files(app_client):
     page = app_client.get("/docs")
     assert page.status_code == 200
@@ -105,13 +115,29 @@ def test_a_host_given_at_start_is_accepted():
         assert c.get("/api/variants", headers={"host": "localhost"}).status_code == 421
 
 
-def test_requests_from_another_origin_are_refused(app_client):
-    ok = app_client.post("/api/rules", json={"rules": {"variant": "no-bonus"}},
-                         headers={"origin": "http://127.0.0.1:8765"})
-    assert ok.status_code == 200
+@pytest.mark.parametrize("host, origin, status", [
+    ("127.0.0.1:8765", "http://127.0.0.1:8765", 200),  # the page's own origin
+    ("127.0.0.1:8765", "http://localhost:8765", 200),  # another name of this server
+    ("127.0.0.1:8765", "http://[::1]:8765", 200),
+    ("localhost:8765", "http://LOCALHOST:8765", 200),
+    ("localhost", "http://localhost", 200),  # the scheme's own port, written or not
+    ("localhost", "http://localhost:80", 200),
+    ("127.0.0.1:8765", "http://localhost:1234", 403),  # another program's page here
+    ("127.0.0.1:8765", "http://127.0.0.1", 403),
+    ("127.0.0.1:8765", "https://127.0.0.1:8765", 403),  # another scheme
+    ("127.0.0.1:8765", "http://127.0.0.1:99999", 403),  # no port at all
+    ("127.0.0.1:8765", "http://127.0.0.1:8765x", 403),
+    ("127.0.0.1:8765", "https://evil.example", 403),
+    ("127.0.0.1:8765", "http://evil.example:8765", 403),
+])
+def test_requests_from_another_origin_are_refused(app_client, host, origin, status):
+    """The origin is scheme, name and port: a page served by another program on this
+    machine (another port) is another origin, like a page of another host."""
     res = app_client.post("/api/rules", json={"rules": {"variant": "no-bonus"}},
-                          headers={"origin": "https://evil.example"})
-    assert res.status_code == 403 and "evil.example" in res.json()["error"]
+                          headers={"host": host, "origin": origin})
+    assert res.status_code == status, res.text
+    if status == 403:
+        assert f"requests from {origin!r} are not accepted" in res.json()["error"]
 
 
 # ---------------------------------------------------------------- strategies share numbers only

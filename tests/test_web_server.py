@@ -53,9 +53,11 @@ def closed_by_server(conn: socket.socket) -> bool:
         return True
 
 
-def get(address, path: str = "/api/variants", host: str = "127.0.0.1") -> bytes:
+def get(address, path: str = "/api/variants", host: str = "127.0.0.1",
+        origin: str | None = None) -> bytes:
     with socket.create_connection(address, timeout=HANG_GUARD) as conn:
-        conn.sendall(f"GET {path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n"
+        extra = f"Origin: {origin}\r\n" if origin else ""
+        conn.sendall(f"GET {path} HTTP/1.1\r\nHost: {host}\r\n{extra}Connection: close\r\n\r\n"
                      .encode())
         chunks = []
         while chunk := conn.recv(65536):
@@ -144,6 +146,16 @@ def test_a_foreign_host_is_refused_by_the_real_server(running):
     address = running()
     answer = get(address, host="evil.example")
     assert answer.startswith(b"HTTP/1.1 421") and b"not a name of this server" in answer
+
+
+def test_an_origin_on_another_port_is_refused_by_the_real_server(running):
+    address = running()
+    host = f"127.0.0.1:{address[1]}"
+    for origin in (f"http://127.0.0.1:{address[1]}", f"http://localhost:{address[1]}"):
+        assert get(address, host=host, origin=origin).startswith(b"HTTP/1.1 200"), origin
+    other = f"http://localhost:{address[1] + 1 if address[1] < 65535 else 1234}"
+    answer = get(address, host=host, origin=other)
+    assert answer.startswith(b"HTTP/1.1 403") and other.encode() in answer
 
 
 def test_a_port_in_use_is_one_line_naming_it():

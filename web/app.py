@@ -19,7 +19,7 @@ import hashlib
 import re
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 import fastapi_offline  # Swagger UI's files, for /docs without a CDN
 from fastapi import FastAPI, Request
@@ -27,7 +27,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.openapi.docs import get_swagger_ui_html
 from fastapi.responses import FileResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from yz.rules import InputError, YzError
 from yz.solver import Model
@@ -45,6 +45,34 @@ class Strict(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
+# The most a move's parts can be: a die shows at most a few digits, a box key is a short name.
+MOVE_NUMBER_DIGITS = 6
+MOVE_TEXT_CHARS = 100
+MOVE_LIST_ITEMS = 20
+
+
+def small_move(move: dict[str, Any]) -> dict[str, Any]:
+    """Refuse a move too big to be one before the game reads it: the game's own messages
+    quote what they refuse, and a number of 4,000 digits or a key of 60,000 characters has
+    no place in an error message."""
+    for key, value in move.items():
+        items = value if isinstance(value, list) else [value]
+        if len(key) > MOVE_TEXT_CHARS or len(items) > MOVE_LIST_ITEMS:
+            raise ValueError('too big to be a move (a move is {"keep": [dice]}, '
+                             '{"score": "box"} or {"dice": [dice]}).')
+        for item in items:
+            if isinstance(item, int) and abs(item) >= 10**MOVE_NUMBER_DIGITS:
+                raise ValueError(f"{key}: a number of more than {MOVE_NUMBER_DIGITS} digits is "
+                                 "no die's face.")
+            if isinstance(item, str) and len(item) > MOVE_TEXT_CHARS:
+                raise ValueError(f"{key}: a text of {len(item):,} characters is no box's "
+                                 f"key (a key has at most {MOVE_TEXT_CHARS}).")
+    return move
+
+
+Move = Annotated[dict[str, Any], AfterValidator(small_move)]
+
+
 class RulesRef(Strict):
     """A built-in rule set by name, or the YAML text of a rule set."""
 
@@ -57,7 +85,7 @@ class GameState(Strict):
 
     seed: int = Field(0, ge=0, lt=2**63)
     own_dice: bool = False
-    moves: list[dict[str, Any]] = Field(default_factory=list, max_length=MAX_MOVES)
+    moves: list[Move] = Field(default_factory=list, max_length=MAX_MOVES)
 
 
 class RulesRequest(Strict):
@@ -78,10 +106,11 @@ class StateRequest(Strict):
 class MoveRequest(Strict):
     rules: RulesRef
     state: GameState
-    move: dict[str, Any] = Field(description='{"keep": [dice]}, {"score": "box"} or, with '
-                                 'own dice, {"dice": [dice]}', examples=[{"keep": [6, 6]}])
-    coach_threshold: float | None = Field(None, ge=0, description="refuse (with a warning) a "
-                                          "decision that costs more than this, unless confirm")
+    move: Move = Field(description='{"keep": [dice]}, {"score": "box"} or, with own dice, '
+                       '{"dice": [dice]}', examples=[{"keep": [6, 6]}])
+    coach_threshold: float | None = Field(None, ge=0, allow_inf_nan=False,
+                                          description="refuse (with a warning) a decision "
+                                          "that costs more than this, unless confirm")
     confirm: bool = False
 
 
@@ -142,11 +171,11 @@ def _add_error_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(YzError)
     async def yz_error(request: Request, exc: YzError):
-        return _error(422, str(exc), exc.param)
+        return _error(422, public_message(str(exc)), exc.param)
 
     @app.exception_handler(Busy)
     async def busy(request: Request, exc: Busy):
-        return _error(429, str(exc), exc.param, headers={"Retry-After": "30"})
+        return _error(429, public_message(str(exc)), exc.param, headers={"Retry-After": "30"})
 
     @app.exception_handler(NotReady)
     async def not_ready(request: Request, exc: NotReady):
@@ -164,13 +193,20 @@ def _add_error_handlers(app: FastAPI) -> None:
                 problems.append(f"body: not valid JSON (at character {where}: {reason}).")
                 continue
             loc = ".".join(str(p) for p in err.get("loc", ()) if p != "body")
-            problems.append(f"{loc or 'body'}: {err.get('msg', 'invalid')}")
+            msg = str(err.get("msg", "invalid")).removeprefix("Value error, ")
+            problems.append(public_message(f"{loc or 'body'}: {msg}"))
         return JSONResponse({"error": "; ".join(problems[:10]), "problems": problems[:50]},
                             status_code=422)
 
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, exc: StarletteHTTPException):
-        return _error(exc.status_code, str(exc.detail), headers=exc.headers)  # e.g. Allow
+        detail = str(exc.detail)
+        cause = exc.__cause__
+        if exc.status_code == 400 and isinstance(cause, ValueError):
+            # FastAPI's answer to a body JSON cannot read for a reason other than its syntax
+            # (a number of more digits than Python converts): say which.
+            detail = f"body: not readable as JSON ({cause})."
+        return _error(exc.status_code, public_message(detail), headers=exc.headers)  # Allow
 
 
 def _add_pages(app: FastAPI) -> None:
@@ -309,6 +345,32 @@ def distribution_json(dist) -> dict | None:
     return {"scores": dist.scores.tolist(), "probabilities": dist.probabilities.tolist(),
             "expected_score": dist.expected_score, "median": dist.median,
             "percentiles": dist.percentiles()}
+
+
+# Python's own words when it refuses to convert a number of too many digits, which tell the
+# reader to call a Python function: said here in the page's words.
+INT_DIGITS_LIMIT = re.compile(
+    r"Exceeds the limit \((\d+) digits\) for integer string conversion"
+    r"(?:: value has (\d+) digits)?(?:; use sys\.set_int_max_str_digits\(\) to increase the "
+    r"limit)?")
+LONG_NUMBER = re.compile(r"\d{31,}")
+LONG_WORD = re.compile(r"\S{81,}")
+MAX_MESSAGE = 4_000  # characters of an error message
+
+
+def public_message(text: str) -> str:
+    """An error message as a person should read it, whatever it quotes: Python's advice on
+    long numbers in words, a long number or word quoted back (a seed of 4,000 digits, a key of
+    60,000 characters) shortened to its start and its length, and at most MAX_MESSAGE
+    characters in all."""
+    def digits_limit(m: re.Match) -> str:
+        has = f": this one has {int(m[2]):,}" if m[2] else ""
+        return f"a number has more than {int(m[1]):,} digits{has}"
+
+    text = INT_DIGITS_LIMIT.sub(digits_limit, text)
+    text = LONG_NUMBER.sub(lambda m: f"{m[0][:12]}… (a number of {len(m[0]):,} digits)", text)
+    text = LONG_WORD.sub(lambda m: f"{m[0][:40]}… ({len(m[0]):,} characters)", text)
+    return text if len(text) <= MAX_MESSAGE else f"{text[:MAX_MESSAGE]}… (cut short)"
 
 
 def _error(status: int, message: str, param: str | None = None,

@@ -2,7 +2,8 @@
 
 - The Host header must name this server (a loopback name or the host it was started with): a
   web page elsewhere whose name was made to resolve to 127.0.0.1 (DNS rebinding) sends its
-  own name and is refused. A request from a page of another origin is refused too.
+  own name and is refused. A request from a page of another origin (another scheme, name or
+  port: a page another program serves on this machine is another origin) is refused too.
 - A request body must say its length, and be small.
 - Every response carries a Content-Security-Policy that allows scripts and styles from this
   server's files only (no inline script, no other host), and headers that keep it from being
@@ -41,6 +42,9 @@ async def send_error(send, status: int, message: str) -> None:
     await send({"type": "http.response.body", "body": body})
 
 
+DEFAULT_PORTS = {"http": 80, "https": 443}
+
+
 def host_name(value: str) -> str:
     """The name in a Host header or an origin's authority: 'localhost:8765' -> 'localhost',
     '[::1]:8765' -> '::1'."""
@@ -48,6 +52,28 @@ def host_name(value: str) -> str:
         return (urlsplit(f"//{value}").hostname or "") if value else ""
     except ValueError:  # e.g. an unclosed '[' of an IPv6 address
         return ""
+
+
+def port_of(authority: str, scheme: str) -> int | None:
+    """The port of a Host header or an origin's authority, the scheme's own when none is
+    written ('localhost:8765' -> 8765, 'localhost' -> 80 for http); None when unreadable."""
+    try:
+        port = urlsplit(f"//{authority}").port
+    except ValueError:  # not a number, or out of range
+        return None
+    return port if port is not None else DEFAULT_PORTS.get(scheme)
+
+
+def same_origin(origin: str, scheme: str, host: str, settings: WebSettings) -> bool:
+    """Whether a request's Origin is a page of this server: the request's own scheme, one of
+    the server's names (so a page opened as localhost may call 127.0.0.1), and the port the
+    request came to (the Host header's, as the browser wrote it)."""
+    origin_scheme, _, authority = origin.partition("://")
+    origin_scheme = origin_scheme.lower()
+    if origin_scheme != scheme or not settings.allows_host(host_name(authority)):
+        return False
+    port = port_of(authority, origin_scheme)
+    return port is not None and port == port_of(host, scheme)
 
 
 class TrustedHosts:
@@ -69,8 +95,8 @@ class TrustedHosts:
                                     f"open it as http://127.0.0.1 or http://localhost (or the "
                                     "host it was started with).")
         origin = headers.get(b"origin", b"").decode("latin-1")
-        if origin and origin != "null" and not self.settings.allows_host(host_name(
-                origin.partition("://")[2])):
+        if origin and origin != "null" and not same_origin(origin, scope.get("scheme", "http"),
+                                                            host, self.settings):
             return await send_error(send, 403, f"Origin: requests from {origin[:100]!r} are "
                                     "not accepted; use the page this server serves.")
         return await self.app(scope, receive, send)

@@ -10,6 +10,7 @@ const PIPS = {1: [5], 2: [3, 7], 3: [3, 5, 7], 4: [1, 3, 7, 9], 5: [1, 3, 5, 7, 
 const PASTE = "__paste__";
 const SHOWN_HINTS = 10;
 const POLL_MS = 400;
+const MAX_RULES_CHARS = 65536;  // a rule set's characters: web/settings.py's MAX_YAML_CHARS
 
 const yz = window.yz = {
   rules: null,      // {variant} or {yaml}
@@ -18,6 +19,7 @@ const yz = window.yz = {
   game: null,       // the last view of the game from the server
   held: [],         // one flag per die showing
   busy: false,
+  listed: false,    // the rule sets' list has arrived (New game waits for it)
 };
 
 function fmt(x, digits = 2) { return Number(x).toFixed(digits); }
@@ -49,6 +51,7 @@ function showError(message) {
   const box = $("#error");
   box.textContent = message || "";
   box.hidden = !message;
+  delete box.dataset.paste;
 }
 
 async function api(path, body) {
@@ -73,21 +76,69 @@ function save() {
 
 // ------------------------------------------------------------------ setup
 
+// The list says "loading rule sets…" and New game is disabled until it arrives (the server
+// reads every built-in the first time, seconds after a start); then any error shown before
+// it came is stale and goes.
 async function loadVariants() {
-  const list = await api("/api/variants");
   const select = $("#variant");
-  for (const v of list) {
+  let list = [];
+  let failed = null;
+  try {
+    list = await api("/api/variants");
+  } catch (e) {
+    failed = e;
+  }
+  const options = list.map((v) => {
     const label = v.playable ? `${v.variant} (${v.boxes} boxes)`
-      : `${v.variant} (${v.boxes} boxes): too big to solve here`;
+      : `${v.variant} (${v.boxes} boxes): too slow to solve here`;
     const opt = el("option", {value: v.variant, title: v.playable ? v.description : v.why},
       label);
     opt.disabled = !v.playable;
-    select.append(opt);
-  }
-  select.append(el("option", {value: PASTE}, "Paste your own rules…"));
+    return opt;
+  });
+  select.replaceChildren(...options, el("option", {value: PASTE}, "Paste your own rules…"));
   const playable = list.filter((v) => v.playable);
   select.value = playable.some((v) => v.variant === "official-free-joker")
     ? "official-free-joker" : (playable[0] || {variant: PASTE}).variant;
+  $("#paste").hidden = select.value !== PASTE;
+  select.disabled = false;
+  select.removeAttribute("aria-busy");
+  $("#new-game").disabled = false;
+  yz.listed = true;
+  showUnplayable(list);
+  showError(failed ? `The list of rule sets did not load (${failed.message}); paste a rule ` +
+    "set, or reload the page." : "");
+}
+
+// Why a rule set is greyed out, as text on the page: a tooltip never shows on a touch screen.
+function showUnplayable(list) {
+  const greyed = list.filter((v) => !v.playable);
+  $("#unplayable ul").replaceChildren(...greyed.map((v) => el("li", {}, v.why)));
+  $("#unplayable").hidden = !greyed.length;
+}
+
+function rulesTooLong(what, size, unit = "characters") {
+  return `${what}: ${size.toLocaleString("en")} ${unit}, more than the ` +
+    `${MAX_RULES_CHARS.toLocaleString("en")} characters (64 KB) a rule set may have here; ` +
+    "shorten it, or play it in the terminal (yz play --variant FILE).";
+}
+
+// The pasted text's length as the server counts it (characters, not UTF-16 units).
+function pastedChars() {
+  const text = $("#yaml").value;
+  return text.length <= MAX_RULES_CHARS ? text.length : [...text].length;
+}
+
+// A paste over the limit is refused at once, naming it (never cut short without a word).
+function checkPasteSize() {
+  const size = pastedChars();
+  const box = $("#error");
+  if (size > MAX_RULES_CHARS) {
+    showError(rulesTooLong("The pasted rules", size));
+    box.dataset.paste = "1";
+  } else if (box.dataset.paste) {
+    showError("");
+  }
 }
 
 function chosenRules() {
@@ -96,7 +147,9 @@ function chosenRules() {
 }
 
 const STAGES = {
-  queued: (r) => `waiting for ${r.ahead} other rule set${r.ahead === 1 ? "" : "s"} to finish solving`,
+  queued: (r) => (r.ahead > 0
+    ? `waiting for ${r.ahead} other rule set${r.ahead === 1 ? "" : "s"} to finish solving`
+    : "starting the solve"),
   compiling: () => "compiling the solver (once per installation)",
   solving: () => "solving the rule set exactly",
   distribution: () => "computing the exact distribution of final scores",
@@ -129,8 +182,13 @@ async function prepare(rules) {
 
 async function newGame(event) {
   if (event) event.preventDefault();
+  if (!yz.listed) return;  // (the button is disabled until the list arrives)
   showError("");
   const rules = chosenRules();
+  if (rules.yaml !== undefined && pastedChars() > MAX_RULES_CHARS) {
+    checkPasteSize();  // (refused by name; it goes when the text is short enough)
+    return;
+  }
   const seedText = $("#seed").value.trim();
   try {
     const ready = await prepare(rules);
@@ -141,8 +199,7 @@ async function newGame(event) {
       own_dice: $("#own-dice").checked});
     clearNotes();
     setGame(res.game);
-    const first = document.querySelector("#dice .die") || $("#own-input");
-    if (first) first.focus();
+    focusNext("new");
   } catch (e) {
     showError(e.message);
   }
@@ -181,7 +238,27 @@ function move(m, confirm = false) {
     $("#hints").hidden = true;
     setGame(res.game);
     showDecision(res.decision);
+    focusNext(m.score !== undefined ? "score" : m.dice !== undefined ? "dice" : "roll");
   });
+}
+
+// After every action the keyboard goes on from the control the next step starts at, never
+// from the page's top: a roll, to the first die (or, after the last roll, the first box to
+// score); a score, to Roll; typed-in dice wanted, to their field; an undo, to Undo while there
+// is more to take back; the end of the game, to the review. Boxes and options below the dice
+// are focused without scrolling, so a phone's view stays where it is.
+function focusNext(after) {
+  const g = yz.game;
+  const firstBox = () => document.querySelector("#card button.box");
+  let target = null;
+  let scroll = true;
+  if (g.phase === "over") target = $("#review");
+  else if (g.phase === "dice") target = $("#own-input");
+  else if (after === "undo" && !$("#undo").disabled) target = $("#undo");
+  else if (g.phase === "score") { target = firstBox(); scroll = false; }
+  else if (after === "score" || after === "undo") target = $("#roll");
+  else target = document.querySelector("#dice .die");
+  if (target) target.focus({preventScroll: !scroll});
 }
 
 function keepMove() {
@@ -196,7 +273,7 @@ function showWarning(w, m) {
     el("b", {}, w.best.label), ` (expected final ${fmt(w.best.expected_final)}).`);
   box.hidden = false;
   $("#warn-play").onclick = () => { box.hidden = true; move(m, true); };
-  $("#warn-change").onclick = () => { box.hidden = true; };
+  $("#warn-change").onclick = () => { box.hidden = true; focusNext("change"); };
   $("#warn-change").focus();
 }
 
@@ -248,12 +325,15 @@ function showHints() {
         `show all ${res.options.length} options`);
       const more = el("tr", {class: "more"}, el("td", {colspan: "3"}, all));
       all.onclick = () => {
-        body.querySelectorAll("tr[hidden]").forEach((tr) => { tr.hidden = false; });
+        const rest = [...body.querySelectorAll("tr[hidden]")];
+        rest.forEach((tr) => { tr.hidden = false; });
         more.remove();
+        rest[0].querySelector("button").focus();  // the first option that was hidden
       };
       body.append(more);
     }
     $("#hints").hidden = false;
+    body.querySelector("button.option")?.focus({preventScroll: true});
   });
 }
 
@@ -263,6 +343,7 @@ function undo() {
     const res = await api("/api/undo", {rules: yz.rules, state: yz.game.state});
     clearNotes();
     setGame(res.game);
+    focusNext("undo");
   });
 }
 
@@ -545,6 +626,7 @@ window.addEventListener("DOMContentLoaded", async () => {
   $("#variant").addEventListener("change", () => {
     $("#paste").hidden = $("#variant").value !== PASTE;
   });
+  $("#yaml").addEventListener("input", checkPasteSize);
   $("#roll").addEventListener("click", roll);
   $("#hint").addEventListener("click", showHints);
   $("#undo").addEventListener("click", undo);
@@ -555,14 +637,20 @@ window.addEventListener("DOMContentLoaded", async () => {
   $("#yaml-file").addEventListener("change", async () => {
     const file = $("#yaml-file").files[0];
     if (!file) return;
-    if (file.size > 65536) { showError(`${file.name}: larger than 64 KB; a rule set is a short text.`); return; }
-    $("#yaml").value = await file.text();
+    if (file.size > 4 * MAX_RULES_CHARS) {  // too big whatever its characters: not read
+      showError(rulesTooLong(file.name, file.size, "bytes"));
+      return;
+    }
+    const text = await file.text();
+    const size = [...text].length;
+    if (size > MAX_RULES_CHARS) {
+      showError(rulesTooLong(file.name, size));
+      return;
+    }
+    $("#yaml").value = text;
+    checkPasteSize();
   });
-  try {
-    await loadVariants();
-  } catch (e) {
-    showError(e.message);
-  }
+  await loadVariants();
   document.body.dataset.ready = "1";
   await restore();
 });
