@@ -5,14 +5,16 @@ building the rule models; the answer itself is three numbers in the cache. So af
 with the SD, the command writes what it printed to a memo in the cache folder
 (`<name>-<key>.answer.json`, sealed like yz's other metadata, listed and cleared with them).
 The next `yz solve` with plain options (`--variant/-v`, `--json`, `--quiet/-q`) looks for the
-memo with the standard library alone and answers from it only if nothing it rests on changed:
+memo with the standard library alone (and `yz.solver.sealed`, which needs no more) and
+answers from it only if nothing it rests on changed:
 
 - the code: the size and modification time of every file of yz's packages (built-in rule
   sets and examples included);
 - the rules: the bytes of every rule file the loader read for it (`extends` included);
 - the solved strategy: its metadata, the very file the memo was written beside (its own
   SHA-256), and every block of its value table, checked against that metadata's checksums
-  as a full load checks them.
+  as a full load checks them (`sealed.table_intact`: the metadata says where the data
+  starts, so no table header is read; a table cached before it said so falls through).
 
 Anything else (another option, no memo, a changed or missing file, a damaged table) falls
 through to the full command, which reports and repairs as it always has.
@@ -25,10 +27,11 @@ import hashlib
 import json
 import os
 import sys
-import tempfile
 import time
 from importlib.util import find_spec
 from pathlib import Path
+
+from yz.solver import sealed
 
 MEMO_FORMAT = 1
 ANSWER_PART = ".answer.json"
@@ -38,7 +41,6 @@ DEFAULT_VARIANT = "official-free-joker"  # `yz solve`'s default (checked by a te
 CODE_FOLDERS = (("yz.cli", ""), ("yz.rules", ""), ("yz.solver", ""), ("yz.solver", "kernels"),
                 ("yz.variants", ""), ("yz.examples", ""))
 MAX_MEMO_BYTES = 1 << 16
-READ_CHUNK = 8 << 20
 
 
 # ---------------------------------------------------------------- shared with the full command
@@ -69,12 +71,6 @@ def cache_root() -> Path:
     return Path(platformdirs.user_cache_dir("yz", appauthor=False))
 
 
-def seal(payload: dict) -> dict:
-    """The payload with the SHA-256 of its canonical JSON added, as yz's cache seals files."""
-    body = {k: v for k, v in payload.items() if k != "sha256"}
-    return {**body, "sha256": _sha(json.dumps(body, sort_keys=True).encode())}
-
-
 # ---------------------------------------------------------------- writing the memo
 
 
@@ -90,23 +86,16 @@ def remember(spec: str, sources: list[tuple[str, str]], meta_file: Path, name: s
             return
         # "format" and "solver_version" are the strategy's, so that `yz cache list` judges
         # the memo as it judges the strategy's other files.
-        memo = seal({"format": meta.get("format"), "solver_version": meta.get("solver_version"),
-                     "memo_format": MEMO_FORMAT, "code": code_stamp(), "variant": name,
-                     "spec": spec,
-                     "identity": identity, "sources": [list(s) for s in sources],
-                     "meta_file": meta_file.name, "meta_sha256": meta["sha256"],
-                     "expected_score": expected_score, "sd": sd, "states": states})
+        memo = sealed.seal({
+            "format": meta.get("format"), "solver_version": meta.get("solver_version"),
+            "memo_format": MEMO_FORMAT, "code": code_stamp(), "variant": name, "spec": spec,
+            "identity": identity, "sources": [list(s) for s in sources],
+            "meta_file": meta_file.name, "meta_sha256": meta["sha256"],
+            "expected_score": expected_score, "sd": sd, "states": states})
         path = memo_path(meta_file.parent, spec, identity)
         if path.exists() and path.read_bytes() == json.dumps(memo).encode():
             return
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-yz-", suffix=".json")
-        try:
-            with os.fdopen(fd, "wb") as fh:
-                fh.write(json.dumps(memo).encode())
-            os.replace(tmp, path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        sealed.write_bytes(path, json.dumps(memo).encode())
 
 
 # ---------------------------------------------------------------- answering from it
@@ -178,43 +167,17 @@ def _checked_memo(spec: str) -> dict | None:
     if meta is None or meta["sha256"] != memo["meta_sha256"] or meta.get("sd") is None:
         return None
     values_file = meta_file.with_name(meta_file.name[: -len(".json")] + ".values.npy")
-    if not _values_match(values_file, meta):
+    if meta.get("file_bytes") != meta.get("data_offset", -1) + 8 * int(meta["size"]) or \
+            not sealed.table_intact(values_file, meta):
         return None
     return memo
 
 
-def _values_match(path: Path, meta: dict) -> bool:
-    """Whether the value table is the one the metadata describes, block by block (as
-    `yz.solver.cache.load` checks it)."""
-    import ast
-
-    size, block = int(meta["size"]), int(meta["block"])
-    with open(path, "rb") as fh:
-        head = fh.read(12)
-        if head[:6] != b"\x93NUMPY" or head[6] not in (1, 2, 3):
-            return False
-        if head[6] == 1:
-            header_len, offset = int.from_bytes(head[8:10], "little"), 10
-        else:
-            header_len, offset = int.from_bytes(head[8:12], "little"), 12
-        if header_len > MAX_MEMO_BYTES:
-            return False
-        fh.seek(offset)
-        header = ast.literal_eval(fh.read(header_len).decode("latin1"))
-        if header != {"descr": "<f8", "fortran_order": False, "shape": (size,)} or \
-                os.fstat(fh.fileno()).st_size != offset + header_len + 8 * size:
-            return False
-        sums = []
-        for _ in range(max(1, -(-size // block))):
-            sums.append(_sha(fh.read(8 * block)))
-    return sums == meta["blocks"]
-
-
 def _read_sealed(path: Path) -> dict | None:
-    data = json.loads(path.read_text(encoding="utf-8"))
-    if not isinstance(data, dict) or seal(data).get("sha256") != data.get("sha256"):
+    try:
+        return sealed.read_sealed(path)
+    except sealed.CorruptCache:
         return None
-    return data
 
 
 def _emit(text: str) -> int:

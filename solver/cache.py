@@ -25,7 +25,6 @@ import json
 import math
 import os
 import re
-import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -34,10 +33,17 @@ import numpy as np
 from yz.rules import RuleTables, YzError
 
 from .dp import SOLVER_VERSION
+from .sealed import (
+    CorruptCache,
+    array_block_sums,
+    read_sealed,
+    save_table,
+    sha256,
+    write_sealed,
+)
 
 CACHE_FORMAT = 2
 BLOCK = 1 << 20  # store entries per checksum block (8 MB of float64)
-MAX_META_BYTES = 1 << 20
 
 # Names yz writes: <variant>-<20 hex digits><part>, and its temporary files.
 _NAME = r"(?P<variant>[A-Za-z0-9_.-]{1,60})-(?P<key>[0-9a-f]{20})"
@@ -53,8 +59,7 @@ class CacheError(YzError):
     """The cache folder cannot be used (it is a file, or cannot be created)."""
 
 
-class CorruptCache(Exception):
-    """A cache file that must not be used; the message says why."""
+__all__ = ["CacheError", "CorruptCache"]  # (CorruptCache: solver.sealed's, named here too)
 
 
 def cache_dir() -> Path:
@@ -97,47 +102,6 @@ def figures_path(t: RuleTables, what: str) -> Path:
     return cache_stem(t).with_name(f"{cache_stem(t).name}.{what}.json")
 
 
-def _sha(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
-
-
-def _block_sums(values: np.ndarray) -> list[str]:
-    flat = np.ascontiguousarray(values).reshape(-1)
-    return [_sha(flat[i:i + BLOCK].tobytes()) for i in range(0, max(1, flat.size), BLOCK)]
-
-
-def _sealed(payload: dict) -> dict:
-    """The payload with the SHA-256 of its own canonical JSON (without that field) added."""
-    body = {k: v for k, v in payload.items() if k != "sha256"}
-    return {**body, "sha256": _sha(json.dumps(body, sort_keys=True).encode())}
-
-
-def _read_sealed(path: Path) -> dict:
-    """A sealed JSON file, checked; CorruptCache when unreadable or altered."""
-    try:
-        if path.stat().st_size > MAX_META_BYTES:
-            raise CorruptCache(f"{path}: too large for a cache metadata file")
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise CorruptCache(f"{path}: unreadable ({type(exc).__name__}: {exc})") from None
-    if not isinstance(data, dict) or _sealed(data).get("sha256") != data.get("sha256"):
-        raise CorruptCache(f"{path}: checksum mismatch (the metadata was altered or truncated)")
-    return data
-
-
-def _write_atomic(path: Path, write) -> None:
-    """Write through `write(file)` to a temporary file in the same folder, then rename."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-yz-", suffix=path.suffix)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            write(fh)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
 @dataclass(frozen=True)
 class Hit:
     """A verified cached table."""
@@ -153,7 +117,7 @@ def load(t: RuleTables, size: int) -> Hit | None:
     meta_file = meta_path(t)  # a cache folder that is a file raises CacheError here
     if not meta_file.exists():
         return None
-    meta = _read_sealed(meta_file)
+    meta = read_sealed(meta_file)
     if meta.get("format") != CACHE_FORMAT or meta.get("digest") != t.digest or \
             meta.get("solver_version") != SOLVER_VERSION:
         raise CorruptCache(f"{meta_file}: written for other rules, solver or format")
@@ -166,7 +130,7 @@ def load(t: RuleTables, size: int) -> Hit | None:
             from None
     if values.shape != (size,) or values.dtype != np.float64:
         raise CorruptCache(f"{values_path(t)}: the value table has the wrong shape or type")
-    if _block_sums(values) != meta.get("blocks"):
+    if array_block_sums(values, 8 * BLOCK) != meta.get("blocks"):
         raise CorruptCache(f"{values_path(t)}: checksum mismatch (the file was altered or "
                            "truncated)")
     sd = meta.get("sd")
@@ -175,16 +139,16 @@ def load(t: RuleTables, size: int) -> Hit | None:
 
 def store(t: RuleTables, values: np.ndarray, states: int, expected_score: float,
           sd: float | None = None) -> Path:
-    """Write the store, then its metadata (the metadata's presence marks a complete entry)."""
-    _write_atomic(values_path(t), lambda fh: np.save(fh, values, allow_pickle=False))
-    meta = _sealed({
+    """Write the store, then its metadata (the metadata's presence marks a complete entry),
+    which holds what checks the store without numpy (`sealed.table_intact`: `yz solve`'s
+    memo reads it so)."""
+    facts = save_table(values_path(t), np.asarray(values, dtype=np.float64), 8 * BLOCK)
+    path = meta_path(t)
+    write_sealed(path, {
         "format": CACHE_FORMAT, "solver_version": SOLVER_VERSION, "digest": t.digest,
         "variant": t.rules.name, "expected_score": expected_score, "states": states, "sd": sd,
-        "size": int(values.size), "dtype": "float64", "block": BLOCK,
-        "blocks": _block_sums(values), "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
-    })
-    path = meta_path(t)
-    _write_atomic(path, lambda fh: fh.write(json.dumps(meta, indent=1).encode()))
+        "size": int(values.size), "dtype": "float64", "block": BLOCK, **facts,
+        "created": time.strftime("%Y-%m-%dT%H:%M:%S%z")}, indent=1)
     return path
 
 
@@ -196,7 +160,7 @@ def load_figures(t: RuleTables, what: str, strict: bool = False) -> dict | None:
     if strict and not path.exists():
         return None
     try:
-        data = _read_sealed(path)
+        data = read_sealed(path)
     except CorruptCache:
         if strict:
             raise
@@ -209,10 +173,10 @@ def load_figures(t: RuleTables, what: str, strict: bool = False) -> dict | None:
 
 def store_figures(t: RuleTables, what: str, figures: dict) -> None:
     """Write figures atomically (a read-only cache folder is the caller's to forgive)."""
-    payload = _sealed({"format": CACHE_FORMAT, "digest": t.digest,
-                       "solver_version": SOLVER_VERSION, "variant": t.rules.name,
-                       "what": what, "figures": figures})
-    _write_atomic(figures_path(t, what), lambda fh: fh.write(json.dumps(payload).encode()))
+    write_sealed(figures_path(t, what), {"format": CACHE_FORMAT, "digest": t.digest,
+                                         "solver_version": SOLVER_VERSION,
+                                         "variant": t.rules.name, "what": what,
+                                         "figures": figures})
 
 
 # ---------------------------------------------------------------- big tables
@@ -226,15 +190,13 @@ def store_array(t: RuleTables, what: str, array: np.ndarray, info: dict | None =
     """Write a big table (`what` names it) with per-block checksums of its rows, table first,
     then its sealed metadata (`<stem>.<what>.json`, which marks it complete)."""
     rows_per_block = max(1, BLOCK // max(1, int(np.prod(array.shape[1:]))))
-    _write_atomic(array_path(t, what), lambda fh: np.save(fh, array, allow_pickle=False))
-    flat = array.reshape(array.shape[0], -1)
-    sums = [_sha(np.ascontiguousarray(flat[i:i + rows_per_block]).tobytes())
-            for i in range(0, max(1, array.shape[0]), rows_per_block)]
-    meta = _sealed({"format": CACHE_FORMAT, "digest": t.digest, "solver_version": SOLVER_VERSION,
-                    "variant": t.rules.name, "what": what, "shape": list(array.shape),
-                    "dtype": str(array.dtype), "rows_per_block": rows_per_block, "blocks": sums,
-                    "info": info or {}})
-    _write_atomic(figures_path(t, what), lambda fh: fh.write(json.dumps(meta).encode()))
+    facts = save_table(array_path(t, what), array,
+                       rows_per_block * int(np.prod(array.shape[1:])) * array.itemsize)
+    write_sealed(figures_path(t, what), {
+        "format": CACHE_FORMAT, "digest": t.digest, "solver_version": SOLVER_VERSION,
+        "variant": t.rules.name, "what": what, "shape": list(array.shape),
+        "dtype": str(array.dtype), "rows_per_block": rows_per_block, **facts,
+        "info": info or {}})
 
 
 class CheckedArray:
@@ -259,7 +221,7 @@ class CheckedArray:
             if b not in self._checked:
                 lo = b * self.rows_per_block
                 data = np.ascontiguousarray(flat[lo: lo + self.rows_per_block]).tobytes()
-                if _sha(data) != self.meta["blocks"][b]:
+                if sha256(data) != self.meta["blocks"][b]:
                     raise CorruptCache(f"{self.path}: checksum mismatch in block {b} (the file "
                                        "was altered or truncated)")
                 self._checked.add(b)
@@ -277,7 +239,7 @@ def load_array(t: RuleTables, what: str) -> CheckedArray | None:
     meta_file = figures_path(t, what)
     if not meta_file.exists():
         return None
-    meta = _read_sealed(meta_file)
+    meta = read_sealed(meta_file)
     if meta.get("format") != CACHE_FORMAT or meta.get("digest") != t.digest or \
             meta.get("solver_version") != SOLVER_VERSION or meta.get("what") != what:
         raise CorruptCache(f"{meta_file}: written for other rules, solver or format")
@@ -342,7 +304,7 @@ def _describe(path: Path) -> CacheEntry:
         intact = meta.exists() and _npy_size_matches(path, size)
         return CacheEntry(path, variant, "store", "ok" if intact else "damaged", size)
     try:
-        data = _read_sealed(path)
+        data = read_sealed(path)
     except CorruptCache:
         # Format 1 figures carried no self-checksum: stale, not damaged.
         with contextlib.suppress(OSError, ValueError):

@@ -37,7 +37,7 @@ from typing import Any
 import numpy as np
 from yz.rules import InputError, RuleSet, SolverError, compile_rules
 
-from . import cache
+from . import sealed
 from .budget import CHUNK_STATES
 from .dp import SOLVER_VERSION, layer_plan, parts, sweep_part
 from .problem import Problem
@@ -234,7 +234,7 @@ def chunk_task(problem: Problem, folder: Path, chunk: Chunk, above: list[list],
     buf = io.BytesIO()
     np.save(buf, data, allow_pickle=False)
     raw = buf.getvalue()
-    cache._write_atomic(chunk_path(folder, layer, chunk.index), lambda fh: fh.write(raw))
+    sealed.write_bytes(chunk_path(folder, layer, chunk.index), raw)
     return hashlib.sha256(raw).hexdigest()
 
 
@@ -281,8 +281,8 @@ def check_store(problem: Problem, folder: str | os.PathLike, with_sd: bool) -> d
                              f"({MANIFEST}); give an empty or new folder.", param="store")
         return None
     try:
-        have = cache._read_sealed(path)
-    except cache.CorruptCache as exc:
+        have = sealed.read_sealed(path)
+    except sealed.CorruptCache as exc:
         raise StoreError(f"store: {exc}; give another folder, or remove this one if it is "
                          "yz's.", param="store") from None
     if {k: have.get(k) for k in base} != base:
@@ -293,8 +293,7 @@ def check_store(problem: Problem, folder: str | os.PathLike, with_sd: bool) -> d
 
 
 def _write_manifest(folder: Path, manifest: dict) -> None:
-    sealed = cache._sealed(manifest)
-    cache._write_atomic(folder / MANIFEST, lambda fh: fh.write(json.dumps(sealed).encode()))
+    sealed.write_sealed(folder / MANIFEST, manifest)
 
 
 def solve_layered(problem: Problem, folder: str | os.PathLike, with_sd: bool = False,
@@ -404,7 +403,7 @@ def share_left(problem: Problem, folder: str | os.PathLike, with_sd: bool) -> fl
         done = manifest.get("done") or {}
         sizes = [(_chunk_size(problem, c), f"{c.layer}/{c.index}" in done)
                  for chunks in layers for c in chunks]
-    except (OSError, cache.CorruptCache, StoreError, AttributeError):
+    except (OSError, sealed.CorruptCache, StoreError):
         return 1.0
     total = sum(size for size, _ in sizes)
     return sum(size for size, finished in sizes if not finished) / max(1, total)
@@ -432,8 +431,8 @@ def read_store(problem, folder: str | os.PathLike, layers: Iterable[int] | None 
         raise StoreError(f"store: {folder_} holds no solve of yz ({MANIFEST}); give the "
                          "folder a layered solve wrote.", param="store")
     try:
-        manifest = cache._read_sealed(folder_ / MANIFEST)
-    except cache.CorruptCache as exc:
+        manifest = sealed.read_sealed(folder_ / MANIFEST)
+    except sealed.CorruptCache as exc:
         raise StoreError(f"store: {exc}", param="store") from None
     with_sd = bool(manifest.get("with_sd")) and moments
     if manifest.get("format") != STORE_FORMAT or manifest.get("solver_version") != \

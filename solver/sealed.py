@@ -91,14 +91,14 @@ def write_sealed(path: Path, payload: dict, indent: int | None = None) -> dict:
 def save_table(path: Path, array, block_bytes: int) -> dict:
     """Write a C-ordered array as `.npy`, atomically, and return what its sealed metadata must
     hold to check it: the byte offset of its data in the file, the file's size, the block
-    size and the SHA-256 of every block of the data (`table_facts`)."""
+    size and the SHA-256 of every block of the data (what `table_intact` checks)."""
     import numpy as np
 
     array = np.ascontiguousarray(array)
     write_atomic(path, lambda fh: np.save(fh, array, allow_pickle=False))
     size = path.stat().st_size
     return {"data_offset": size - array.nbytes, "file_bytes": size, "block_bytes": block_bytes,
-            "data_blocks": array_block_sums(array, block_bytes)}
+            "blocks": array_block_sums(array, block_bytes)}
 
 
 def array_block_sums(array, block_bytes: int) -> list[str]:
@@ -129,7 +129,7 @@ def table_intact(path: Path, facts: dict) -> bool:
     size and every block of its data), read with the standard library only."""
     try:
         offset, size = int(facts["data_offset"]), int(facts["file_bytes"])
-        block, sums = int(facts["block_bytes"]), list(facts["data_blocks"])
+        block, sums = int(facts["block_bytes"]), list(facts["blocks"])
         if os.stat(path).st_size != size or block < 1:
             return False
         return file_block_sums(path, offset, block, len(sums) + 1) == sums

@@ -15,6 +15,7 @@ from typer.testing import CliRunner
 from yz.cli.main import app
 from yz.rules import compile_rules, load_rules
 from yz.solver import Model, cache
+from yz.solver.sealed import seal
 
 runner = CliRunner()
 
@@ -74,7 +75,7 @@ def test_list_json_is_valid_with_damaged_and_odd_files(isolated_cache, solved_no
     meta = cache.meta_path(t)
     data = json.loads(meta.read_text())
     data["expected_score"] = float("nan")
-    meta.write_text(json.dumps(cache._sealed(data)))  # sealed, but not a number
+    meta.write_text(json.dumps(seal(data)))  # sealed, but not a number
     cache.figures_path(t, "optimal").write_text("{not json")
     out = yz("cache", "list", "--json").stdout
     rows = json.loads(out, parse_constant=lambda name: pytest.fail(f"{name} in JSON"))

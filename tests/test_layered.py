@@ -187,9 +187,9 @@ def test_an_unfinished_damaged_or_foreign_store_is_not_read(tmp_path):
     solve_layered(model.problem, tmp_path / "s", chunk_states=SMALL_CHUNKS)
     manifest = json.loads((tmp_path / "s" / MANIFEST).read_text())
     del manifest["done"]["0/0"]
-    from yz.solver import cache
+    from yz.solver.sealed import seal
 
-    (tmp_path / "s" / MANIFEST).write_text(json.dumps(cache._sealed(manifest)))
+    (tmp_path / "s" / MANIFEST).write_text(json.dumps(seal(manifest)))
     with pytest.raises(StoreError, match=r"unfinished solve .*resume the layered solve"):
         read_store(model, tmp_path / "s")
     with pytest.raises(StoreError, match="other rules"):
