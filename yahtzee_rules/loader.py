@@ -169,42 +169,70 @@ def rule_schema() -> dict:
 
     The models describe a resolved rule set; a file may also `extends` another, give only the
     fields it changes and use the shorthands (`pattern: any`, `score: sum_all`, `score: 30`,
-    `joker: free`), so the schema is loosened to match what `load_rules` accepts. The
-    cross-field checks (a face beyond the die, ...) are beyond JSON Schema: `load_rules` runs
-    them.
+    `joker: free`), so the schema follows what `load_rules` accepts: a file without `extends`
+    exactly as the validator reads its fields, one with `extends` loosened to what may be
+    inherited (a box changed by key alone). The cross-field checks (a face beyond the die, a
+    count beyond the dice, ...) are beyond JSON Schema: `load_rules` runs them.
     """
     from . import models
 
     schema = RuleSet.model_json_schema()
     defs, props = schema["$defs"], schema["properties"]
-    props["extends"] = {"type": "string", "description": (
+    props["extends"] = {"type": ["string", "null"], "description": (
         "Start from a built-in name, example:NAME or a rule file (a path relative to this one).")}
     props["remove_categories"] = {"type": "array", "items": {"type": "string"}, "description": (
         "With extends: inherited boxes to drop.")}
     del schema["required"]  # `name` defaults to the file name; `categories` may be inherited
-    schema["anyOf"] = [{"required": ["categories"]}, {"required": ["extends"]}]
-    # An extending file's entry may change a box by key alone; name and section have defaults.
-    category = defs["Category"]
-    category["required"] = ["key"]
-    cat_props = category["properties"]
-    cat_props["pattern"] = {"anyOf": [_bare_kinds(models.Pattern), cat_props["pattern"]]}
+    # An extending file's entry may change a box by key alone (name and section have
+    # defaults), and its upper bonus is merged field by field over the inherited one; a file
+    # that extends nothing gives every box and bonus whole and removes nothing.
+    defs["Category"]["required"] = ["key"]
+    defs["UpperBonus"].pop("required", None)
+    schema["if"] = {"required": ["extends"], "properties": {"extends": {"type": "string"}}}
+    schema["else"] = {"required": ["categories"], "not": {"required": ["remove_categories"]},
+                      "properties": {
+                          "categories": {"items": {"required": ["key", "pattern", "score"]}},
+                          "upper_bonus": {"required": ["threshold", "amount"]}}}
+    # A pattern may be a bare kind.
+    cat_props = defs["Category"]["properties"]
+    cat_props["pattern"] = _with_bare_kinds(cat_props["pattern"])
     cat_props["score"] = {"anyOf": [
-        _bare_kinds(models.Scoring),
+        _bare_kinds(_union_members(models.Scoring)),
         {"type": "integer", "minimum": 0, "maximum": 10_000, "description": "fixed points"},
         cat_props["score"]]}
     mode = {k: v for k, v in defs["Joker"]["properties"]["mode"].items() if k != "default"}
     props["joker"] = {"anyOf": [mode, {"$ref": "#/$defs/Joker"}], "default": {"mode": "none"}}
-    defs["UpperBonus"].pop("required", None)  # merged field by field over the inherited one
     return {"$schema": "https://json-schema.org/draft/2020-12/schema", "title": "yz rule file",
             **{k: v for k, v in schema.items() if k != "title"}}
 
 
-def _bare_kinds(union: Any) -> dict:
-    """The kinds of a pattern or scoring union that may be written alone (no parameters)."""
-    kinds = [typing.get_args(cls.model_fields["kind"].annotation)[0]
-             for cls in typing.get_args(typing.get_args(union)[0])
-             if all(not f.is_required() for name, f in cls.model_fields.items() if name != "kind")]
-    return {"type": "string", "enum": kinds, "description": "a kind without parameters"}
+def _union_members(union: Any) -> list[type]:
+    """The models of an `Annotated[A | B | ..., Field(discriminator=...)]` union."""
+    return list(typing.get_args(typing.get_args(union)[0]))
+
+
+def _with_bare_kinds(union: dict) -> dict:
+    """A schema union of pattern models (a `oneOf` of `$ref`s), with their bare kinds beside."""
+    from . import models
+
+    members = [getattr(models, ref["$ref"].rsplit("/", 1)[1]) for ref in union["oneOf"]]
+    return {"anyOf": [_bare_kinds(members), union]}
+
+
+def _bare_kinds(models_: list[type]) -> dict:
+    """The kinds among these models that may be written alone, as the validator reads a bare
+    `kind` (`pattern: any`): those whose model accepts `{kind: ...}` with nothing else."""
+    from pydantic import ValidationError
+
+    kinds = []
+    for cls in models_:
+        kind = typing.get_args(cls.model_fields["kind"].annotation)[0]
+        try:
+            cls.model_validate({"kind": kind})
+        except ValidationError:
+            continue
+        kinds.append(kind)
+    return {"type": "string", "enum": sorted(kinds), "description": "a kind without parameters"}
 
 
 # ---------------------------------------------------------------- reading untrusted input

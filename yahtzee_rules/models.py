@@ -108,9 +108,25 @@ def _distinct_faces(faces: tuple[int, ...]) -> tuple[int, ...]:
 
 
 Face = Annotated[int, Field(strict=True, ge=1, le=MAX_FACES)]
-FaceSet = Annotated[tuple[Face, ...], Field(min_length=2, max_length=MAX_FACES),
+FaceSet = Annotated[tuple[Face, ...], Field(min_length=2, max_length=MAX_FACES,
+                                            json_schema_extra={"uniqueItems": True}),
                     AfterValidator(_distinct_faces)]
 MAX_FACE_SETS = 64
+
+
+def _exactly_one_given(*options: tuple[str, ...]) -> dict:
+    """JSON Schema for "exactly one of these options is given", an option being one or more
+    fields of which at least one is given; a field set to null counts as not given, as it
+    does for the validator."""
+
+    def given(name: str) -> dict:
+        return {"required": [name], "properties": {name: {"not": {"type": "null"}}}}
+
+    fields = [name for option in options for name in option]
+    return {"oneOf": [
+        {"anyOf": [given(name) for name in option],
+         "properties": {other: {"type": "null"} for other in fields if other not in option}}
+        for option in options]}
 
 
 class StraightPattern(_Strict):
@@ -118,9 +134,13 @@ class StraightPattern(_Strict):
     `any_of`: a list of such sets, matched when the roll shows every face of at least one of
     them (the best set's faces form the pattern). Exactly one of the three is given."""
 
+    model_config = ConfigDict(json_schema_extra=_exactly_one_given(
+        ("length",), ("faces",), ("any_of",)))
+
     kind: Literal["straight"]
     length: Annotated[int, Field(strict=True, ge=2, le=MAX_FACES)] | None = None
-    faces: Annotated[tuple[Face, ...], Field(min_length=2, max_length=MAX_FACES)] | None = None
+    faces: Annotated[tuple[Face, ...], Field(
+        min_length=2, max_length=MAX_FACES, json_schema_extra={"uniqueItems": True})] | None = None
     any_of: Annotated[tuple[FaceSet, ...],
                       Field(min_length=1, max_length=MAX_FACE_SETS)] | None = None
 
@@ -309,7 +329,7 @@ class SavedRolls(_Strict):
     extra rolls for the game, `start`). The first turn starts with `start` saved rolls.
     """
 
-    carry_unused: bool = True
+    carry_unused: StrictBool = True
     start: Annotated[int, Field(strict=True, ge=0, le=MAX_SAVED_ROLLS)] = 0
     cap: Annotated[int, Field(strict=True, ge=0, le=MAX_SAVED_ROLLS)] | None = None
 
