@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import math
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -259,6 +261,25 @@ def test_a_user_field_that_breaks_inherited_boxes_is_located_in_the_users_file(t
     for line in lines:
         assert line.strip().startswith(f"{tmp_path / 'user.yaml'}:3:1: categories["), line
         assert "because of dice here; the box comes from variants/official-free-joker" in line
+
+
+def test_many_unknown_fields_in_an_extending_file_are_blamed_on_it(tmp_path):
+    """Forty unknown keys beside `extends`: the error names the user's file at its first
+    unknown key, never the built-in it extends (which has none), in the library and in `yz
+    rules validate`."""
+    text = "extends: official-free-joker\n# pasted by mistake\n" + "".join(
+        f"junk_{i}: {i}\n" for i in range(40))
+    with pytest.raises(RulesError) as info:
+        load_text(tmp_path, text)
+    message = str(info.value)
+    assert message.startswith(f"{tmp_path / 'user.yaml'}:3:1: (top level): 40 unknown fields")
+    assert "'junk_0', 'junk_1', 'junk_2'" in message and "variants/" not in message
+    run = subprocess.run([sys.executable, "-m", "yz.cli.entry", "rules", "validate",
+                          str(tmp_path / "user.yaml")], capture_output=True, text=True,
+                         timeout=60)  # a hang guard only
+    assert run.returncode == 2
+    assert run.stderr.startswith(f"error: {tmp_path / 'user.yaml'}:3:1: (top level): 40 "
+                                 "unknown fields"), run.stderr
 
 
 def test_a_misspelled_key_in_an_extending_file_is_not_a_new_box(tmp_path):

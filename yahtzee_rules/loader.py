@@ -533,6 +533,10 @@ def _apply_extends(raw: dict, raw_marks: dict[Path_, Mark], origin: str, base_di
             data[key] = value
             plan.replace((key,))
     marks = plan.marks()
+    # The merged rule set is this file's: a problem of the whole is told here, not in the parent.
+    marks.pop((), None)
+    if () in raw_marks:
+        marks[()] = raw_marks[()]
     if removals is not None:
         _remove_categories(data, marks, removals, raw_marks, origin)
     return data, marks
@@ -736,11 +740,14 @@ def _refuse_oversized(data: dict, marks: dict[Path_, Mark], origin: str) -> None
         if isinstance(value, dict):
             if len(value) > MAX_MAPPING_FIELDS:
                 known = _allowed_fields(data, (*path, ""))
-                unknown = [k for k in value if k not in known][:3]
+                unknown = [k for k in value if k not in known]
+                # At the first unknown key: in a file that extends another, the mapping's own
+                # place may be the other file's, and the keys in excess are this one's.
+                where = _at(marks, (*path, unknown[0]) if unknown else path, origin)
                 raise RulesError(
-                    f"{_at(marks, path, origin)}: {_dotted(path)}: {len(value):,} fields, far "
-                    f"more than a rule set has (allowed here: {', '.join(known)}); unknown ones "
-                    f"include {', '.join(repr(k)[:40] for k in unknown)}.")
+                    f"{where}: {_dotted(path)}: {len(unknown):,} unknown fields, far more "
+                    f"than a mistake or two (allowed here: {', '.join(known)}); the first "
+                    f"ones are {', '.join(repr(k)[:40] for k in unknown[:3])}.")
             for key, item in value.items():
                 check(item, (*path, key))
         elif isinstance(value, list):
