@@ -239,7 +239,8 @@ class Category(_Strict):
     `first_roll_bonus`: extra points when the box is filled with a score above zero from the
     dice of the turn's first roll ("served", as in Generala: the player may stop after the
     first roll to claim it); they are part of the box's score, so they count toward the upper
-    total when the box does. With `rolls: 1` every roll is a first roll.
+    total when the box does. Only a turn's first roll earns it: with `rolls: 1` and no saved
+    rolls that is every roll, and with saved rolls a later roll of the turn earns nothing.
 
     `only_after`: the key of another box that must already hold a non-zero score for this box
     to score (Generala's Double Generala: `only_after: generala`); until then this box scores
@@ -255,8 +256,9 @@ class Category(_Strict):
         strict=True, ge=0, le=10_000,
         description="Extra points when the box is filled with a score above zero from the dice "
                     "of the turn's first roll (Generala's 'served' hands); part of the box's "
-                    "score (and of the upper total when the box counts toward it). With "
-                    "`rolls: 1` every roll is a first roll.")] = 0
+                    "score (and of the upper total when the box counts toward it). Only the "
+                    "turn's first roll earns it: with `rolls: 1` and no saved rolls that is "
+                    "every roll; with saved rolls a later roll of the turn earns nothing.")] = 0
     only_after: Annotated[str | None, Field(
         description="The key of another box that must already hold a non-zero score for this "
                     "box to score; until then this box scores 0 (it may still be scratched). "
@@ -326,7 +328,9 @@ class SavedRolls(_Strict):
     may fill a box after any roll. Filling a box with L re-rolls unused leaves a bank of L
     when `carry_unused` (the unused rolls are saved; at most `cap`), else of min(b, L): the
     regular rolls left are lost and only saved rolls not drawn on stay (a fixed stock of
-    extra rolls for the game, `start`). The first turn starts with `start` saved rolls.
+    extra rolls for the game, `start`). The first turn starts with `start` saved rolls, which
+    may not be more than `cap`: a bank never holds more, and a file that says so is refused
+    rather than read as a smaller start or a larger cap.
     """
 
     carry_unused: StrictBool = True
@@ -466,7 +470,7 @@ def _consistency_problems(rules: RuleSet):
     if saved is not None and saved.cap is not None and saved.start > saved.cap:
         yield ("saved_rolls", "start"), (
             f"a game cannot start with {saved.start} saved rolls when at most {saved.cap} may "
-            "be saved (`cap`)"), (("saved_rolls", "cap"),)
+            "be saved (`cap`): lower `start` or raise `cap`"), (("saved_rolls", "cap"),)
     yield from _box_reference_problems(rules, keys, seen)
     yield from _only_after_problems(rules, keys)
     yield from _size_problems(rules)
