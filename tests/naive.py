@@ -63,6 +63,14 @@ def naive_match(pattern, dice) -> int | None:
                                                                strict=True))
                 best = points if best is None else max(best, points)
         return best
+    if kind == "total":
+        total = sum(dice)
+        if pattern.equals is not None:
+            fits = total == pattern.equals
+        else:
+            fits = ((pattern.min is None or total >= pattern.min)
+                    and (pattern.max is None or total <= pattern.max))
+        return total if fits else None
     if kind == "straight":
         if pattern.faces is not None:
             return sum(pattern.faces) if all(f in dice for f in pattern.faces) else None

@@ -40,11 +40,29 @@ def _face_sets(draw, faces: int, dice: int) -> list[int]:
                                 unique=True)))
 
 
+def _total(draw, dice: int, faces: int) -> dict:
+    """A `total` some roll can have: `equals` a reachable total, or bounds that overlap the
+    totals dice..dice x faces (a bound may lie beyond them)."""
+    low, high = dice, dice * faces
+    how = draw(st.sampled_from(["equals", "min", "max", "min_max"]))
+    if how == "equals":
+        return {"kind": "total", "equals": draw(st.integers(low, high))}
+    if how == "min":
+        return {"kind": "total", "min": draw(st.integers(0, high))}
+    if how == "max":
+        return {"kind": "total", "max": draw(st.integers(low, high + 2))}
+    at_least = draw(st.integers(0, high))
+    return {"kind": "total", "min": at_least,
+            "max": draw(st.integers(max(at_least, low), high + 2))}
+
+
 def _pattern(draw, dice: int, faces: int) -> dict | str:
-    kinds = ["face", "of_a_kind", "groups", "all_same", "any"]
+    kinds = ["face", "of_a_kind", "groups", "all_same", "any", "total"]
     if min(dice, faces) >= 2:
         kinds.append("straight")
     kind = draw(st.sampled_from(kinds))
+    if kind == "total":
+        return _total(draw, dice, faces)
     if kind == "face":
         out = {"kind": "face", "face": draw(st.integers(1, faces))}
         if draw(st.booleans()):

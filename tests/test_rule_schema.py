@@ -3,8 +3,8 @@
 "What the schema describes" is decided by a JSON Schema validator of its own (jsonschema-rs,
 draft 2020-12), never by yz's reading of the schema. "What the validator accepts" is the real
 loader's verdict; a file it refuses counts as accepted in its fields when every problem is a
-cross-field check (a face beyond the die, a count beyond the dice, ...), which JSON Schema
-cannot state and the schema's description leaves to `load_rules`.
+cross-field check (a face beyond the die, a total no roll has, `min` above `max`, ...), which
+JSON Schema cannot state and the schema's description leaves to `load_rules`.
 
 Documents are made from the schema itself: every pattern kind bare, with no parameters, with
 each parameter alone and with all of them; every scoring form and shorthand; and, by
@@ -197,7 +197,17 @@ def test_the_bare_kinds_are_the_parameterless_ones():
     bare = {kind: assert_same_verdict(box_doc(kind))
             for kind in {d["properties"]["kind"]["const"] for d in pattern_defs().values()}}
     assert {k for k, ok in bare.items() if ok} == {"any", "all_same"}
-    assert not bare["straight"]
+    assert not bare["straight"] and not bare["total"]
+
+
+@pytest.mark.parametrize("fields, accepted", [
+    ({"equals": 13}, True), ({"min": 3}, True), ({"max": 30}, True),
+    ({"min": 3, "max": 30}, True), ({"min": None, "max": 30}, True),
+    ({}, False), ({"equals": 13, "min": 3}, False), ({"equals": 13, "max": 30}, False),
+    ({"equals": None}, False), ({"equals": 81}, False), ({"min": -1}, False),
+])
+def test_which_total_fields_go_together(fields, accepted):
+    assert assert_same_verdict(box_doc({"kind": "total", **fields})) == accepted
 
 
 @pytest.mark.parametrize("fields, accepted", [

@@ -187,10 +187,19 @@ def test_builtin_box_points_tables_equal_naive(name, data):
 
 @st.composite
 def patterns(draw, n: int, f: int):
-    kinds = ["face", "of_a_kind", "groups", "all_same", "any"]
+    kinds = ["face", "of_a_kind", "groups", "all_same", "any", "total"]
     if min(n, f) >= 2:
         kinds += ["run", "set"]
     kind = draw(st.sampled_from(kinds))
+    if kind == "total":  # a total some roll has: n .. n x f
+        how = draw(st.sampled_from(["equals", "min", "max", "min_max"]))
+        if how == "equals":
+            return {"kind": "total", "equals": draw(st.integers(n, n * f))}
+        low = draw(st.integers(0, n * f))
+        high = draw(st.integers(max(low, n), n * f + 3))
+        given = {"min": ["min"], "max": ["max"], "min_max": ["min", "max"]}[how]
+        bounds = {"min": low, "max": high}
+        return {"kind": "total", **{k: bounds[k] for k in given}}
     if kind == "face":
         return {"kind": "face", "face": draw(st.integers(1, f)),
                 "min_count": draw(st.integers(0, n))}

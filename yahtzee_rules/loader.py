@@ -172,7 +172,7 @@ def rule_schema() -> dict:
     `joker: free`), so the schema follows what `load_rules` accepts: a file without `extends`
     exactly as the validator reads its fields, one with `extends` loosened to what may be
     inherited (a box changed by key alone). The cross-field checks (a face beyond the die, a
-    count beyond the dice, ...) are beyond JSON Schema: `load_rules` runs them.
+    total no roll has, `min` above `max`, ...) are beyond JSON Schema: `load_rules` runs them.
     """
     from . import models
 
@@ -872,7 +872,7 @@ def _tag_of(value: Any) -> str | None:
 
 
 FIELDS_HELP = {
-    "pattern": "kinds: face, of_a_kind, groups, straight, all_same, any",
+    "pattern": "kinds: face, of_a_kind, groups, straight, all_same, any, total",
     "score": "kinds: sum_all, sum_matched, face_total, fixed (with points)",
 }
 

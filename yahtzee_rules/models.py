@@ -2,8 +2,8 @@
 
 A rule set is pure data. Patterns come from a small vocabulary of primitives (a `kind` field picks
 one); scoring forms likewise. Game-wide checks that need more than one field (a face beyond the
-die, a bonus naming a missing box, a state space too large to solve) live in one model validator
-that reports every problem with the path of the field at fault.
+die, a total no roll has, a bonus naming a missing box, a state space too large to solve) live
+in one model validator that reports every problem with the path of the field at fault.
 """
 
 from __future__ import annotations
@@ -174,8 +174,32 @@ class AnyPattern(_Strict):
     kind: Literal["any"]
 
 
+MAX_TOTAL = MAX_DICE * MAX_FACES
+
+
+class TotalPattern(_Strict):
+    """The dice total: exactly `equals`, or at least `min` and/or at most `max` (`equals` alone,
+    or one or both bounds). All the dice form the pattern."""
+
+    model_config = ConfigDict(json_schema_extra=_exactly_one_given(("equals",), ("min", "max")))
+
+    kind: Literal["total"]
+    equals: Annotated[int, Field(strict=True, ge=0, le=MAX_TOTAL)] | None = None
+    min: Annotated[int, Field(strict=True, ge=0, le=MAX_TOTAL)] | None = None
+    max: Annotated[int, Field(strict=True, ge=0, le=MAX_TOTAL)] | None = None
+
+    @model_validator(mode="after")
+    def _equals_or_bounds(self) -> TotalPattern:
+        has_bound = self.min is not None or self.max is not None
+        if (self.equals is not None) == has_bound:
+            raise ValueError("give either `equals` (the total exactly) or `min` and/or `max` "
+                             "(bounds of the total, both included), not both and not neither")
+        return self
+
+
 Pattern = Annotated[
-    FacePattern | OfAKindPattern | GroupsPattern | StraightPattern | AllSamePattern | AnyPattern,
+    FacePattern | OfAKindPattern | GroupsPattern | StraightPattern | AllSamePattern | AnyPattern
+    | TotalPattern,
     Field(discriminator="kind"),
 ]
 
@@ -498,6 +522,8 @@ def _pattern_problems(rules: RuleSet, p, pw: tuple):
             yield (*pw, "sizes"), (
                 f"{len(p.sizes)} groups on distinct faces need {len(p.sizes)} faces, "
                 f"the die has {f}"), (faces,)
+    elif isinstance(p, TotalPattern):
+        yield from _total_problems(p, pw, n, f)
     elif isinstance(p, StraightPattern):
         if p.length is not None and p.length > min(n, f):
             yield (*pw, "length"), (
@@ -518,6 +544,27 @@ def _pattern_problems(rules: RuleSet, p, pw: tuple):
             if len(face_set) > n:
                 yield (*pw, "any_of", j), (
                     f"{len(face_set)} faces cannot show on {n} dice"), (dice,)
+
+
+def _total_problems(p: TotalPattern, pw: tuple, n: int, f: int):
+    """A total that no roll can have: the dice total n to n x f."""
+    dice_faces = (("dice",), ("faces",))
+    reach = f"{n} dice of {f} faces total {n} to {n * f}"
+    if p.equals is not None:
+        if not n <= p.equals <= n * f:
+            yield (*pw, "equals"), f"no roll totals {p.equals}: {reach}", dice_faces
+        return
+    if p.min is not None and p.max is not None and p.min > p.max:
+        yield (*pw, "min"), (f"min {p.min} is above max {p.max}, so no total fits; the bounds "
+                             "are both included (min: 13, max: 13 is a total of 13)"), ()
+        return
+    low = n if p.min is None else max(n, p.min)
+    high = n * f if p.max is None else min(n * f, p.max)
+    if low > high:
+        bounds = " and ".join(f"{name} {value}" for name, value in (("min", p.min), ("max", p.max))
+                              if value is not None)
+        field = "min" if p.min is not None and p.min > n * f else "max"
+        yield (*pw, field), f"no roll fits {bounds}: {reach}", dice_faces
 
 
 def _box_reference_problems(rules: RuleSet, keys: set[str], seen: dict[str, int]):

@@ -24,6 +24,7 @@ from .models import (
     StraightPattern,
     SumAll,
     SumMatched,
+    TotalPattern,
 )
 
 
@@ -55,6 +56,15 @@ def pattern_match(pattern, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         return best >= 0, np.maximum(best, 0)
     if isinstance(pattern, GroupsPattern):
         return _groups_match(pattern, counts)
+    if isinstance(pattern, TotalPattern):
+        if pattern.equals is not None:
+            return total == pattern.equals, total
+        ok = np.ones(n_rolls, bool)
+        if pattern.min is not None:
+            ok &= total >= pattern.min
+        if pattern.max is not None:
+            ok &= total <= pattern.max
+        return ok, total
     raise TypeError(f"unknown pattern {pattern!r}")  # unreachable: the models admit no other
 
 
