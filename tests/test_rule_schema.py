@@ -7,12 +7,12 @@ cross-field check (a face beyond the die, a total no roll has, `min` above `max`
 JSON Schema cannot state and the schema's description leaves to `load_rules`.
 
 Documents are made from the schema itself: every pattern kind bare, with no parameters, with
-each parameter alone and with all of them; every scoring form and shorthand; and, by
-hypothesis, whole rule files drawn from the schema's types, enums, bounds and required fields,
-with a few values broken on the way (a wrong type, a number out of range, a field dropped or
-an unknown one added). A file without `extends` gets the same verdict both ways; a file with
-`extends` may be refused by the loader for what it inherits, but never accepted by the loader
-and refused by the schema.
+each parameter alone and with all of them, at every level of nesting and one too deep; every
+scoring form and shorthand; and, by hypothesis, whole rule files drawn from the schema's types,
+enums, bounds and required fields, with a few values broken on the way (a wrong type, a number
+out of range, a field dropped or an unknown one added). A file without `extends` gets the same
+verdict both ways; a file with `extends` may be refused by the loader for what it inherits,
+but never accepted by the loader and refused by the schema.
 """
 
 from __future__ import annotations
@@ -29,7 +29,14 @@ from hypothesis import HealthCheck, given, note, settings
 from hypothesis import strategies as st
 from pydantic import ValidationError
 from yz.rules import RulesError, rule_schema, rules_from_text
-from yz.rules.models import RuleProblems, RuleSet, Scoring
+from yz.rules.models import (
+    COMBINED_KINDS,
+    MAX_EITHER_PATTERNS,
+    MAX_PATTERN_DEPTH,
+    RuleProblems,
+    RuleSet,
+    Scoring,
+)
 
 SCHEMA = rule_schema()
 CHECKER = jsonschema_rs.validator_for(SCHEMA)
@@ -98,6 +105,8 @@ def test_every_shipped_rule_file_validates_against_the_schema(path):
     "extends: official-free-joker\njoker: free\ncategories:\n  - {key: chance, score: 30}\n",
     "name: s\ncategories:\n  - {key: c, pattern: any, score: sum_all}\n",
     "extends: official-free-joker\nupper_bonus: {threshold: 70}\nremove_categories: [chance]\n",
+    "extends: official-free-joker\ncategories:\n  - key: large_straight\n    pattern: {kind: "
+    "either, patterns: [{kind: straight, length: 5}, all_same]}\n",
 ])
 def test_schema_accepts_extends_and_shorthands(text):
     assert schema_errors(yaml.safe_load(text)) == []
@@ -162,7 +171,7 @@ def example(node: dict) -> Any:
 
 
 def pattern_defs() -> dict[str, dict]:
-    """Every pattern model's schema, by name."""
+    """Every pattern model's schema, by name (plain, combined and nested combined)."""
     defs = SCHEMA["$defs"]
     return {name: d for name, d in defs.items() if name.endswith("Pattern")}
 
@@ -184,11 +193,27 @@ def box_doc(pattern: Any, score: Any = "sum_all", **fields: Any) -> dict:
             "categories": [{"key": "b", "pattern": pattern, "score": score}], **fields}
 
 
+def nested(pattern: Any, depth: int) -> Any:
+    """The pattern at level `depth` of combined patterns (1: the box's own)."""
+    for level in range(depth - 1):
+        kind = COMBINED_KINDS[level % 2]
+        pattern = {"kind": kind, "patterns": [pattern, "any"]}
+    return pattern
+
+
+@pytest.mark.parametrize("depth", range(1, MAX_PATTERN_DEPTH + 2))
 @pytest.mark.parametrize("name", sorted(pattern_defs()))
-def test_every_pattern_kind(name):
-    """Bare, without and with its parameters."""
-    verdicts = [assert_same_verdict(box_doc(p)) for p in candidates(pattern_defs()[name])]
-    assert any(verdicts), "no form of the kind is accepted"
+def test_every_pattern_kind_at_every_depth(name, depth):
+    """Bare, without and with its parameters: at the box's level, nested one level, at the
+    deepest level allowed, and one level deeper (refused by both)."""
+    verdicts = [assert_same_verdict(box_doc(nested(p, depth)))
+                for p in candidates(pattern_defs()[name])]
+    if depth > MAX_PATTERN_DEPTH:
+        assert not any(verdicts)
+    elif depth == MAX_PATTERN_DEPTH and name.endswith(("EitherPattern", "BothPattern")):
+        assert not any(verdicts)  # a combined pattern at the deepest level
+    else:
+        assert any(verdicts), "no form of the kind is accepted"
 
 
 def test_the_bare_kinds_are_the_parameterless_ones():
@@ -197,7 +222,7 @@ def test_the_bare_kinds_are_the_parameterless_ones():
     bare = {kind: assert_same_verdict(box_doc(kind))
             for kind in {d["properties"]["kind"]["const"] for d in pattern_defs().values()}}
     assert {k for k, ok in bare.items() if ok} == {"any", "all_same"}
-    assert not bare["straight"] and not bare["total"]
+    assert not bare["straight"] and not bare["total"] and not bare["either"]
 
 
 @pytest.mark.parametrize("fields, accepted", [
@@ -218,6 +243,13 @@ def test_which_total_fields_go_together(fields, accepted):
 ])
 def test_which_straight_fields_go_together(fields, accepted):
     assert assert_same_verdict(box_doc({"kind": "straight", **fields})) == accepted
+
+
+@pytest.mark.parametrize("count", range(0, MAX_EITHER_PATTERNS + 2))
+@pytest.mark.parametrize("kind", COMBINED_KINDS)
+def test_how_many_patterns_a_combined_pattern_lists(kind, count):
+    accepted = assert_same_verdict(box_doc({"kind": kind, "patterns": ["any"] * count}))
+    assert accepted == (count == 2 if kind == "both" else 2 <= count <= MAX_EITHER_PATTERNS)
 
 
 def score_forms() -> list[Any]:

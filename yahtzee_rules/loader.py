@@ -24,7 +24,7 @@ import yaml
 from pydantic import ValidationError
 
 from .errors import RulesError, YzError
-from .models import RuleProblems, RuleSet, _dotted
+from .models import COMBINED_KINDS, MAX_PATTERN_DEPTH, RuleProblems, RuleSet, _dotted
 
 Path_ = tuple[str | int, ...]
 Mark = tuple[str, int, int]  # file, line, column (1-based)
@@ -193,9 +193,13 @@ def rule_schema() -> dict:
                       "properties": {
                           "categories": {"items": {"required": ["key", "pattern", "score"]}},
                           "upper_bonus": {"required": ["threshold", "amount"]}}}
-    # A pattern may be a bare kind.
+    # A pattern (a box's, or one in a combined pattern's list) may be a bare kind.
     cat_props = defs["Category"]["properties"]
     cat_props["pattern"] = _with_bare_kinds(cat_props["pattern"])
+    for name in defs:
+        patterns = defs[name]["properties"].get("patterns")
+        if patterns is not None:
+            patterns["items"] = _with_bare_kinds(patterns["items"])
     cat_props["score"] = {"anyOf": [
         _bare_kinds(_union_members(models.Scoring)),
         {"type": "integer", "minimum": 0, "maximum": 10_000, "description": "fixed points"},
@@ -240,7 +244,8 @@ def _bare_kinds(models_: list[type]) -> dict:
 # Every input file (rule file or scorecard) is read under the same bounds, so a hostile file
 # fails fast with a message instead of hanging, filling memory or overflowing the stack.
 MAX_INPUT_BYTES = 1_000_000
-MAX_YAML_DEPTH = 32  # a rule file nests 4 deep; the composer recurses once per level
+MAX_YAML_DEPTH = 32  # a rule file nests 10 deep at most (a straight's `any_of` in a combined
+# pattern inside another); the composer recurses once per level
 MAX_YAML_NODES = 100_000
 STDIN_ORIGIN = "<stdin>"
 
@@ -872,9 +877,13 @@ def _tag_of(value: Any) -> str | None:
 
 
 FIELDS_HELP = {
-    "pattern": "kinds: face, of_a_kind, groups, straight, all_same, any, total",
+    "pattern": "kinds: face, of_a_kind, groups, straight, all_same, any, total, either, both",
+    "patterns": "kinds: face, of_a_kind, groups, straight, all_same, any, total, either, both",
     "score": "kinds: sum_all, sum_matched, face_total, fixed (with points)",
 }
+# Kinds a person may reach for that yz spells otherwise.
+KIND_HINTS = {"any_of": "either", "one_of": "either", "or": "either", "all_of": "both",
+              "and": "both", "sum": "total"}
 
 
 def _explain(err: dict, path: Path_, data: Any) -> str:
@@ -897,7 +906,14 @@ def _explain(err: dict, path: Path_, data: Any) -> str:
                 "extending file replaces the inherited one whole, so give its kind too")
     if kind == "union_tag_invalid":
         field_name = next((str(p) for p in reversed(path) if isinstance(p, str)), "")
-        return f"{msg} ({FIELDS_HELP.get(field_name, '')})"
+        tag = (err.get("ctx") or {}).get("tag")
+        if field_name == "patterns" and tag in COMBINED_KINDS:
+            return (f"'{tag}' is nested too deep: combined patterns nest at most "
+                    f"{MAX_PATTERN_DEPTH} deep (a combined pattern may hold combined patterns, "
+                    "and theirs must be plain: face, of_a_kind, groups, straight, all_same, "
+                    "any, total); write the condition with fewer levels")
+        hint = f"; did you mean '{KIND_HINTS[tag]}'?" if tag in KIND_HINTS else ""
+        return f"{msg} ({FIELDS_HELP.get(field_name, '')}){hint}"
     return msg
 
 
@@ -909,8 +925,8 @@ def _allowed_fields(data: Any, path: Path_) -> list[str]:
     for seg in path[:-1]:
         parent = parent[seg] if isinstance(parent, dict | list) else None
     names = [p for p in path[:-1] if isinstance(p, str)]
-    if isinstance(parent, dict) and names[-1:] in (["pattern"], ["score"]):
-        union = models.Pattern if names[-1] == "pattern" else models.Scoring
+    if isinstance(parent, dict) and names[-1:] in (["pattern"], ["patterns"], ["score"]):
+        union = models.Scoring if names[-1] == "score" else models.Pattern
         for cls in typing.get_args(typing.get_args(union)[0]):
             if parent.get("kind") in typing.get_args(cls.model_fields["kind"].annotation):
                 return list(cls.model_fields)

@@ -1,9 +1,10 @@
 """Frozen pydantic models of a rule set: the validated form of a YAML rule file.
 
 A rule set is pure data. Patterns come from a small vocabulary of primitives (a `kind` field picks
-one); scoring forms likewise. Game-wide checks that need more than one field (a face beyond the
-die, a total no roll has, a bonus naming a missing box, a state space too large to solve) live
-in one model validator that reports every problem with the path of the field at fault.
+one), which `either` and `both` combine; scoring forms likewise. Game-wide checks that need more
+than one field (a face beyond the die, a total no roll has, a bonus naming a missing box, a
+state space too large to solve) live in one model validator that reports every problem with
+the path of the field at fault.
 """
 
 from __future__ import annotations
@@ -68,6 +69,11 @@ class _Strict(BaseModel):
 
 
 # ---------------------------------------------------------------- patterns
+
+
+def _kind_shorthand(value: Any) -> Any:
+    """Let YAML say `score: sum_all` or `pattern: any` for a kind without parameters."""
+    return {"kind": value} if isinstance(value, str) else value
 
 
 class FacePattern(_Strict):
@@ -197,9 +203,73 @@ class TotalPattern(_Strict):
         return self
 
 
-Pattern = Annotated[
+PlainPattern = Annotated[
     FacePattern | OfAKindPattern | GroupsPattern | StraightPattern | AllSamePattern | AnyPattern
     | TotalPattern,
+    Field(discriminator="kind"),
+]
+
+# Combined patterns: `either` (at least one of its patterns matches) and `both` (its two
+# patterns match). They nest at most MAX_PATTERN_DEPTH deep, counting the plain patterns at
+# the bottom: a combined pattern may hold combined patterns, and theirs are plain. The bound is
+# written into the types (the nested kinds below hold plain patterns only), so the validator
+# and the JSON Schema say the same, and a hostile nesting is refused at the first level too
+# deep, by its place in the file. A pattern in a list may be a bare kind, as a box's may.
+MAX_PATTERN_DEPTH = 3
+MAX_EITHER_PATTERNS = 4
+COMBINED_KINDS = ("either", "both")
+# Plain patterns in all the boxes of a rule set (a combined pattern counts those it holds):
+# each is scored on every roll when the tables are built (a `groups` pattern on 8 dice takes
+# up to seconds), so combining cannot multiply that work past twice a card of plain boxes.
+MAX_PLAIN_PATTERNS = 2 * MAX_CATEGORIES
+
+
+class NestedEitherPattern(_Strict):
+    """`either` inside another combined pattern: the same rule, and its patterns are plain."""
+
+    kind: Literal["either"]
+    patterns: Annotated[tuple[Annotated[PlainPattern, BeforeValidator(_kind_shorthand)], ...],
+                        Field(min_length=2, max_length=MAX_EITHER_PATTERNS)]
+
+
+class NestedBothPattern(_Strict):
+    """`both` inside another combined pattern: the same rule, and its patterns are plain."""
+
+    kind: Literal["both"]
+    patterns: Annotated[tuple[Annotated[PlainPattern, BeforeValidator(_kind_shorthand)], ...],
+                        Field(min_length=2, max_length=2)]
+
+
+NestedPattern = Annotated[
+    FacePattern | OfAKindPattern | GroupsPattern | StraightPattern | AllSamePattern | AnyPattern
+    | TotalPattern | NestedEitherPattern | NestedBothPattern,
+    Field(discriminator="kind"),
+]
+
+
+class EitherPattern(_Strict):
+    """Matches when at least one of `patterns` (2 to 4) matches; the dice that form it are
+    those of the matching pattern with the highest sum. Its patterns may be combined ones,
+    whose own patterns are plain."""
+
+    kind: Literal["either"]
+    patterns: Annotated[tuple[Annotated[NestedPattern, BeforeValidator(_kind_shorthand)], ...],
+                        Field(min_length=2, max_length=MAX_EITHER_PATTERNS)]
+
+
+class BothPattern(_Strict):
+    """Matches when both `patterns` (exactly 2; nest a `both` for more) match; the dice that
+    form it are those of its first pattern, the second only has to match. Its patterns may be
+    combined ones, whose own patterns are plain."""
+
+    kind: Literal["both"]
+    patterns: Annotated[tuple[Annotated[NestedPattern, BeforeValidator(_kind_shorthand)], ...],
+                        Field(min_length=2, max_length=2)]
+
+
+Pattern = Annotated[
+    FacePattern | OfAKindPattern | GroupsPattern | StraightPattern | AllSamePattern | AnyPattern
+    | TotalPattern | EitherPattern | BothPattern,
     Field(discriminator="kind"),
 ]
 
@@ -232,11 +302,6 @@ class Fixed(_Strict):
 
 
 Scoring = Annotated[SumAll | SumMatched | FaceTotal | Fixed, Field(discriminator="kind")]
-
-
-def _kind_shorthand(value: Any) -> Any:
-    """Let YAML say `score: sum_all` or `pattern: any` for a kind without parameters."""
-    return {"kind": value} if isinstance(value, str) else value
 
 
 def _score_shorthand(value: Any) -> Any:
@@ -498,6 +563,7 @@ def _consistency_problems(rules: RuleSet):
     yield from _box_reference_problems(rules, keys, seen)
     yield from _only_after_problems(rules, keys)
     yield from _size_problems(rules)
+    yield from _plain_pattern_problems(rules)
 
 
 def _pattern_problems(rules: RuleSet, p, pw: tuple):
@@ -524,6 +590,9 @@ def _pattern_problems(rules: RuleSet, p, pw: tuple):
                 f"the die has {f}"), (faces,)
     elif isinstance(p, TotalPattern):
         yield from _total_problems(p, pw, n, f)
+    elif p.kind in COMBINED_KINDS:
+        for j, inner in enumerate(p.patterns):
+            yield from _pattern_problems(rules, inner, (*pw, "patterns", j))
     elif isinstance(p, StraightPattern):
         if p.length is not None and p.length > min(n, f):
             yield (*pw, "length"), (
@@ -599,6 +668,25 @@ def _box_reference_problems(rules: RuleSet, keys: set[str], seen: dict[str, int]
                     f"'{ykey}' must have the all_same pattern (every die equal) to act as the "
                     "Yahtzee box for the bonus and Joker"), (
                     ("categories", seen[ykey], "pattern"), dice, *users)
+
+
+def plain_patterns(p) -> int:
+    """How many plain patterns a pattern holds (itself, if it is plain)."""
+    return sum(map(plain_patterns, p.patterns)) if p.kind in COMBINED_KINDS else 1
+
+
+def _plain_pattern_problems(rules: RuleSet):
+    """The plain patterns of all the boxes within MAX_PLAIN_PATTERNS, told at the box that
+    goes over."""
+    held = 0
+    for i, cat in enumerate(rules.categories):
+        held += plain_patterns(cat.pattern)
+        if held > MAX_PLAIN_PATTERNS:
+            yield ("categories", i, "pattern"), (
+                f"the boxes up to this one hold {held} plain patterns (a combined pattern "
+                f"counts each one it holds), over the limit of {MAX_PLAIN_PATTERNS} for a "
+                "rule set: every one is scored on every roll; combine fewer patterns"), ()
+            return
 
 
 def _size_problems(rules: RuleSet):
