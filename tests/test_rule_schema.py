@@ -282,6 +282,15 @@ def test_every_saved_rolls_form(saved):
     assert_same_verdict(box_doc("any", saved_rolls=saved))
 
 
+def test_a_whole_number_with_a_point_is_the_one_difference_the_readme_names():
+    """JSON Schema counts 5.0 as an integer (draft 2020-12); yz reads YAML's `5.0` as a float
+    and asks for `5`. The README says so; nothing else differs."""
+    doc = box_doc("any", dice=5.0)
+    assert schema_errors(doc) == []
+    assert "dice: Input should be a valid integer" in loads(doc)
+    assert not only_cross_field(doc)
+
+
 # ---------------------------------------------------------------- documents drawn from the schema
 
 WRONG_VALUES = st.sampled_from([None, True, 2.5, "x", -1, 10**6, [], {}, [1], {"a": 1}])
