@@ -63,6 +63,25 @@ def naive_match(pattern, dice) -> int | None:
                                                                strict=True))
                 best = points if best is None else max(best, points)
         return best
+    if kind == "total":
+        total = sum(dice)
+        if pattern.equals is not None:
+            fits = total == pattern.equals
+        else:
+            fits = ((pattern.min is None or total >= pattern.min)
+                    and (pattern.max is None or total <= pattern.max))
+        return total if fits else None
+    if kind == "either":
+        # At least one of its patterns matches; the one whose dice sum highest forms it.
+        sums = [naive_match(p, dice) for p in pattern.patterns]
+        sums = [x for x in sums if x is not None]
+        return max(sums) if sums else None
+    if kind == "both":
+        # Both match; the first one's dice form it.
+        first, second = pattern.patterns
+        if naive_match(second, dice) is None:
+            return None
+        return naive_match(first, dice)
     if kind == "straight":
         if pattern.faces is not None:
             return sum(pattern.faces) if all(f in dice for f in pattern.faces) else None

@@ -1,10 +1,11 @@
 """Rule sets drawn at random from the whole rule language, as YAML text (hypothesis).
 
-Every field of the language is drawn: each pattern kind with its parameters, each scoring
-form, sections given or left to their default, first-roll bonuses on any box (upper ones
-too), `only_after`, an upper bonus over the default or its own boxes, a Yahtzee box with an
-extra bonus and each Joker mode with `full_value` boxes, `order` and 1 to 3 rolls. Dice and
-faces stay tiny so the brute-force twin (`naive.py`) answers in a fraction of a second.
+Every field of the language is drawn: each pattern kind with its parameters (the combined
+`either` and `both` nested as deep as the language allows), each scoring form, sections given
+or left to their default, first-roll bonuses on any box (upper ones too), `only_after`, an
+upper bonus over the default or its own boxes, a Yahtzee box with an extra bonus and each
+Joker mode with `full_value` boxes, `order` and 1 to 3 rolls. Dice and faces stay tiny so the
+brute-force twin (`naive.py`) answers in a fraction of a second.
 
 A drawn rule set is a plain mapping written out as YAML text and read back through the real
 loader (`rules_from_text`), so the loader is exercised too and a failing example can be
@@ -40,11 +41,44 @@ def _face_sets(draw, faces: int, dice: int) -> list[int]:
                                 unique=True)))
 
 
-def _pattern(draw, dice: int, faces: int) -> dict | str:
-    kinds = ["face", "of_a_kind", "groups", "all_same", "any"]
+def _total(draw, dice: int, faces: int) -> dict:
+    """A `total` some roll can have: `equals` a reachable total, or bounds that overlap the
+    totals dice..dice x faces (a bound may lie beyond them)."""
+    low, high = dice, dice * faces
+    how = draw(st.sampled_from(["equals", "min", "max", "min_max"]))
+    if how == "equals":
+        return {"kind": "total", "equals": draw(st.integers(low, high))}
+    if how == "min":
+        return {"kind": "total", "min": draw(st.integers(0, high))}
+    if how == "max":
+        return {"kind": "total", "max": draw(st.integers(low, high + 2))}
+    at_least = draw(st.integers(0, high))
+    return {"kind": "total", "min": at_least,
+            "max": draw(st.integers(max(at_least, low), high + 2))}
+
+
+def plain_patterns(pattern: dict | str) -> int:
+    """How many plain patterns a drawn pattern holds (itself, if it is plain)."""
+    if isinstance(pattern, dict) and pattern["kind"] in ("either", "both"):
+        return sum(map(plain_patterns, pattern["patterns"]))
+    return 1
+
+
+def _pattern(draw, dice: int, faces: int, depth: int = 1) -> dict | str:
+    """A pattern; `depth` is its level (1: a box's own), combined patterns nesting at most
+    three deep as the language allows."""
+    kinds = ["face", "of_a_kind", "groups", "all_same", "any", "total"]
     if min(dice, faces) >= 2:
         kinds.append("straight")
+    if depth < 3:
+        kinds += ["either", "both"]
     kind = draw(st.sampled_from(kinds))
+    if kind == "total":
+        return _total(draw, dice, faces)
+    if kind in ("either", "both"):
+        count = 2 if kind == "both" else draw(st.integers(2, 3))
+        return {"kind": kind,
+                "patterns": [_pattern(draw, dice, faces, depth + 1) for _ in range(count)]}
     if kind == "face":
         out = {"kind": "face", "face": draw(st.integers(1, faces))}
         if draw(st.booleans()):
@@ -105,8 +139,12 @@ def rule_documents(draw, size: Size = QUICK, saved_rolls: bool = False) -> dict:
     n_boxes = draw(st.integers(2, size.max_boxes))
     keys = [f"b{i}" for i in range(n_boxes)]
     boxes = []
+    held = 0  # plain patterns in the boxes so far: a rule set holds at most 40
     for key in keys:
         pattern = _pattern(draw, dice, faces)
+        held += plain_patterns(pattern)
+        if held > 40:
+            pattern, held = "any", held - plain_patterns(pattern) + 1
         box = {"key": key, "pattern": pattern, "score": _score(draw, pattern)}
         if draw(st.integers(0, 2)) == 0:
             box["section"] = draw(st.sampled_from(["upper", "lower"]))

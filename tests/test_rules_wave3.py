@@ -16,10 +16,11 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from naive import naive_match, naive_score
-from yz.rules import RulesError, compile_rules, load_rules
+from naive import naive_match, naive_score, naive_solve
+from yz.rules import RulesError, compile_rules, load_rules, rules_from_text
 from yz.rules.models import MAX_CATEGORIES, MAX_LAYER_STATES, RuleSet
 from yz.rules.scoring import category_scores, first_roll_scores, pattern_match
+from yz.solver import Model
 
 
 @cache
@@ -179,6 +180,54 @@ def test_first_roll_bonus_only_on_a_score_above_zero():
     # no bonus on boxes without one: a served Generala scores 50 like any other
     assert score(rules, "generala", (4, 4, 4, 4, 4), first_roll=True) == 50
     assert score(rules, "fours", (4, 4, 4, 2, 6), first_roll=True) == 12
+
+
+# One die of two faces, one box: a two scores 2, and 10 more from the turn's first roll.
+ONE_ROLL = """\
+name: one-roll
+dice: 1
+faces: 2
+rolls: 1
+categories:
+  - {key: twos, pattern: {kind: face, face: 2}, score: face_total, first_roll_bonus: 10}
+"""
+
+
+@pytest.mark.parametrize("saved, expected", [
+    # No saved rolls: the one throw is the first; a two pays 12, so 12 / 2.
+    ("", 6.0),
+    # One saved roll: a two on the first throw pays 12; after a one, the saved roll is worth
+    # throwing again, where a two pays only 2 (not a first roll): 12 / 2 + (2 / 2) / 2. If
+    # every throw were a first roll, the second two would pay 12 too: 9.
+    ("saved_rolls: {carry_unused: false, start: 1}\n", 6.5),
+    ("saved_rolls: {start: 1}\n", 6.5),
+])
+def test_with_one_roll_the_bonus_is_paid_on_the_turns_first_throw_only(saved, expected):
+    """README: with `rolls: 1` and no saved rolls every throw is a turn's first; with saved
+    rolls a turn may throw again, and a later throw earns no first-roll bonus."""
+    rules = rules_from_text(ONE_ROLL + saved, "one-roll.yaml")
+    assert naive_solve(rules) == pytest.approx(expected, abs=1e-12)
+    assert Model(rules, use_cache=False).solve().expected_score == pytest.approx(
+        expected, abs=1e-12)
+    t = compile_rules(rules)
+    two = t.roll_index([2])
+    if saved:  # the bonus is kept apart, for the first throw
+        assert int(t.SCORE[two, 0]) == 2 and int(t.FIRST_BONUS[0]) == 10
+    else:  # the bonus is part of every score above zero
+        assert int(t.SCORE[two, 0]) == 12 and int(t.FIRST_BONUS[0]) == 0
+
+
+# ---------------------------------------------------------------- saved rolls: start and cap
+
+
+def test_a_start_above_the_cap_is_refused_where_it_is_set(tmp_path):
+    """README: `start` may not be above `cap` (yz refuses rather than lower the start or raise
+    the cap); a start equal to the cap is a full bank from the first turn."""
+    rules = loads(tmp_path, TINY + "saved_rolls: {start: 2, cap: 2}\n")
+    assert rules.saved_rolls.start == rules.saved_rolls.cap == 2
+    msg = problems(tmp_path, TINY + "saved_rolls:\n  start: 3\n  cap: 2\n")
+    assert ("rules.yaml:6:3: saved_rolls.start: a game cannot start with 3 saved rolls when at "
+            "most 2 may be saved (`cap`): lower `start` or raise `cap`") in msg
 
 
 # ---------------------------------------------------------------- only_after

@@ -11,6 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from naive import naive_box_points, naive_full_value, naive_score
+from random_rules import plain_patterns
 from test_scoring_examples import table_box_points
 from yz.rules import builtin_names, compile_rules, load_rules
 from yz.rules.models import RuleSet
@@ -186,11 +187,26 @@ def test_builtin_box_points_tables_equal_naive(name, data):
 
 
 @st.composite
-def patterns(draw, n: int, f: int):
-    kinds = ["face", "of_a_kind", "groups", "all_same", "any"]
+def patterns(draw, n: int, f: int, depth: int = 1):
+    """A pattern at level `depth` (combined ones nest at most three deep)."""
+    kinds = ["face", "of_a_kind", "groups", "all_same", "any", "total"]
     if min(n, f) >= 2:
         kinds += ["run", "set"]
+    if depth < 3:
+        kinds += ["either", "both"]
     kind = draw(st.sampled_from(kinds))
+    if kind in ("either", "both"):
+        count = 2 if kind == "both" else draw(st.integers(2, 4))
+        return {"kind": kind, "patterns": [draw(patterns(n, f, depth + 1)) for _ in range(count)]}
+    if kind == "total":  # a total some roll has: n .. n x f
+        how = draw(st.sampled_from(["equals", "min", "max", "min_max"]))
+        if how == "equals":
+            return {"kind": "total", "equals": draw(st.integers(n, n * f))}
+        low = draw(st.integers(0, n * f))
+        high = draw(st.integers(max(low, n), n * f + 3))
+        given = {"min": ["min"], "max": ["max"], "min_max": ["min", "max"]}[how]
+        bounds = {"min": low, "max": high}
+        return {"kind": "total", **{k: bounds[k] for k in given}}
     if kind == "face":
         return {"kind": "face", "face": draw(st.integers(1, f)),
                 "min_count": draw(st.integers(0, n))}
@@ -219,8 +235,12 @@ def rule_sets(draw, max_dice: int = 6, max_faces: int = 8):
     n = draw(st.integers(1, max_dice))
     f = draw(st.integers(2, max_faces))
     cats = []
+    held = 0  # plain patterns in the boxes so far: a rule set holds at most 40
     for i in range(draw(st.integers(1, 5))):
         pattern = draw(patterns(n, f))
+        held += plain_patterns(pattern)
+        if held > 40:
+            pattern, held = {"kind": "any"}, held - plain_patterns(pattern) + 1
         forms = ["sum_all", "sum_matched", {"kind": "fixed", "points": draw(st.integers(0, 50))}]
         if pattern["kind"] == "face":
             forms.append("face_total")

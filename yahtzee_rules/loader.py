@@ -24,7 +24,7 @@ import yaml
 from pydantic import ValidationError
 
 from .errors import RulesError, YzError
-from .models import RuleProblems, RuleSet, _dotted
+from .models import COMBINED_KINDS, MAX_PATTERN_DEPTH, RuleProblems, RuleSet, _dotted
 
 Path_ = tuple[str | int, ...]
 Mark = tuple[str, int, int]  # file, line, column (1-based)
@@ -169,42 +169,74 @@ def rule_schema() -> dict:
 
     The models describe a resolved rule set; a file may also `extends` another, give only the
     fields it changes and use the shorthands (`pattern: any`, `score: sum_all`, `score: 30`,
-    `joker: free`), so the schema is loosened to match what `load_rules` accepts. The
-    cross-field checks (a face beyond the die, ...) are beyond JSON Schema: `load_rules` runs
-    them.
+    `joker: free`), so the schema follows what `load_rules` accepts: a file without `extends`
+    exactly as the validator reads its fields, one with `extends` loosened to what may be
+    inherited (a box changed by key alone). The cross-field checks (a face beyond the die, a
+    total no roll has, `min` above `max`, ...) are beyond JSON Schema: `load_rules` runs them.
     """
     from . import models
 
     schema = RuleSet.model_json_schema()
     defs, props = schema["$defs"], schema["properties"]
-    props["extends"] = {"type": "string", "description": (
+    props["extends"] = {"type": ["string", "null"], "description": (
         "Start from a built-in name, example:NAME or a rule file (a path relative to this one).")}
     props["remove_categories"] = {"type": "array", "items": {"type": "string"}, "description": (
         "With extends: inherited boxes to drop.")}
     del schema["required"]  # `name` defaults to the file name; `categories` may be inherited
-    schema["anyOf"] = [{"required": ["categories"]}, {"required": ["extends"]}]
-    # An extending file's entry may change a box by key alone; name and section have defaults.
-    category = defs["Category"]
-    category["required"] = ["key"]
-    cat_props = category["properties"]
-    cat_props["pattern"] = {"anyOf": [_bare_kinds(models.Pattern), cat_props["pattern"]]}
+    # An extending file's entry may change a box by key alone (name and section have
+    # defaults), and its upper bonus is merged field by field over the inherited one; a file
+    # that extends nothing gives every box and bonus whole and removes nothing.
+    defs["Category"]["required"] = ["key"]
+    defs["UpperBonus"].pop("required", None)
+    schema["if"] = {"required": ["extends"], "properties": {"extends": {"type": "string"}}}
+    schema["else"] = {"required": ["categories"], "not": {"required": ["remove_categories"]},
+                      "properties": {
+                          "categories": {"items": {"required": ["key", "pattern", "score"]}},
+                          "upper_bonus": {"required": ["threshold", "amount"]}}}
+    # A pattern (a box's, or one in a combined pattern's list) may be a bare kind.
+    cat_props = defs["Category"]["properties"]
+    cat_props["pattern"] = _with_bare_kinds(cat_props["pattern"])
+    for name in defs:
+        patterns = defs[name]["properties"].get("patterns")
+        if patterns is not None:
+            patterns["items"] = _with_bare_kinds(patterns["items"])
     cat_props["score"] = {"anyOf": [
-        _bare_kinds(models.Scoring),
+        _bare_kinds(_union_members(models.Scoring)),
         {"type": "integer", "minimum": 0, "maximum": 10_000, "description": "fixed points"},
         cat_props["score"]]}
     mode = {k: v for k, v in defs["Joker"]["properties"]["mode"].items() if k != "default"}
     props["joker"] = {"anyOf": [mode, {"$ref": "#/$defs/Joker"}], "default": {"mode": "none"}}
-    defs["UpperBonus"].pop("required", None)  # merged field by field over the inherited one
     return {"$schema": "https://json-schema.org/draft/2020-12/schema", "title": "yz rule file",
             **{k: v for k, v in schema.items() if k != "title"}}
 
 
-def _bare_kinds(union: Any) -> dict:
-    """The kinds of a pattern or scoring union that may be written alone (no parameters)."""
-    kinds = [typing.get_args(cls.model_fields["kind"].annotation)[0]
-             for cls in typing.get_args(typing.get_args(union)[0])
-             if all(not f.is_required() for name, f in cls.model_fields.items() if name != "kind")]
-    return {"type": "string", "enum": kinds, "description": "a kind without parameters"}
+def _union_members(union: Any) -> list[type]:
+    """The models of an `Annotated[A | B | ..., Field(discriminator=...)]` union."""
+    return list(typing.get_args(typing.get_args(union)[0]))
+
+
+def _with_bare_kinds(union: dict) -> dict:
+    """A schema union of pattern models (a `oneOf` of `$ref`s), with their bare kinds beside."""
+    from . import models
+
+    members = [getattr(models, ref["$ref"].rsplit("/", 1)[1]) for ref in union["oneOf"]]
+    return {"anyOf": [_bare_kinds(members), union]}
+
+
+def _bare_kinds(models_: list[type]) -> dict:
+    """The kinds among these models that may be written alone, as the validator reads a bare
+    `kind` (`pattern: any`): those whose model accepts `{kind: ...}` with nothing else."""
+    from pydantic import ValidationError
+
+    kinds = []
+    for cls in models_:
+        kind = typing.get_args(cls.model_fields["kind"].annotation)[0]
+        try:
+            cls.model_validate({"kind": kind})
+        except ValidationError:
+            continue
+        kinds.append(kind)
+    return {"type": "string", "enum": sorted(kinds), "description": "a kind without parameters"}
 
 
 # ---------------------------------------------------------------- reading untrusted input
@@ -212,7 +244,8 @@ def _bare_kinds(union: Any) -> dict:
 # Every input file (rule file or scorecard) is read under the same bounds, so a hostile file
 # fails fast with a message instead of hanging, filling memory or overflowing the stack.
 MAX_INPUT_BYTES = 1_000_000
-MAX_YAML_DEPTH = 32  # a rule file nests 4 deep; the composer recurses once per level
+MAX_YAML_DEPTH = 32  # a rule file nests 10 deep at most (a straight's `any_of` in a combined
+# pattern inside another); the composer recurses once per level
 MAX_YAML_NODES = 100_000
 STDIN_ORIGIN = "<stdin>"
 
@@ -505,6 +538,10 @@ def _apply_extends(raw: dict, raw_marks: dict[Path_, Mark], origin: str, base_di
             data[key] = value
             plan.replace((key,))
     marks = plan.marks()
+    # The merged rule set is this file's: a problem of the whole is told here, not in the parent.
+    marks.pop((), None)
+    if () in raw_marks:
+        marks[()] = raw_marks[()]
     if removals is not None:
         _remove_categories(data, marks, removals, raw_marks, origin)
     return data, marks
@@ -708,11 +745,14 @@ def _refuse_oversized(data: dict, marks: dict[Path_, Mark], origin: str) -> None
         if isinstance(value, dict):
             if len(value) > MAX_MAPPING_FIELDS:
                 known = _allowed_fields(data, (*path, ""))
-                unknown = [k for k in value if k not in known][:3]
+                unknown = [k for k in value if k not in known]
+                # At the first unknown key: in a file that extends another, the mapping's own
+                # place may be the other file's, and the keys in excess are this one's.
+                where = _at(marks, (*path, unknown[0]) if unknown else path, origin)
                 raise RulesError(
-                    f"{_at(marks, path, origin)}: {_dotted(path)}: {len(value):,} fields, far "
-                    f"more than a rule set has (allowed here: {', '.join(known)}); unknown ones "
-                    f"include {', '.join(repr(k)[:40] for k in unknown)}.")
+                    f"{where}: {_dotted(path)}: {len(unknown):,} unknown fields, far more "
+                    f"than a mistake or two (allowed here: {', '.join(known)}); the first "
+                    f"ones are {', '.join(repr(k)[:40] for k in unknown[:3])}.")
             for key, item in value.items():
                 check(item, (*path, key))
         elif isinstance(value, list):
@@ -837,9 +877,13 @@ def _tag_of(value: Any) -> str | None:
 
 
 FIELDS_HELP = {
-    "pattern": "kinds: face, of_a_kind, groups, straight, all_same, any",
+    "pattern": "kinds: face, of_a_kind, groups, straight, all_same, any, total, either, both",
+    "patterns": "kinds: face, of_a_kind, groups, straight, all_same, any, total, either, both",
     "score": "kinds: sum_all, sum_matched, face_total, fixed (with points)",
 }
+# Kinds a person may reach for that yz spells otherwise.
+KIND_HINTS = {"any_of": "either", "one_of": "either", "or": "either", "all_of": "both",
+              "and": "both", "sum": "total"}
 
 
 def _explain(err: dict, path: Path_, data: Any) -> str:
@@ -862,7 +906,14 @@ def _explain(err: dict, path: Path_, data: Any) -> str:
                 "extending file replaces the inherited one whole, so give its kind too")
     if kind == "union_tag_invalid":
         field_name = next((str(p) for p in reversed(path) if isinstance(p, str)), "")
-        return f"{msg} ({FIELDS_HELP.get(field_name, '')})"
+        tag = (err.get("ctx") or {}).get("tag")
+        if field_name == "patterns" and tag in COMBINED_KINDS:
+            return (f"'{tag}' is nested too deep: combined patterns nest at most "
+                    f"{MAX_PATTERN_DEPTH} deep (a combined pattern may hold combined patterns, "
+                    "and theirs must be plain: face, of_a_kind, groups, straight, all_same, "
+                    "any, total); write the condition with fewer levels")
+        hint = f"; did you mean '{KIND_HINTS[tag]}'?" if tag in KIND_HINTS else ""
+        return f"{msg} ({FIELDS_HELP.get(field_name, '')}){hint}"
     return msg
 
 
@@ -874,8 +925,8 @@ def _allowed_fields(data: Any, path: Path_) -> list[str]:
     for seg in path[:-1]:
         parent = parent[seg] if isinstance(parent, dict | list) else None
     names = [p for p in path[:-1] if isinstance(p, str)]
-    if isinstance(parent, dict) and names[-1:] in (["pattern"], ["score"]):
-        union = models.Pattern if names[-1] == "pattern" else models.Scoring
+    if isinstance(parent, dict) and names[-1:] in (["pattern"], ["patterns"], ["score"]):
+        union = models.Scoring if names[-1] == "score" else models.Pattern
         for cls in typing.get_args(typing.get_args(union)[0]):
             if parent.get("kind") in typing.get_args(cls.model_fields["kind"].annotation):
                 return list(cls.model_fields)

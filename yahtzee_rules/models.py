@@ -1,9 +1,10 @@
 """Frozen pydantic models of a rule set: the validated form of a YAML rule file.
 
 A rule set is pure data. Patterns come from a small vocabulary of primitives (a `kind` field picks
-one); scoring forms likewise. Game-wide checks that need more than one field (a face beyond the
-die, a bonus naming a missing box, a state space too large to solve) live in one model validator
-that reports every problem with the path of the field at fault.
+one), which `either` and `both` combine; scoring forms likewise. Game-wide checks that need more
+than one field (a face beyond the die, a total no roll has, a bonus naming a missing box, a
+state space too large to solve) live in one model validator that reports every problem with
+the path of the field at fault.
 """
 
 from __future__ import annotations
@@ -70,6 +71,11 @@ class _Strict(BaseModel):
 # ---------------------------------------------------------------- patterns
 
 
+def _kind_shorthand(value: Any) -> Any:
+    """Let YAML say `score: sum_all` or `pattern: any` for a kind without parameters."""
+    return {"kind": value} if isinstance(value, str) else value
+
+
 class FacePattern(_Strict):
     """The dice showing one face (the upper boxes); matches when at least `min_count` show it."""
 
@@ -108,9 +114,25 @@ def _distinct_faces(faces: tuple[int, ...]) -> tuple[int, ...]:
 
 
 Face = Annotated[int, Field(strict=True, ge=1, le=MAX_FACES)]
-FaceSet = Annotated[tuple[Face, ...], Field(min_length=2, max_length=MAX_FACES),
+FaceSet = Annotated[tuple[Face, ...], Field(min_length=2, max_length=MAX_FACES,
+                                            json_schema_extra={"uniqueItems": True}),
                     AfterValidator(_distinct_faces)]
 MAX_FACE_SETS = 64
+
+
+def _exactly_one_given(*options: tuple[str, ...]) -> dict:
+    """JSON Schema for "exactly one of these options is given", an option being one or more
+    fields of which at least one is given; a field set to null counts as not given, as it
+    does for the validator."""
+
+    def given(name: str) -> dict:
+        return {"required": [name], "properties": {name: {"not": {"type": "null"}}}}
+
+    fields = [name for option in options for name in option]
+    return {"oneOf": [
+        {"anyOf": [given(name) for name in option],
+         "properties": {other: {"type": "null"} for other in fields if other not in option}}
+        for option in options]}
 
 
 class StraightPattern(_Strict):
@@ -118,9 +140,13 @@ class StraightPattern(_Strict):
     `any_of`: a list of such sets, matched when the roll shows every face of at least one of
     them (the best set's faces form the pattern). Exactly one of the three is given."""
 
+    model_config = ConfigDict(json_schema_extra=_exactly_one_given(
+        ("length",), ("faces",), ("any_of",)))
+
     kind: Literal["straight"]
     length: Annotated[int, Field(strict=True, ge=2, le=MAX_FACES)] | None = None
-    faces: Annotated[tuple[Face, ...], Field(min_length=2, max_length=MAX_FACES)] | None = None
+    faces: Annotated[tuple[Face, ...], Field(
+        min_length=2, max_length=MAX_FACES, json_schema_extra={"uniqueItems": True})] | None = None
     any_of: Annotated[tuple[FaceSet, ...],
                       Field(min_length=1, max_length=MAX_FACE_SETS)] | None = None
 
@@ -154,8 +180,96 @@ class AnyPattern(_Strict):
     kind: Literal["any"]
 
 
+MAX_TOTAL = MAX_DICE * MAX_FACES
+
+
+class TotalPattern(_Strict):
+    """The dice total: exactly `equals`, or at least `min` and/or at most `max` (`equals` alone,
+    or one or both bounds). All the dice form the pattern."""
+
+    model_config = ConfigDict(json_schema_extra=_exactly_one_given(("equals",), ("min", "max")))
+
+    kind: Literal["total"]
+    equals: Annotated[int, Field(strict=True, ge=0, le=MAX_TOTAL)] | None = None
+    min: Annotated[int, Field(strict=True, ge=0, le=MAX_TOTAL)] | None = None
+    max: Annotated[int, Field(strict=True, ge=0, le=MAX_TOTAL)] | None = None
+
+    @model_validator(mode="after")
+    def _equals_or_bounds(self) -> TotalPattern:
+        has_bound = self.min is not None or self.max is not None
+        if (self.equals is not None) == has_bound:
+            raise ValueError("give either `equals` (the total exactly) or `min` and/or `max` "
+                             "(bounds of the total, both included), not both and not neither")
+        return self
+
+
+PlainPattern = Annotated[
+    FacePattern | OfAKindPattern | GroupsPattern | StraightPattern | AllSamePattern | AnyPattern
+    | TotalPattern,
+    Field(discriminator="kind"),
+]
+
+# Combined patterns: `either` (at least one of its patterns matches) and `both` (its two
+# patterns match). They nest at most MAX_PATTERN_DEPTH deep, counting the plain patterns at
+# the bottom: a combined pattern may hold combined patterns, and theirs are plain. The bound is
+# written into the types (the nested kinds below hold plain patterns only), so the validator
+# and the JSON Schema say the same, and a hostile nesting is refused at the first level too
+# deep, by its place in the file. A pattern in a list may be a bare kind, as a box's may.
+MAX_PATTERN_DEPTH = 3
+MAX_EITHER_PATTERNS = 4
+COMBINED_KINDS = ("either", "both")
+# Plain patterns in all the boxes of a rule set (a combined pattern counts those it holds):
+# each is scored on every roll when the tables are built (a `groups` pattern on 8 dice takes
+# up to seconds), so combining cannot multiply that work past twice a card of plain boxes.
+MAX_PLAIN_PATTERNS = 2 * MAX_CATEGORIES
+
+
+class NestedEitherPattern(_Strict):
+    """`either` inside another combined pattern: the same rule, and its patterns are plain."""
+
+    kind: Literal["either"]
+    patterns: Annotated[tuple[Annotated[PlainPattern, BeforeValidator(_kind_shorthand)], ...],
+                        Field(min_length=2, max_length=MAX_EITHER_PATTERNS)]
+
+
+class NestedBothPattern(_Strict):
+    """`both` inside another combined pattern: the same rule, and its patterns are plain."""
+
+    kind: Literal["both"]
+    patterns: Annotated[tuple[Annotated[PlainPattern, BeforeValidator(_kind_shorthand)], ...],
+                        Field(min_length=2, max_length=2)]
+
+
+NestedPattern = Annotated[
+    FacePattern | OfAKindPattern | GroupsPattern | StraightPattern | AllSamePattern | AnyPattern
+    | TotalPattern | NestedEitherPattern | NestedBothPattern,
+    Field(discriminator="kind"),
+]
+
+
+class EitherPattern(_Strict):
+    """Matches when at least one of `patterns` (2 to 4) matches; the dice that form it are
+    those of the matching pattern with the highest sum. Its patterns may be combined ones,
+    whose own patterns are plain."""
+
+    kind: Literal["either"]
+    patterns: Annotated[tuple[Annotated[NestedPattern, BeforeValidator(_kind_shorthand)], ...],
+                        Field(min_length=2, max_length=MAX_EITHER_PATTERNS)]
+
+
+class BothPattern(_Strict):
+    """Matches when both `patterns` (exactly 2; nest a `both` for more) match; the dice that
+    form it are those of its first pattern, the second only has to match. Its patterns may be
+    combined ones, whose own patterns are plain."""
+
+    kind: Literal["both"]
+    patterns: Annotated[tuple[Annotated[NestedPattern, BeforeValidator(_kind_shorthand)], ...],
+                        Field(min_length=2, max_length=2)]
+
+
 Pattern = Annotated[
-    FacePattern | OfAKindPattern | GroupsPattern | StraightPattern | AllSamePattern | AnyPattern,
+    FacePattern | OfAKindPattern | GroupsPattern | StraightPattern | AllSamePattern | AnyPattern
+    | TotalPattern | EitherPattern | BothPattern,
     Field(discriminator="kind"),
 ]
 
@@ -190,11 +304,6 @@ class Fixed(_Strict):
 Scoring = Annotated[SumAll | SumMatched | FaceTotal | Fixed, Field(discriminator="kind")]
 
 
-def _kind_shorthand(value: Any) -> Any:
-    """Let YAML say `score: sum_all` or `pattern: any` for a kind without parameters."""
-    return {"kind": value} if isinstance(value, str) else value
-
-
 def _score_shorthand(value: Any) -> Any:
     """Let YAML say `score: 30` for `{kind: fixed, points: 30}`, the commonest scoring form."""
     if isinstance(value, int) and not isinstance(value, bool):
@@ -219,7 +328,8 @@ class Category(_Strict):
     `first_roll_bonus`: extra points when the box is filled with a score above zero from the
     dice of the turn's first roll ("served", as in Generala: the player may stop after the
     first roll to claim it); they are part of the box's score, so they count toward the upper
-    total when the box does. With `rolls: 1` every roll is a first roll.
+    total when the box does. Only a turn's first roll earns it: with `rolls: 1` and no saved
+    rolls that is every roll, and with saved rolls a later roll of the turn earns nothing.
 
     `only_after`: the key of another box that must already hold a non-zero score for this box
     to score (Generala's Double Generala: `only_after: generala`); until then this box scores
@@ -235,8 +345,9 @@ class Category(_Strict):
         strict=True, ge=0, le=10_000,
         description="Extra points when the box is filled with a score above zero from the dice "
                     "of the turn's first roll (Generala's 'served' hands); part of the box's "
-                    "score (and of the upper total when the box counts toward it). With "
-                    "`rolls: 1` every roll is a first roll.")] = 0
+                    "score (and of the upper total when the box counts toward it). Only the "
+                    "turn's first roll earns it: with `rolls: 1` and no saved rolls that is "
+                    "every roll; with saved rolls a later roll of the turn earns nothing.")] = 0
     only_after: Annotated[str | None, Field(
         description="The key of another box that must already hold a non-zero score for this "
                     "box to score; until then this box scores 0 (it may still be scratched). "
@@ -306,10 +417,12 @@ class SavedRolls(_Strict):
     may fill a box after any roll. Filling a box with L re-rolls unused leaves a bank of L
     when `carry_unused` (the unused rolls are saved; at most `cap`), else of min(b, L): the
     regular rolls left are lost and only saved rolls not drawn on stay (a fixed stock of
-    extra rolls for the game, `start`). The first turn starts with `start` saved rolls.
+    extra rolls for the game, `start`). The first turn starts with `start` saved rolls, which
+    may not be more than `cap`: a bank never holds more, and a file that says so is refused
+    rather than read as a smaller start or a larger cap.
     """
 
-    carry_unused: bool = True
+    carry_unused: StrictBool = True
     start: Annotated[int, Field(strict=True, ge=0, le=MAX_SAVED_ROLLS)] = 0
     cap: Annotated[int, Field(strict=True, ge=0, le=MAX_SAVED_ROLLS)] | None = None
 
@@ -446,10 +559,11 @@ def _consistency_problems(rules: RuleSet):
     if saved is not None and saved.cap is not None and saved.start > saved.cap:
         yield ("saved_rolls", "start"), (
             f"a game cannot start with {saved.start} saved rolls when at most {saved.cap} may "
-            "be saved (`cap`)"), (("saved_rolls", "cap"),)
+            "be saved (`cap`): lower `start` or raise `cap`"), (("saved_rolls", "cap"),)
     yield from _box_reference_problems(rules, keys, seen)
     yield from _only_after_problems(rules, keys)
     yield from _size_problems(rules)
+    yield from _plain_pattern_problems(rules)
 
 
 def _pattern_problems(rules: RuleSet, p, pw: tuple):
@@ -474,6 +588,11 @@ def _pattern_problems(rules: RuleSet, p, pw: tuple):
             yield (*pw, "sizes"), (
                 f"{len(p.sizes)} groups on distinct faces need {len(p.sizes)} faces, "
                 f"the die has {f}"), (faces,)
+    elif isinstance(p, TotalPattern):
+        yield from _total_problems(p, pw, n, f)
+    elif p.kind in COMBINED_KINDS:
+        for j, inner in enumerate(p.patterns):
+            yield from _pattern_problems(rules, inner, (*pw, "patterns", j))
     elif isinstance(p, StraightPattern):
         if p.length is not None and p.length > min(n, f):
             yield (*pw, "length"), (
@@ -494,6 +613,27 @@ def _pattern_problems(rules: RuleSet, p, pw: tuple):
             if len(face_set) > n:
                 yield (*pw, "any_of", j), (
                     f"{len(face_set)} faces cannot show on {n} dice"), (dice,)
+
+
+def _total_problems(p: TotalPattern, pw: tuple, n: int, f: int):
+    """A total that no roll can have: the dice total n to n x f."""
+    dice_faces = (("dice",), ("faces",))
+    reach = f"{n} dice of {f} faces total {n} to {n * f}"
+    if p.equals is not None:
+        if not n <= p.equals <= n * f:
+            yield (*pw, "equals"), f"no roll totals {p.equals}: {reach}", dice_faces
+        return
+    if p.min is not None and p.max is not None and p.min > p.max:
+        yield (*pw, "min"), (f"min {p.min} is above max {p.max}, so no total fits; the bounds "
+                             "are both included (min: 13, max: 13 is a total of 13)"), ()
+        return
+    low = n if p.min is None else max(n, p.min)
+    high = n * f if p.max is None else min(n * f, p.max)
+    if low > high:
+        bounds = " and ".join(f"{name} {value}" for name, value in (("min", p.min), ("max", p.max))
+                              if value is not None)
+        field = "min" if p.min is not None and p.min > n * f else "max"
+        yield (*pw, field), f"no roll fits {bounds}: {reach}", dice_faces
 
 
 def _box_reference_problems(rules: RuleSet, keys: set[str], seen: dict[str, int]):
@@ -528,6 +668,25 @@ def _box_reference_problems(rules: RuleSet, keys: set[str], seen: dict[str, int]
                     f"'{ykey}' must have the all_same pattern (every die equal) to act as the "
                     "Yahtzee box for the bonus and Joker"), (
                     ("categories", seen[ykey], "pattern"), dice, *users)
+
+
+def plain_patterns(p) -> int:
+    """How many plain patterns a pattern holds (itself, if it is plain)."""
+    return sum(map(plain_patterns, p.patterns)) if p.kind in COMBINED_KINDS else 1
+
+
+def _plain_pattern_problems(rules: RuleSet):
+    """The plain patterns of all the boxes within MAX_PLAIN_PATTERNS, told at the box that
+    goes over."""
+    held = 0
+    for i, cat in enumerate(rules.categories):
+        held += plain_patterns(cat.pattern)
+        if held > MAX_PLAIN_PATTERNS:
+            yield ("categories", i, "pattern"), (
+                f"the boxes up to this one hold {held} plain patterns (a combined pattern "
+                f"counts each one it holds), over the limit of {MAX_PLAIN_PATTERNS} for a "
+                "rule set: every one is scored on every roll; combine fewer patterns"), ()
+            return
 
 
 def _size_problems(rules: RuleSet):

@@ -24,6 +24,7 @@ from .models import (
     StraightPattern,
     SumAll,
     SumMatched,
+    TotalPattern,
 )
 
 
@@ -55,6 +56,26 @@ def pattern_match(pattern, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         return best >= 0, np.maximum(best, 0)
     if isinstance(pattern, GroupsPattern):
         return _groups_match(pattern, counts)
+    if isinstance(pattern, TotalPattern):
+        if pattern.equals is not None:
+            return total == pattern.equals, total
+        ok = np.ones(n_rolls, bool)
+        if pattern.min is not None:
+            ok &= total >= pattern.min
+        if pattern.max is not None:
+            ok &= total <= pattern.max
+        return ok, total
+    if pattern.kind == "either":
+        # The matching pattern with the highest sum forms it.
+        best = np.full(n_rolls, -1)
+        for inner in pattern.patterns:
+            ok, matched = pattern_match(inner, counts)
+            best = np.where(ok, np.maximum(best, matched), best)
+        return best >= 0, np.maximum(best, 0)
+    if pattern.kind == "both":
+        # The first pattern forms it; the second only has to match.
+        first, second = (pattern_match(inner, counts) for inner in pattern.patterns)
+        return first[0] & second[0], first[1]
     raise TypeError(f"unknown pattern {pattern!r}")  # unreachable: the models admit no other
 
 
