@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 from yz.rules import YzError
 
-from . import render
+from . import data, render
 from .app import JsonOpt, QuietOpt, app, cache_app, emit_json, handles_errors
 from .report import TerminalReporter
 
@@ -24,7 +24,7 @@ def cache_list(as_json: JsonOpt = False) -> None:
 
     items = cache.entries()
     if as_json:
-        emit_json(render.cache_json(cache.cache_dir(), items))
+        emit_json(data.cache_json(cache.cache_dir(), items))
     else:
         typer.echo(render.cache_text(cache.cache_dir(), items))
 

@@ -1,13 +1,10 @@
-"""Text and JSON rendering for the CLI. Pure formatting: no game logic lives here."""
+"""The CLI's text: tables and lines for every command. Pure formatting: no game logic lives
+here (JSON: the records' `to_dict` and `data`; progress bars: `report`; plots: `plots`)."""
 
 from __future__ import annotations
 
-import contextlib
 import io
-import os
-import sys
 import textwrap
-from collections.abc import Callable, Iterator
 
 from yz.rules import RuleSet, RuleTables
 from yz.rules.models import (
@@ -17,6 +14,7 @@ from yz.rules.models import (
     OfAKindPattern,
     StraightPattern,
 )
+from yz.solver.distribution import ROUND_SCORES
 
 from . import quick
 
@@ -33,20 +31,6 @@ def _table(headers: list[str], rows: list[list[str]], right: set[int] = frozense
 
 
 # ---------------------------------------------------------------- variants and rules
-
-
-def variant_summary(rules: RuleSet) -> dict:
-    ub = rules.upper_bonus
-    return {
-        "variant": rules.name,
-        "boxes": len(rules.categories),
-        "categories": list(rules.keys),
-        "upper_bonus": f"{ub.amount} at {ub.threshold}" if ub else None,
-        "yahtzee_bonus": rules.yahtzee_bonus.amount if rules.yahtzee_bonus else None,
-        "joker": rules.joker.mode,
-        "dice": f"{rules.dice}d{rules.faces} x{rules.rolls}",
-        "description": rules.description,
-    }
 
 
 def variants_table(rows: list[dict]) -> str:
@@ -132,12 +116,6 @@ def score_table_text(t: RuleTables) -> str:
 # ---------------------------------------------------------------- score
 
 
-def choice_json(c) -> dict:
-    return {"category": c.key, "name": c.name, "score": c.points, "yahtzee_bonus": c.yahtzee_bonus,
-            "upper_bonus": c.upper_bonus, "total": c.total, "legal": c.legal, "joker": c.joker,
-            "first_roll_bonus": c.first_roll_bonus}
-
-
 def choices_text(t: RuleTables, roll: int, choices) -> str:
     rows = []
     for c in choices:
@@ -161,78 +139,6 @@ def choices_text(t: RuleTables, roll: int, choices) -> str:
 # ---------------------------------------------------------------- solve and compare
 
 
-def progress_columns(unit: str) -> list:
-    """The columns of a progress bar: label, bar, count, time left (once the total is known),
-    time elapsed. Every column renders whether or not the total is known yet; the text columns
-    never wrap, the bar takes the width that is left."""
-    from rich.progress import (
-        BarColumn,
-        ProgressColumn,
-        TextColumn,
-        TimeElapsedColumn,
-        TimeRemainingColumn,
-    )
-    from rich.table import Column
-    from rich.text import Text
-
-    class CountColumn(ProgressColumn):
-        """'done/total unit', or 'done unit' while the total is unknown."""
-
-        def render(self, task) -> Text:
-            done = f"{task.completed:,.0f}"
-            if task.total is None:
-                return Text(f"{done} {unit}" if task.completed else "", style="progress.download")
-            return Text(f"{done}/{task.total:,.0f} {unit}", style="progress.download")
-
-    class LeftColumn(TimeRemainingColumn):
-        """rich's time-remaining column, blank while the total is unknown."""
-
-        def render(self, task) -> Text:
-            if task.total is None:
-                return Text("")
-            return Text.assemble(super().render(task), " left")
-
-    def fixed() -> Column:
-        return Column(no_wrap=True)
-
-    return [TextColumn("{task.description}", table_column=fixed()),
-            BarColumn(bar_width=None, table_column=Column(ratio=1)),
-            CountColumn(table_column=fixed()), LeftColumn(compact=True, table_column=fixed()),
-            TimeElapsedColumn(table_column=fixed())]
-
-
-@contextlib.contextmanager
-def progress(label: str, enabled: bool = True,
-             unit: str = "layers") -> Iterator[Callable[..., None] | None]:
-    """A transient progress bar on stderr while working, only when stderr is a terminal.
-
-    Yields `step(done, total=None)`: the bar pulses until a total is given, then shows the count
-    and an estimate of the time left. It is one line, at most 100 columns wide.
-    """
-    if not enabled or not sys.stderr.isatty():
-        yield None
-        return
-    from rich.console import Console
-    from rich.progress import Progress
-
-    console = Console(stderr=True)
-    console.width = min(console.width, 100)  # a wide terminal gets a bar, not a runway
-    bar = Progress(*progress_columns(unit), console=console, transient=True, expand=True)
-    with bar:
-        task = bar.add_task(label, total=None)
-
-        def step(done: int, total: int | None = None) -> None:
-            bar.update(task, completed=done, total=total)
-
-        yield step
-
-
-def solution_json(s, moments=None) -> dict:
-    return quick.solution_json(s.rules.name, s.expected_score,
-                               moments.sd if moments is not None else None, s.states,
-                               s.seconds, s.cached)
-
-
 def solution_text(s, moments=None, sd_seconds: float = 0.0) -> str:
     if not s.cached:
         how = f"solved in {s.seconds:.2f} s"
@@ -250,32 +156,6 @@ def layered_text(s) -> str:
            f"chunks solved" + (f", {s.resumed_chunks} found finished" if s.resumed_chunks
                                else "") + ")")
     return quick.solution_text(s.name, s.expected_score, s.sd, s.states, how)
-
-
-def layered_json(s) -> dict:
-    return {**quick.solution_json(s.name, s.expected_score, s.sd, s.states, s.seconds, False),
-            "store": str(s.folder), "chunks_solved": s.solved_chunks,
-            "chunks_found_finished": s.resumed_chunks}
-
-
-def compare_rows(solutions, risks=None) -> list[dict]:
-    """One row per rule set: the mean, its difference to the first, and (with `risks`, a
-    (Distribution, ExactFigures) pair per rule set) the spread and the upper bonus rate (the
-    SD only, the rest None, where the distribution is None: games with saved rolls)."""
-    base = solutions[0].expected_score if solutions else 0.0
-    rows = []
-    for i, s in enumerate(solutions):
-        row = {"variant": s.rules.name, "expected_score": s.expected_score,
-               "difference": s.expected_score - base, "states": s.states, "cached": s.cached}
-        if risks is not None:
-            dist, figures = risks[i]
-            if dist is None:
-                row.update(sd=figures.sd, median=None, percentiles=None, p_upper_bonus=None)
-            else:
-                row.update(sd=dist.sd, median=dist.median, percentiles=dist.percentiles(),
-                           p_upper_bonus=figures.p_upper_bonus)
-        rows.append(row)
-    return rows
 
 
 def compare_text(rows: list[dict]) -> str:
@@ -297,13 +177,6 @@ def compare_text(rows: list[dict]) -> str:
     return _table(headers, body, right=set(range(1, len(headers))))
 
 
-def cache_json(root, entries) -> dict:
-    return {"cache_dir": str(root), "entries": [
-        {"variant": e.variant, "kind": e.kind, "status": e.status, "bytes": e.size_bytes,
-         "expected_score": e.expected_score, "states": e.states, "created": e.created,
-         "path": str(e.path)} for e in entries]}
-
-
 def cache_text(root, entries) -> str:
     if not entries:
         return f"no files of yz in {root}"
@@ -322,46 +195,7 @@ def cache_text(root, entries) -> str:
 # ---------------------------------------------------------------- advise
 
 
-def _action_json(action, best_value: float, banked: int | None, target: int | None) -> dict:
-    if target is not None:  # values are chances of reaching the target
-        out = {"kind": action.kind, "p_target": action.value, "loss": best_value - action.value}
-    else:
-        out = {"kind": action.kind, "value": action.value, "loss": best_value - action.value,
-               "expected_final": None if banked is None else banked + action.value}
-    if action.kind == "keep":
-        out.update(keep=list(action.keep), reroll=list(action.reroll))
-    else:
-        out.update(choice_json(action.box))
-        if action.saved_rolls is not None:
-            out["saved_rolls_after"] = action.saved_rolls
-    return out
-
-
-def advice_json(t: RuleTables, pos, dice, rolls_left, advice, top: int) -> dict:
-    best = advice.best
-    out = {
-        "variant": t.rules.name,
-        "filled": pos.filled, "upper_total": pos.upper_total,
-        "yahtzee_full": pos.yahtzee_full,
-        "saved_rolls": pos.saved_rolls if t.has_bank else None,
-        "dice": list(dice) if dice else None, "rolls_left": rolls_left,
-        "banked": advice.banked, "target": advice.target,
-        "best": None, "alternatives": [],
-    }
-    if advice.target is not None:
-        out["position_p_target"] = advice.position_value
-    else:
-        out["position_value"] = advice.position_value
-        out["position_expected_final"] = None if advice.banked is None \
-            else advice.banked + advice.position_value
-    if best is not None:
-        out["best"] = _action_json(best, best.value, advice.banked, advice.target)
-        out["alternatives"] = [_action_json(a, best.value, advice.banked, advice.target)
-                               for a in advice.actions[1: 1 + top]]
-    return out
-
-
-def advice_text(t: RuleTables, pos, dice, rolls_left, advice, top: int) -> str:
+def advice_text(t: RuleTables, advice, top: int) -> str:
     def final(value: float) -> str:
         if advice.target is not None:
             return f"{100 * value:.3f}%"
@@ -372,11 +206,13 @@ def advice_text(t: RuleTables, pos, dice, rolls_left, advice, top: int) -> str:
     else:
         what = "expected points still to come" if advice.banked is None else \
             "expected final score"
+    pos, dice, rolls_left, saved = advice.position, advice.dice, advice.rolls_left, \
+        advice.saved_rolls
     filled = ", ".join(f"{k}={v}" if v is not None else k for k, v in pos.filled.items())
     lines = [f"{t.rules.name}: " + (f"filled {filled}" if filled else "empty card")
              + (f"; upper total {pos.upper_total}" if t.upper_threshold else "")
-             + (f"; {pos.saved_rolls} saved roll{'s' if pos.saved_rolls != 1 else ''} at "
-                "the turn's start" if t.has_bank else "")]
+             + (f"; {saved} saved roll{'s' if saved != 1 else ''} at the turn's start"
+                if saved is not None else "")]
     if dice is None:
         lines.append(f"before the roll: {what} {final(advice.position_value)}")
         return "\n".join(lines)
@@ -400,73 +236,6 @@ def advice_text(t: RuleTables, pos, dice, rolls_left, advice, top: int) -> str:
 
 
 # ---------------------------------------------------------------- simulate
-
-
-def check_plot_target(path: str) -> None:
-    """Fail before any work if the plot cannot be written (no matplotlib, bad folder)."""
-    from pathlib import Path
-
-    from yz.rules.errors import InputError
-
-    target = Path(path)
-    if target.suffix.lower() != ".png":
-        raise InputError(f"--plot: '{path}' should be a .png file name.")
-    if target.is_dir():
-        raise InputError(f"--plot: '{path}' is a folder; give a file name ending in .png.")
-    if target.parent.exists() and not target.parent.is_dir():
-        raise InputError(f"--plot: '{target.parent}' is a file, not a folder; give another "
-                         "path.")
-    if not target.parent.is_dir():
-        raise InputError(f"--plot: the folder '{target.parent}' does not exist; create it or "
-                         "give another path.")
-    if not os.access(target.parent, os.W_OK):
-        raise InputError(f"--plot: the folder '{target.parent}' is not writable; give another "
-                         "path.")
-    try:
-        import matplotlib  # noqa: F401
-    except ImportError:
-        raise InputError("--plot needs matplotlib, which is not installed: run "
-                         "pip install matplotlib (or pip install '.[plot]' in yz's source "
-                         "folder), or leave out --plot for the histogram in the terminal."
-                         ) from None
-
-
-def plot_histogram(path: str, scores, counts, title: str, exact_mean: float | None,
-                   sample_mean: float | None = None, ylabel: str = "games") -> None:
-    """A PNG bar chart of how often each score came (counts may be probabilities)."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    import numpy as np
-
-    fig, ax = plt.subplots(figsize=(9, 5))
-    scores = np.asarray(scores)
-    width = 5
-    edges = np.arange(scores.min() // width * width, scores.max() + 2 * width, width)
-    binned, _ = np.histogram(scores, bins=edges, weights=counts)
-    ax.bar(edges[:-1], binned, width=width, align="edge", color="#4c72b0")
-    if exact_mean is not None:
-        ax.axvline(exact_mean, color="#c44e52", linewidth=2,
-                   label=f"exact mean {exact_mean:.2f}")
-    if sample_mean is not None:
-        ax.axvline(sample_mean, color="#55a868", linestyle="--",
-                   label=f"sample mean {sample_mean:.2f}")
-    ax.set_xlabel("final score")
-    ax.set_ylabel(ylabel)
-    ax.set_title(title)
-    if exact_mean is not None or sample_mean is not None:
-        ax.legend()
-    fig.tight_layout()
-    try:
-        fig.savefig(path, dpi=110)
-    except OSError as exc:
-        from yz.rules.errors import InputError
-
-        raise InputError(f"--plot: could not write '{path}' ({exc.strerror or exc}); the "
-                         "figures above are unaffected.") from None
-    finally:
-        plt.close(fig)
 
 
 def terminal_histogram(scores, weights, exact_mean: float | None, width: int = 50,
@@ -564,15 +333,6 @@ def simulation_text(summary: dict, exact: dict | None, sim) -> str:
 # ---------------------------------------------------------------- distribution, duel, target
 
 
-ROUND_SCORES = (100, 150, 200, 250, 300, 350, 400, 500, 600, 800, 1000)
-
-
-def distribution_json(dist, cached: bool) -> dict:
-    summary = dist.summary()
-    reach = {str(x): dist.p_at_least(x) for x in ROUND_SCORES if x <= dist.scores[-1]}
-    return {**summary, "p_at_least": reach, "scores": dist.scores.tolist(),
-            "probabilities": dist.probabilities.tolist(), "seconds": dist.seconds,
-            "cached": cached}
 
 
 def distribution_csv(dist) -> str:
@@ -621,13 +381,6 @@ def _pct(p: float) -> str:
     return f"{100 * p:.2g}%"
 
 
-def duel_json(a, b, result) -> dict:
-    p_a, p_draw, p_b = result
-    side = lambda d: {"variant": d.variant, "strategy": d.strategy,  # noqa: E731
-                      "expected_score": d.expected_score, "median": d.median}
-    return {"a": side(a), "b": side(b), "p_a_wins": p_a, "p_draw": p_draw, "p_b_wins": p_b}
-
-
 def duel_text(a, b, result) -> str:
     p_a, p_draw, p_b = result
     name = lambda d: f"{d.variant} ({d.strategy})"  # noqa: E731
@@ -636,13 +389,6 @@ def duel_text(a, b, result) -> str:
             ["draw", "", "", f"{100 * p_draw:.3f}%"]]
     return ("Two solitaire players (neither sees the other's card): exact chances\n"
             + _table(["", "player", "expected", "wins"], rows, right={2, 3}))
-
-
-def target_json(table, rows) -> dict:
-    return {"variant": table.solution.rules.name, "max_target": table.max_target,
-            "targets": [{"target": t, "p_target_optimal": p, "p_mean_optimal": q}
-                        for t, p, q in rows],
-            "seconds": table.seconds, "cached": table.cached}
 
 
 def target_text(table, rows) -> str:

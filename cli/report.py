@@ -1,16 +1,15 @@
 """The terminal's `Reporter`: the library's notes on standard error and its stages as progress
-bars (only when standard error is a terminal, never with --json or --quiet)."""
+bars (only when standard error is a terminal, never with --json or --quiet), drawn with rich."""
 
 from __future__ import annotations
 
 import contextlib
+import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import typer
 from yz.solver import Reporter
-
-from . import render
 
 # Without a bar, a stage expected to run longer than this says so once, with the time left.
 SAY_TIME_LEFT = 30.0
@@ -32,7 +31,7 @@ class TerminalReporter(Reporter):
         began = time.perf_counter()
         told = False
 
-        with render.progress(label, enabled=self.bars, unit=unit) as bar:
+        with progress(label, enabled=self.bars, unit=unit) as bar:
             def step(done: int, total: int) -> None:
                 nonlocal told
                 if bar is not None:
@@ -46,3 +45,69 @@ class TerminalReporter(Reporter):
                     self.note(f"{label}: about {left / 60:.0f} min left (Ctrl-C stops)")
 
             yield step
+
+
+def progress_columns(unit: str) -> list:
+    """The columns of a progress bar: label, bar, count, time left (once the total is known),
+    time elapsed. Every column renders whether or not the total is known yet; the text columns
+    never wrap, the bar takes the width that is left."""
+    from rich.progress import (
+        BarColumn,
+        ProgressColumn,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+    from rich.table import Column
+    from rich.text import Text
+
+    class CountColumn(ProgressColumn):
+        """'done/total unit', or 'done unit' while the total is unknown."""
+
+        def render(self, task) -> Text:
+            done = f"{task.completed:,.0f}"
+            if task.total is None:
+                return Text(f"{done} {unit}" if task.completed else "", style="progress.download")
+            return Text(f"{done}/{task.total:,.0f} {unit}", style="progress.download")
+
+    class LeftColumn(TimeRemainingColumn):
+        """rich's time-remaining column, blank while the total is unknown."""
+
+        def render(self, task) -> Text:
+            if task.total is None:
+                return Text("")
+            return Text.assemble(super().render(task), " left")
+
+    def fixed() -> Column:
+        return Column(no_wrap=True)
+
+    return [TextColumn("{task.description}", table_column=fixed()),
+            BarColumn(bar_width=None, table_column=Column(ratio=1)),
+            CountColumn(table_column=fixed()), LeftColumn(compact=True, table_column=fixed()),
+            TimeElapsedColumn(table_column=fixed())]
+
+
+@contextlib.contextmanager
+def progress(label: str, enabled: bool = True,
+             unit: str = "layers") -> Iterator[Callable[..., None] | None]:
+    """A transient progress bar on stderr while working, only when stderr is a terminal.
+
+    Yields `step(done, total=None)`: the bar pulses until a total is given, then shows the count
+    and an estimate of the time left. It is one line, at most 100 columns wide.
+    """
+    if not enabled or not sys.stderr.isatty():
+        yield None
+        return
+    from rich.console import Console
+    from rich.progress import Progress
+
+    console = Console(stderr=True)
+    console.width = min(console.width, 100)  # a wide terminal gets a bar, not a runway
+    bar = Progress(*progress_columns(unit), console=console, transient=True, expand=True)
+    with bar:
+        task = bar.add_task(label, total=None)
+
+        def step(done: int, total: int | None = None) -> None:
+            bar.update(task, completed=done, total=total)
+
+        yield step

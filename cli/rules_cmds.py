@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 from yz.solver.model import tables_of
 
-from . import render
+from . import data, render
 from .app import (
     CardOpt,
     CardVariantOpt,
@@ -36,7 +36,7 @@ def variants_cmd(as_json: JsonOpt = False) -> None:
     from yz.rules import builtin_names, example_names, load_rules
 
     names = [*builtin_names(), *(f"example:{n}" for n in example_names())]
-    rows = [{**render.variant_summary(load_rules(name)), "variant": name} for name in names]
+    rows = [{**data.variant_summary(load_rules(name)), "variant": name} for name in names]
     if as_json:
         emit_json(rows)
     else:
@@ -174,7 +174,7 @@ def score_cmd(
     else:
         choices = sorted(choices, key=lambda c: (not c.legal, -c.total))
     if as_json:
-        boxes = [render.choice_json(c) for c in choices]
+        boxes = [c.to_dict() for c in choices]
         if category is not None:
             emit_json({"variant": t.rules.name, "dice": list(t.ROLL_DICE[roll].tolist()),
                        "category": category, "score": choices[0].points, **boxes[0]})

@@ -7,8 +7,9 @@ from typing import Annotated
 
 import typer
 from yz.rules import YzError
+from yz.solver.distribution import ROUND_SCORES
 
-from . import render
+from . import data, plots, render
 from .app import (
     CardOpt,
     CardVariantOpt,
@@ -74,7 +75,7 @@ def advise_cmd(
     from dataclasses import replace
 
     from yz.rules import WorkTooLong
-    from yz.rules.position import check_saved_rolls, most_rolls_left, parse_dice, parse_filled
+    from yz.rules.position import check_saved_rolls, parse_dice, parse_filled
 
     sc = read_card(card)
     model = model_for(variant or sc.variant or "official-free-joker", quiet, as_json, yes=yes)
@@ -99,12 +100,10 @@ def advise_cmd(
             exc.hint = (", or with --store FOLDER to read the values from a finished "
                         "`yz solve --store` folder")
         raise
-    if rolled is not None and left is None:
-        left = most_rolls_left(t, pos)
     if as_json:
-        emit_json(render.advice_json(t, pos, rolled, left, advice, top))
+        emit_json(advice.to_dict(top))
     else:
-        typer.echo(render.advice_text(t, pos, rolled, left, advice, top))
+        typer.echo(render.advice_text(t, advice, top))
 
 
 # ---------------------------------------------------------------- solve, compare
@@ -160,7 +159,7 @@ def solve_cmd(variant: VariantOpt = "official-free-joker", no_cache: NoCacheOpt 
                  "there")
             raise
         if as_json:
-            emit_json(render.layered_json(layered))
+            emit_json(data.layered_json(layered))
         else:
             typer.echo(render.layered_text(layered))
         return
@@ -176,7 +175,7 @@ def solve_cmd(variant: VariantOpt = "official-free-joker", no_cache: NoCacheOpt 
         remember(variant, sources, cache.meta_path(model.tables), solution.rules.name,
                  solution.expected_score, moments.sd, solution.states)
     if as_json:
-        emit_json(render.solution_json(solution, moments))
+        emit_json(data.solution_json(solution, moments))
     else:
         typer.echo(render.solution_text(solution, moments, sd_seconds))
 
@@ -213,7 +212,7 @@ def compare_cmd(
     risks = None if no_risk else [
         (model.distribution() if model.has_distribution_of_play else None, model.figures())
         for model in models]
-    rows = render.compare_rows(solutions, risks)
+    rows = data.compare_rows(solutions, risks)
     if as_json:
         emit_json(rows)
     else:
@@ -254,7 +253,7 @@ def simulate_cmd(
 
     check_simulation(games, seed, strategy)  # before any work
     if plot is not None:
-        render.check_plot_target(plot)
+        plots.check_plot_target(plot)
     model = model_for(variant, quiet, as_json, yes=yes)
     wait = model.figures_wait(strategy)
     if wait is not None and exact is not False and not quiet and not as_json:
@@ -272,7 +271,7 @@ def simulate_cmd(
         import numpy as np
 
         try:
-            render.plot_histogram(
+            plots.plot_histogram(
                 plot, np.arange(len(played.score_counts)), played.score_counts,
                 f"{model.name}, {strategy} strategy, {games:,} games",
                 figures["expected_score"] if figures else None, summary["mean"])
@@ -314,7 +313,7 @@ def distribution_cmd(
 
     check_strategy(strategy)
     if plot is not None:
-        render.check_plot_target(plot)
+        plots.check_plot_target(plot)
     model = model_for(variant, quiet or csv == "-", as_json, use_cache=not no_cache,
                       yes=yes)
     dist = model.distribution(strategy)
@@ -328,13 +327,13 @@ def distribution_cmd(
         except OSError as exc:
             raise YzError(f"--csv: could not write '{csv}' ({exc.strerror or exc}).") from None
     if as_json:
-        emit_json(render.distribution_json(dist, dist.cached))
+        emit_json(dist.to_dict())
     elif csv != "-":
         typer.echo(render.distribution_text(dist, dist.cached))
         if csv is not None:
             typer.echo(f"distribution written to {csv}")
     if plot is not None:
-        render.plot_histogram(plot, dist.scores, dist.probabilities,
+        plots.plot_histogram(plot, dist.scores, dist.probabilities,
                               f"{dist.variant}, {strategy} strategy: exact distribution",
                               dist.expected_score, ylabel="probability")
 
@@ -365,7 +364,7 @@ def duel_cmd(
     result = first.duel(second, strategy_a, strategy_b)
     dists = (first.distribution(strategy_a), second.distribution(strategy_b))
     if as_json:
-        emit_json(render.duel_json(*dists, result))
+        emit_json(data.duel_json(*dists, result))
     else:
         typer.echo(render.duel_text(*dists, result))
 
@@ -409,7 +408,7 @@ def target_cmd(
     else:
         asked_by = "max_target"
         max_target = max_target if max_target is not None else DEFAULT_MAX_TARGET
-        wanted = [t for t in render.ROUND_SCORES if t <= max_target] or [max_target]
+        wanted = [t for t in ROUND_SCORES if t <= max_target] or [max_target]
     model = model_for(variant, quiet, as_json, use_cache=not no_cache, yes=yes)
     table = model.targets(max_target, param=asked_by)  # (a refusal names the option given)
     # Playing for the mean is compared where its exact distribution is computed (games with
@@ -417,6 +416,6 @@ def target_cmd(
     dist = model.distribution() if model.has_distribution_of_play else None
     rows = [(x, table.p_reach(x), None if dist is None else dist.p_at_least(x)) for x in wanted]
     if as_json:
-        emit_json(render.target_json(table, rows))
+        emit_json(data.target_json(table, rows))
     else:
         typer.echo(render.target_text(table, rows))

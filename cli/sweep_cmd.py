@@ -10,9 +10,9 @@ from typing import Annotated
 import typer
 from yz.rules import YzError
 
-from . import render
+from . import plots, render
 from .app import JsonOpt, QuietOpt, app, emit_json, handles_errors
-from .report import TerminalReporter
+from .report import TerminalReporter, progress
 
 # The library names its parameters; these are the options that set them here.
 SWEEP_FLAGS = {"workers": "--workers", "scheduler": "--scheduler", "out": "--out",
@@ -70,7 +70,7 @@ def sweep_cmd(
         if out is not None:
             study.check_out_path(out)
         if plot is not None:
-            render.check_plot_target(plot)
+            plots.check_plot_target(plot)
         if workers is not None:
             study.check_workers(workers)
             if scheduler is not None:
@@ -89,7 +89,7 @@ def sweep_cmd(
             # Compiled here once (and cached on disk), the kernels load in every local worker.
             study.warm_up(sweep.what, TerminalReporter(bars=show, notes=show))
         label = f"sweep {sweep.name or os.path.basename(file)}"
-        with render.progress(label, enabled=show, unit="points") as step:
+        with progress(label, enabled=show, unit="points") as step:
             frame = study.run_sweep(sweep, checkpoint=checkpoint, workers=n,
                                     scheduler=scheduler, threads=threads, progress=step)
         if out is not None:

@@ -59,6 +59,27 @@ class Action:
         kept = " ".join(map(str, self.keep)) if self.keep else "nothing"
         return f"keep {kept}, re-roll {len(self.reroll)}"
 
+    def to_dict(self, best_value: float, banked: int | None = None,
+                target: int | None = None) -> dict:
+        """The move as plain JSON values (`yz advise --json`, the web page's options): its
+        label, what it is worth (`value`, points still to come, and `expected_final` with the
+        points banked; with a `target`, `p_target`, the chance of reaching it), what it loses
+        against the best move, and its keep or its box (`BoxChoice.to_dict`)."""
+        out: dict = {"kind": self.kind, "label": self.label()}
+        if target is not None:
+            out["p_target"] = self.value
+        else:
+            out.update(value=self.value,
+                       expected_final=None if banked is None else banked + self.value)
+        out["loss"] = max(0.0, best_value - self.value)
+        if self.kind == "keep":
+            out.update(keep=list(self.keep), reroll=list(self.reroll))
+        else:
+            out.update(self.box.to_dict())
+            if self.saved_rolls is not None:
+                out["saved_rolls_after"] = self.saved_rolls
+        return out
+
 
 @dataclass(frozen=True)
 class Advice:
@@ -72,10 +93,37 @@ class Advice:
     actions: list[Action]  # empty before the first roll
     banked: int | None  # points already on the card, when every filled score is known
     target: int | None = None
+    variant: str = ""
+    position: Position | None = None
+    dice: tuple[int, ...] | None = None
+    rolls_left: int | None = None
+    saved_rolls: int | None = None  # those the turn started with; None: the game saves none
 
     @property
     def best(self) -> Action | None:
         return self.actions[0] if self.actions else None
+
+    def to_dict(self, top: int = 5) -> dict:
+        """The advice as plain JSON values (`yz advise --json`): the position, the best move
+        and `top` alternatives (`Action.to_dict`)."""
+        pos = self.position or Position()
+        out: dict = {
+            "variant": self.variant, "filled": pos.filled, "upper_total": pos.upper_total,
+            "yahtzee_full": pos.yahtzee_full, "saved_rolls": self.saved_rolls,
+            "dice": list(self.dice) if self.dice else None, "rolls_left": self.rolls_left,
+            "banked": self.banked, "target": self.target, "best": None, "alternatives": []}
+        if self.target is not None:
+            out["position_p_target"] = self.position_value
+        else:
+            out["position_value"] = self.position_value
+            out["position_expected_final"] = None if self.banked is None \
+                else self.banked + self.position_value
+        best = self.best
+        if best is not None:
+            out["best"] = best.to_dict(best.value, self.banked, self.target)
+            out["alternatives"] = [a.to_dict(best.value, self.banked, self.target)
+                                   for a in self.actions[1: 1 + top]]
+        return out
 
 
 def box_values(solution: Solution, pos: Position, roll: int, first: bool = False,
@@ -288,8 +336,10 @@ def _ranked(solution: Solution, pos: Position, dice, rolls_left, banked, target,
         tables = turn_tables(solution, pos, final_value)
     final_value = final_value or (lambda p, r, first=False, left=0: box_values(solution, p, r,
                                                                              first, left))
+    about = {"variant": t.rules.name, "position": pos, "dice": dice, "rolls_left": rolls_left,
+             "saved_rolls": pos.saved_rolls if solution.layout.saves_rolls else None}
     if dice is None:
-        return Advice(tables.start_value, [], banked, target)
+        return Advice(tables.start_value, [], banked, target, **about)
     roll = t.roll_index(dice)
     ranked: list[tuple[Action, int]] = []
     if solution.layout.saves_rolls:
@@ -309,7 +359,8 @@ def _ranked(solution: Solution, pos: Position, dice, rolls_left, banked, target,
             ranked += [(Action("score", value, box=choice), stop_rank(choice.box))
                        for choice, value in first_roll_stops(t, final_value, pos, roll)]
     ranked.sort(key=lambda item: (-item[0].value, item[1]))
-    return Advice(tables.start_value, [action for action, _ in ranked], banked, target)
+    return Advice(tables.start_value, [action for action, _ in ranked], banked, target,
+                  **about)
 
 
 def _banked_moves(t: RuleTables, pos: Position, dice: tuple[int, ...], roll: int,

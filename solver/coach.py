@@ -59,17 +59,7 @@ class Option(Action):
         return self.keep == other.keep
 
     def as_json(self, best_value: float, banked: int) -> dict:
-        out = {"kind": self.kind, "label": self.label(), "value": self.value,
-               "expected_final": banked + self.value, "loss": max(0.0, best_value - self.value)}
-        if self.kind == "keep":
-            out.update(keep=list(self.keep), reroll=list(self.reroll))
-        else:
-            b = self.box
-            out.update(box=b.key, name=b.name, points=b.points, yahtzee_bonus=b.yahtzee_bonus,
-                       upper_bonus=b.upper_bonus, joker=b.joker)
-            if self.saved_rolls is not None:
-                out["saved_rolls_after"] = self.saved_rolls
-        return out
+        return self.to_dict(best_value, banked)
 
 
 @dataclass(frozen=True)

@@ -20,6 +20,7 @@ from .state import StateLayout, filled_maxima
 from .strategies import check_strategy, strategy_values
 
 PERCENTILES = (1, 5, 10, 25, 50, 75, 90, 95, 99)
+ROUND_SCORES = (100, 150, 200, 250, 300, 350, 400, 500, 600, 800, 1000)  # shown: P(score >= x)
 CDF_SLACK = 1e-12  # rounding in a cumulative sum of probabilities
 
 
@@ -70,6 +71,14 @@ class Distribution:
                 "expected_score": self.expected_score, "sd": self.sd,
                 "min": int(self.scores[0]), "max": int(self.scores[-1]), "mode": self.mode,
                 "median": self.median, "percentiles": self.percentiles()}
+
+    def to_dict(self) -> dict:
+        """Everything as plain JSON values (`yz distribution --json`, the web page): the
+        figures, P(score >= x) at round scores, and the whole distribution."""
+        reach = {str(x): self.p_at_least(x) for x in ROUND_SCORES if x <= self.scores[-1]}
+        return {**self.summary(), "p_at_least": reach, "scores": self.scores.tolist(),
+                "probabilities": self.probabilities.tolist(), "seconds": self.seconds,
+                "cached": self.cached}
 
 
 def state_windows(t: RuleTables, layout: StateLayout, k: int

@@ -307,16 +307,16 @@ def test_simulate_plot_read_only_folder_is_refused_before_simulating(tmp_path):
 def failing_plot(request, monkeypatch, tmp_path):
     """A plot path that passes the check but cannot be written once the games are played
     (the folder went away): with matplotlib for real, or with a stub plotter without it."""
-    from yz.cli import render
+    from yz.cli import plots
     from yz.rules import InputError
 
-    monkeypatch.setattr(render, "check_plot_target", lambda path: None)
+    monkeypatch.setattr(plots, "check_plot_target", lambda path: None)
     if request.param == "matplotlib":
         pytest.importorskip("matplotlib")
     else:
         def fail(path, *args, **kwargs):
             raise InputError(f"--plot: could not write '{path}' (gone).")
-        monkeypatch.setattr(render, "plot_histogram", fail)
+        monkeypatch.setattr(plots, "plot_histogram", fail)
     return str(tmp_path / "gone" / "x.png")
 
 

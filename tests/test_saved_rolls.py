@@ -142,14 +142,14 @@ def test_target_play_with_several_runs_of_needs_per_state(saved, monkeypatch):
 
 
 def test_mean_plays_chances_are_left_out_where_its_distribution_is_not_computed():
-    from yz.cli import render
+    from yz.cli import data, render
 
     table = Model(rules_from_text(TINY.format(saved="{}")), use_cache=False).targets()
     rows = [(10, table.p_reach(10), None)]
     text = render.target_text(table, rows)
     assert text.splitlines()[-2].split()[2:] == ["-", "-"], text
     assert "its exact distribution is too big to compute here" in text
-    assert render.target_json(table, rows)["targets"][0]["p_mean_optimal"] is None
+    assert data.target_json(table, rows)["targets"][0]["p_mean_optimal"] is None
 
 
 def test_target_play_too_long_or_too_big_is_refused_before_any_work():

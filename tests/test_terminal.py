@@ -243,11 +243,11 @@ def test_ctrl_c_prints_interrupted_and_exits_130():
 def test_progress_columns_render_with_and_without_total():
     from rich.console import Console
     from rich.progress import Progress
-    from yz.cli import render
+    from yz.cli import report
 
     buf = io.StringIO()
     console = Console(file=buf, force_terminal=True, width=100, color_system=None)
-    bar = Progress(*render.progress_columns("games"), console=console, auto_refresh=False)
+    bar = Progress(*report.progress_columns("games"), console=console, auto_refresh=False)
     task = bar.add_task("playing", total=None)
     console.print(bar.make_tasks_table(bar.tasks))  # the crash: '{task.total:,}' on None
     bar.update(task, completed=250, total=1000)

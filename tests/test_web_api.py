@@ -204,7 +204,7 @@ def test_a_whole_game_through_the_api(client):
             assert options[0]["keep"] == list(advice.best.keep)
         n += 1
         pick = options[min(3, len(options) - 1)] if n % 4 == 0 else options[0]
-        move = {"keep": pick["keep"]} if pick["kind"] == "keep" else {"score": pick["box"]}
+        move = {"keep": pick["keep"]} if pick["kind"] == "keep" else {"score": pick["category"]}
         body = post(client, "/api/move", {"rules": NO_BONUS, "state": game["state"],
                                           "move": move})
         assert body["decision"]["loss"] == pytest.approx(pick["loss"])

@@ -340,11 +340,9 @@ def game_view(game, dist, with_options: bool = False) -> dict:
 
 
 def distribution_json(dist) -> dict | None:
-    if dist is None:  # (games with saved rolls too big for it)
-        return None
-    return {"scores": dist.scores.tolist(), "probabilities": dist.probabilities.tolist(),
-            "expected_score": dist.expected_score, "median": dist.median,
-            "percentiles": dist.percentiles()}
+    """The exact distribution (`Distribution.to_dict`); None for games with saved rolls too
+    big for it."""
+    return None if dist is None else dist.to_dict()
 
 
 # Python's own words when it refuses to convert a number of too many digits, which tell the

@@ -310,6 +310,13 @@ class BoxChoice:
     def total(self) -> int:
         return self.points + self.yahtzee_bonus + self.upper_bonus
 
+    def to_dict(self) -> dict:
+        """The choice as plain JSON values (`yz score --json`, a move's box everywhere)."""
+        return {"category": self.key, "name": self.name, "score": self.points,
+                "yahtzee_bonus": self.yahtzee_bonus, "upper_bonus": self.upper_bonus,
+                "total": self.total, "legal": self.legal, "joker": self.joker,
+                "first_roll_bonus": self.first_roll_bonus}
+
 
 def box_choices(t: RuleTables, roll: int, pos: Position, first: bool = False) -> list[BoxChoice]:
     """Every open box for roll index `roll` in position `pos`, in card order; `first`: the

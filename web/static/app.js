@@ -316,7 +316,7 @@ function showHints() {
         el("td", {class: "num"}, fmt(o.expected_final)),
         el("td", {class: "num"}, fmt(o.loss)));
       if (o.loss <= 1e-9) tr.className = "best";
-      tr.onclick = () => move(o.kind === "keep" ? {keep: o.keep} : {score: o.box});
+      tr.onclick = () => move(o.kind === "keep" ? {keep: o.keep} : {score: o.category});
       tr.hidden = i >= SHOWN_HINTS;
       body.append(tr);
     });

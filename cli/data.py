@@ -1,0 +1,76 @@
+"""The CLI's JSON for what no record renders itself (a record's own `to_dict` is used where
+there is one: `Distribution`, `Advice`, `BoxChoice`): rows of tables that compare rule sets,
+the cache's files, a duel, a target table. The keys are the README's "JSON output" table."""
+
+from __future__ import annotations
+
+from yz.rules import RuleSet
+
+from . import quick
+
+
+def variant_summary(rules: RuleSet) -> dict:
+    ub = rules.upper_bonus
+    return {
+        "variant": rules.name,
+        "boxes": len(rules.categories),
+        "categories": list(rules.keys),
+        "upper_bonus": f"{ub.amount} at {ub.threshold}" if ub else None,
+        "yahtzee_bonus": rules.yahtzee_bonus.amount if rules.yahtzee_bonus else None,
+        "joker": rules.joker.mode,
+        "dice": f"{rules.dice}d{rules.faces} x{rules.rolls}",
+        "description": rules.description,
+    }
+
+
+def solution_json(s, moments=None) -> dict:
+    return quick.solution_json(s.rules.name, s.expected_score,
+                               moments.sd if moments is not None else None, s.states,
+                               s.seconds, s.cached)
+
+
+def layered_json(s) -> dict:
+    return {**quick.solution_json(s.name, s.expected_score, s.sd, s.states, s.seconds, False),
+            "store": str(s.folder), "chunks_solved": s.solved_chunks,
+            "chunks_found_finished": s.resumed_chunks}
+
+
+def compare_rows(solutions, risks=None) -> list[dict]:
+    """One row per rule set: the mean, its difference to the first, and (with `risks`, a
+    (Distribution, ExactFigures) pair per rule set) the spread and the upper bonus rate (the
+    SD only, the rest None, where the distribution is None: games with saved rolls)."""
+    base = solutions[0].expected_score if solutions else 0.0
+    rows = []
+    for i, s in enumerate(solutions):
+        row = {"variant": s.rules.name, "expected_score": s.expected_score,
+               "difference": s.expected_score - base, "states": s.states, "cached": s.cached}
+        if risks is not None:
+            dist, figures = risks[i]
+            if dist is None:
+                row.update(sd=figures.sd, median=None, percentiles=None, p_upper_bonus=None)
+            else:
+                row.update(sd=dist.sd, median=dist.median, percentiles=dist.percentiles(),
+                           p_upper_bonus=figures.p_upper_bonus)
+        rows.append(row)
+    return rows
+
+
+def cache_json(root, entries) -> dict:
+    return {"cache_dir": str(root), "entries": [
+        {"variant": e.variant, "kind": e.kind, "status": e.status, "bytes": e.size_bytes,
+         "expected_score": e.expected_score, "states": e.states, "created": e.created,
+         "path": str(e.path)} for e in entries]}
+
+
+def duel_json(a, b, result) -> dict:
+    p_a, p_draw, p_b = result
+    side = lambda d: {"variant": d.variant, "strategy": d.strategy,  # noqa: E731
+                      "expected_score": d.expected_score, "median": d.median}
+    return {"a": side(a), "b": side(b), "p_a_wins": p_a, "p_draw": p_draw, "p_b_wins": p_b}
+
+
+def target_json(table, rows) -> dict:
+    return {"variant": table.solution.rules.name, "max_target": table.max_target,
+            "targets": [{"target": t, "p_target_optimal": p, "p_mean_optimal": q}
+                        for t, p, q in rows],
+            "seconds": table.seconds, "cached": table.cached}
