@@ -2,13 +2,15 @@
 
     Model(rules)          everything about one rule set, as methods (solver.model): solve,
                           moments, figures, distribution, targets, advise, simulate, duel,
-                          coach
-    solve(rules)          Model(rules).solve(): the optimal value of every turn-start state
-    exact_figures(solution, strategy)   solution.model.figures(strategy)
+                          coach, solve_layered
     warm_up()             compile every kind of work's kernels now (`yz warmup`)
 
-The records the methods return: `Solution`, `Moments`, `ExactFigures`, `Distribution`,
-`TargetTable` (solver.target), `Simulation` (solver.simulate), `Advice` (solver.advice).
+What the methods return: `Solution` (solve), `Moments` and `ExactFigures` (moments, figures),
+`Distribution` (distribution), `TargetTable` (targets), `Advice` of `Action`s at a `Position`
+(advise, position), `Simulation` (simulate), `Game` (coach), `LayeredSolution`
+(solve_layered). What they raise: `YzError`s with one-paragraph messages (`InputError`,
+`RulesError`, `SolverError`, and `WorkTooLong` for work over the model's time budget). A
+`Reporter` passed to the model receives its notes and the progress of each stage.
 
 Names are loaded when first used (PEP 562), so a module of the package that needs none of
 them (`yz.solver.kernels.rule`, which the scorer runs) costs no more than itself.
@@ -19,29 +21,48 @@ from __future__ import annotations
 from importlib import import_module
 from typing import TYPE_CHECKING
 
-# Where each name of the package lives.
+# Where each name of the package lives (a module of this package, or yz.rules').
 _WHERE = {
-    "Model": "model", "Solution": "dp", "SOLVER_VERSION": "dp", "Moments": "exact",
-    "ExactFigures": "exact", "Distribution": "distribution", "STRATEGIES": "strategies",
-    "Reporter": "report", "SILENT": "report", "warm_up": "warmup",
+    "Model": ".model", "warm_up": ".warmup", "Reporter": ".report", "SILENT": ".report",
+    "STRATEGIES": ".strategies", "SOLVER_VERSION": ".dp",
+    "Solution": ".dp", "Moments": ".exact", "ExactFigures": ".exact",
+    "Distribution": ".distribution", "TargetTable": ".target", "Advice": ".advice",
+    "Action": ".advice", "Simulation": ".simulate", "Game": ".coach",
+    "LayeredSolution": ".layered", "Position": "yz.rules.position",
+    "YzError": "yz.rules.errors", "InputError": "yz.rules.errors",
+    "RulesError": "yz.rules.errors", "SolverError": "yz.rules.errors",
+    "WorkTooLong": "yz.rules.errors",
 }
 
-__all__ = ["SILENT", "SOLVER_VERSION", "STRATEGIES", "Distribution", "ExactFigures", "Model",
-           "Moments", "Reporter", "Solution", "warm_up"]
+__all__ = ["SILENT", "SOLVER_VERSION", "STRATEGIES", "Action", "Advice", "Distribution",
+           "ExactFigures", "Game", "InputError", "LayeredSolution", "Model", "Moments",
+           "Position", "Reporter", "RulesError", "Simulation", "Solution", "SolverError",
+           "TargetTable", "WorkTooLong", "YzError", "warm_up"]
 
 if TYPE_CHECKING:
+    from yz.rules.errors import InputError, RulesError, SolverError, WorkTooLong, YzError
+    from yz.rules.position import Position
+
+    from .advice import Action, Advice
+    from .coach import Game
     from .distribution import Distribution
     from .dp import SOLVER_VERSION, Solution
     from .exact import ExactFigures, Moments
+    from .layered import LayeredSolution
     from .model import Model
     from .report import SILENT, Reporter
+    from .simulate import Simulation
     from .strategies import STRATEGIES
+    from .target import TargetTable
     from .warmup import warm_up
 
 
 def __getattr__(name: str):
     if name in _WHERE:
-        value = getattr(import_module(f".{_WHERE[name]}", __name__), name)
+        where = _WHERE[name]
+        module = import_module(where, __name__) if where.startswith(".") else \
+            import_module(where)
+        value = getattr(module, name)
         globals()[name] = value
         return value
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -20,7 +20,6 @@ import numpy as np
 
 from .dp import Solution, backward
 from .report import Step
-from .strategies import check_strategy, strategy_values
 
 
 @dataclass(frozen=True)
@@ -59,14 +58,14 @@ def known_figures(solution: Solution) -> ExactFigures:
                         None, 0.0)
 
 
-def exact_moments(solution: Solution, strategy: str = "optimal",
+def exact_moments(solution: Solution, V: np.ndarray, strategy: str = "optimal",
                   step: Step | None = None) -> Moments:
-    """Exact mean and SD of the final score under `strategy` (the backward pass)."""
-    check_strategy(strategy)
+    """Exact mean and SD of the final score under the play V's values make (the backward
+    pass): `strategy` names it (`strategies.strategy_values`: V of "optimal" is the solution's
+    own values)."""
     if strategy == "optimal" and solution.sd is not None:
         return Moments(strategy, solution.expected_score, solution.sd)
     layout = solution.layout
-    V = strategy_values(solution, strategy)
     # Optimal play's own value is V, so its first moment needs no carrying.
     M1 = None if strategy == "optimal" else np.zeros(layout.size)
     M2 = np.zeros(layout.size)
@@ -76,17 +75,17 @@ def exact_moments(solution: Solution, strategy: str = "optimal",
     return Moments(strategy, mean, float(np.sqrt(max(0.0, M2[start] - mean * mean))))
 
 
-def exact_figures(solution: Solution, strategy: str = "optimal", moments: Moments | None = None,
-                  step: Step | None = None) -> ExactFigures:
-    """Exact mean, SD and per-box statistics of `strategy` (see the module docstring);
-    `moments`, when known already, spare the backward pass."""
+def exact_figures(solution: Solution, V: np.ndarray, strategy: str = "optimal",
+                  moments: Moments | None = None, step: Step | None = None) -> ExactFigures:
+    """Exact mean, SD and per-box statistics of the play V's values make, `strategy` (see
+    the module docstring); `moments`, when known already, spare the backward pass."""
     from .forward import walk
     from .kernels.outcomes import EVENT_JOKER, EVENT_UPPER_BONUS, EVENT_YAHTZEE_BONUS
 
     begin = time.perf_counter()
-    moments = moments or exact_moments(solution, strategy)
+    moments = moments or exact_moments(solution, V, strategy)
     t = solution.tables
-    found = walk(solution, strategy_values(solution, strategy), step=step)
+    found = walk(solution, V, step=step)
     keys = t.rules.keys
     return ExactFigures(
         strategy=strategy, expected_score=moments.expected_score, sd=moments.sd,

@@ -27,7 +27,7 @@ from itertools import pairwise
 import numpy as np
 
 from .dp import Solution
-from .kernels.bundle import Next, Outcomes, Rows, States, build
+from .kernels.bundle import Next, Outcomes, Rows, States
 from .problem import Problem
 from .report import Step
 
@@ -114,7 +114,7 @@ def layer_outcomes(problem: Problem, V: np.ndarray, index: np.ndarray,
         n = len(mask[part])
         rows = rows_of_states(States(mask[part], flag[part], u[part],
                                      np.zeros(n, dtype=np.int64)))
-        out = build(Outcomes, **{name: array[:n] for name, array in buffers.items()})
+        out = Outcomes.of(**{name: array[:n] for name, array in buffers.items()})
         cols = problem.batch_width(int(rows.NU.max(initial=1)))
         layer.decide(problem.K, problem.L, rows, layer.batches(rows.NU, cols), cols,
                      problem.threads, Next(V, None, None), choice=no_choice, out=out)
@@ -198,7 +198,7 @@ def _banked_blocks(problem: Problem, V: np.ndarray, index: np.ndarray,
         choice = choices[:n]
         layer.decide(K, KL, rows, layer.batches(rows.NU, cols, rows.BANK), cols, problem.threads,
                      Next(V, None, None), choice=choice, out=no_outcomes)
-        out = build(Outcomes, **{name: array[:n] for name, array in buffers.items()})
+        out = Outcomes.of(**{name: array[:n] for name, array in buffers.items()})
         shares = split_rows(rows, len(scratches))  # (one scratch per share)
         run_threads(banked_outcomes, [(K, KL, share, choice, out, scratches[i])
                                       for i, share in enumerate(shares)])
@@ -278,7 +278,7 @@ def rows_of_states(states: States) -> Rows:
         (b[1:] != b[:-1])
     first = np.flatnonzero(new_run).astype(np.int64)
     width = np.diff(np.append(first, n)).astype(np.int64)
-    return build(Rows, MASK=m[first], FLAG=f[first], BANK=b[first], U0=u[first], NU=width,
+    return Rows.of(MASK=m[first], FLAG=f[first], BANK=b[first], U0=u[first], NU=width,
                  OUT=first)
 
 

@@ -40,11 +40,6 @@ KERNEL_CACHE_DIR = kernel_cache_root() / (
     f"yz-kernels-{kernel_sources_hash()}" + ("-boundscheck" if DEBUG_KERNELS else ""))
 
 
-def kernels_compiled() -> bool:
-    """Whether this installation's kernels have been compiled and cached already."""
-    return KERNEL_CACHE_DIR.is_dir() and any(KERNEL_CACHE_DIR.rglob("sweep*.nbi"))
-
-
 def compiled(mode: str) -> bool:
     """Whether the kernels of one kind of work (`solver.warmup.FAMILIES`) are compiled."""
     return (KERNEL_CACHE_DIR / f"compiled-{mode}").exists()

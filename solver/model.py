@@ -250,6 +250,7 @@ class Model:
     def moments(self, strategy: str = "optimal") -> Moments:
         """The exact mean and SD of the final score under `strategy` (cached)."""
         from .exact import exact_moments
+        from .strategies import strategy_values
 
         check_strategy(strategy)
         solution = self.solve()
@@ -265,7 +266,8 @@ class Model:
         def compute() -> Moments:
             self.ensure_compiled("sd" if strategy == "optimal" else "moments")
             with self.report.stage(f"the SD of {self.name}", "states") as step:
-                moments = exact_moments(solution, strategy, step)
+                moments = exact_moments(solution, strategy_values(solution, strategy),
+                                        strategy, step)
             self._store_figures(f"moments-{strategy}", {"expected_score":
                                                         moments.expected_score,
                                                         "sd": moments.sd})
@@ -290,6 +292,7 @@ class Model:
         cached: optimal play then gets what needs no further pass (the mean, the SD when
         known), any other strategy None."""
         from .exact import exact_figures, known_figures
+        from .strategies import strategy_values
 
         if not self.has_distribution_of_play:  # (saved rolls, too many moves): mean and SD
             check_strategy(strategy)
@@ -316,7 +319,9 @@ class Model:
             moments = self.moments(strategy)
             self.ensure_compiled("figures")
             with self.report.stage(f"figures of {self.name}", "boxes") as step:
-                figures = exact_figures(self.solve(), strategy, moments, step)
+                solution = self.solve()
+                figures = exact_figures(solution, strategy_values(solution, strategy),
+                                        strategy, moments, step)
             self._store_figures(strategy, figures.as_dict())
             return figures
 

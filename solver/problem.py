@@ -23,7 +23,7 @@ import numpy as np
 from yz.rules import RuleSet, RuleTables
 
 from . import budget
-from .kernels.bundle import GameTables, Layout, build
+from .kernels.bundle import GameTables, Layout
 from .state import StateLayout, build_layout
 
 
@@ -155,8 +155,8 @@ def kernel_tables(t: RuleTables) -> GameTables:
     distinct, score_key = np.unique(pairs, return_inverse=True)
     key_roll = np.zeros(len(distinct), dtype=np.int64)
     key_roll[score_key.reshape(pairs.shape)] = np.arange(t.n_distinct_rolls)[:, None]
-    return build(
-        GameTables, SCORE=t.SCORE, JOKER_SCORE=t.JOKER_SCORE, YAHTZEE_FACE=t.YAHTZEE_FACE,
+    return GameTables.of(
+        SCORE=t.SCORE, JOKER_SCORE=t.JOKER_SCORE, YAHTZEE_FACE=t.YAHTZEE_FACE,
         UPPER_BOX_OF_FACE=t.UPPER_BOX_OF_FACE, COUNTS_UPPER=t.COUNTS_UPPER, IS_LOWER=t.IS_LOWER,
         FIRST_BONUS=t.FIRST_BONUS, ONLY_AFTER=t.ONLY_AFTER, POS_INDPTR=pos_indptr,
         POS_ROLL=np.concatenate(rolls_by_box), SCORE_KEY=score_key.reshape(pairs.shape),

@@ -21,7 +21,7 @@ from yz.rules import InputError, RuleTables
 
 from .distribution import PERCENTILES
 from .dp import Solution
-from .kernels.bundle import Next, States, Tally, build
+from .kernels.bundle import Next, States, Tally
 from .report import Step
 from .strategies import check_strategy, strategy_values
 
@@ -79,7 +79,7 @@ def simulate(solution: Solution, games: int, seed: int = 0, strategy: str = "opt
     for c0 in range(0, games, SIM_CHUNK_GAMES):
         g = min(games, c0 + SIM_CHUNK_GAMES) - c0
         rng = np.random.default_rng([seed, c0 // SIM_CHUNK_GAMES])
-        tally = build(Tally, MASK=np.zeros(g, dtype=np.int64), FLAG=np.zeros(g, dtype=np.int64),
+        tally = Tally.of(MASK=np.zeros(g, dtype=np.int64), FLAG=np.zeros(g, dtype=np.int64),
                       UPPER=np.zeros(g, dtype=np.int64), SCORE=np.zeros(g, dtype=np.int64),
                       BOX_SCORE=np.zeros((g, t.n_categories), dtype=np.int64),
                       EVENTS=np.zeros((g, N_EVENTS), dtype=np.int64),

@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from yz.rules import RuleTables
 
-from .kernels.bundle import Layout, Rows, States, build
+from .kernels.bundle import Layout, Rows, States
 from .kernels.state import has
 
 
@@ -132,7 +132,7 @@ class StateLayout:
             m, f, b, out = m[order], f[order], b[order], out[order]
             u0 = self.U0[m].astype(np.int64)
             nu = (self.U1[m] - self.U0[m] + 1).astype(np.int64)
-            self._rows[k] = build(Rows, MASK=m, FLAG=f, BANK=b, U0=u0, NU=nu, OUT=out)
+            self._rows[k] = Rows.of(MASK=m, FLAG=f, BANK=b, U0=u0, NU=nu, OUT=out)
         return self._rows[k]
 
     def state_arrays(self, k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -158,7 +158,7 @@ class StateLayout:
         return mask[row], flag[row], u0[row] + index - out[row], bank[row]
 
     def kernel_layout(self) -> Layout:
-        return build(Layout, U0=self.U0, U1=self.U1, OFFSET=self.OFFSET)
+        return Layout.of(U0=self.U0, U1=self.U1, OFFSET=self.OFFSET, banks=self.most_banks)
 
     def pack(self, mask: np.ndarray, flag: np.ndarray, upper: np.ndarray, bank: np.ndarray
              ) -> np.ndarray:

@@ -86,8 +86,8 @@ def solve_point(rule_data: dict, what: str = "figures", threads: int | None = No
     row: dict[str, Any] = {"expected_score": solution.expected_score}
     if what in ("figures", "distribution"):
         # (Saved rolls and too many moves to follow: the mean and SD only, as `Model.figures`.)
-        fig = exact_figures(solution) if budget.figures_fit(t, layout) else None
-        row.update(sd=fig.sd if fig else exact_moments(solution).sd,
+        fig = exact_figures(solution, values) if budget.figures_fit(t, layout) else None
+        row.update(sd=fig.sd if fig else exact_moments(solution, values).sd,
                    p_upper_bonus=fig.p_upper_bonus if fig else None,
                    yahtzee_bonus_mean=fig.yahtzee_bonus_mean if fig else None)
     if what == "distribution":

@@ -29,7 +29,7 @@ import numpy as np
 from yz.rules import InputError
 
 from .dp import Solution, check_values
-from .kernels.bundle import Needs, Rows, build
+from .kernels.bundle import Needs, Rows
 from .report import Step
 from .state import StateLayout
 
@@ -115,7 +115,7 @@ def target_rows(layout: StateLayout, k: int, n_need: int) -> tuple[Rows, np.ndar
     need0 = np.tile(starts, len(mask))
     nu = np.tile(lengths, len(mask))
     out = np.repeat(first, len(starts)) * n_need + need0
-    return build(Rows, MASK=m, FLAG=f, BANK=np.repeat(bank, len(starts)), U0=uu, NU=nu,
+    return Rows.of(MASK=m, FLAG=f, BANK=np.repeat(bank, len(starts)), U0=uu, NU=nu,
                  OUT=out), need0
 
 
@@ -142,7 +142,7 @@ def solve_targets(solution: Solution, max_target: int, step: Step | None = None
         current = np.zeros((here.stop - here.start, n_need))
         current[:, 0] = 1.0
         rows, need0 = target_rows(layout, k, n_need)
-        needs = build(Needs, NEED0=need0, n_need=n_need, next_base=int(layout.LAYER_PTR[k + 1]))
+        needs = Needs.of(NEED0=need0, n_need=n_need, next_base=int(layout.LAYER_PTR[k + 1]))
         ptr, _banks_per_row = layer.layer_batches(K, rows, NEED_RUN)
         layer.values(K, L, rows, ptr, NEED_RUN, problem.threads, below.reshape(-1),
                      store=current.reshape(-1), needs=needs, shared=True)

@@ -140,7 +140,7 @@ def _run(family: str, problem=None) -> None:
     solution = dp.Solution(problem, np.zeros(problem.layout.size), 0.0,
                            problem.layout.reachable)
     if family == "moments":
-        exact.exact_moments(solution, "greedy")
+        exact.exact_moments(solution, solution.values, "greedy")  # (zeros: greedy play)
     elif family == "follow":
         from .forward import walk
 

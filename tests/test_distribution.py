@@ -22,6 +22,7 @@ from yz.solver.advice import advise
 from yz.solver.distribution import score_distribution
 from yz.solver.exact import exact_figures
 from yz.solver.simulate import simulate
+from yz.solver.strategies import strategy_values
 from yz.solver.target import solve_targets
 
 JOKER_GAME = {
@@ -93,7 +94,7 @@ def test_first_roll_bonus_games_match_brute_force_everywhere(game):
     assert dist.sd == pytest.approx(solution.sd, abs=1e-9)
     for strategy in ("optimal", "greedy"):  # the moments' sweep and the forward pass
         moments = model.moments(strategy)
-        figures = exact_figures(solution, strategy)
+        figures = exact_figures(solution, strategy_values(solution, strategy), strategy)
         assert sum(figures.box_mean.values()) == pytest.approx(moments.expected_score, abs=1e-9)
     assert moments.expected_score == pytest.approx(
         score_distribution(solution, "greedy").expected_score, abs=1e-9)

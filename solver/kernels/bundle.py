@@ -15,11 +15,11 @@ reading an argument, except that with reference counting on it counts one (see
     Outcomes, Needs where a turn leads (the forward pass), target play
     States, Tally   states listed one by one, games being played
 
-Bundles are built by keyword with `build`, which checks every field against its declared type
-(an array's dtype and dimensions, or a whole number): a misspelt, missing or swapped field fails
-where the bundle is made, not as wrong numbers inside a kernel. Every index a kernel loops over
-is int64, so each kernel compiles once per kind of work (numba compiles a new version for every
-new combination of argument types).
+Bundles are built by keyword with `Rows.of(...)` (and so on: `build`), which checks every field
+against its declared type (an array's dtype and dimensions, or a whole number): a misspelt,
+missing or swapped field fails where the bundle is made, not as wrong numbers inside a kernel.
+Every index a kernel loops over is int64, so each kernel compiles once per kind of work (numba
+compiles a new version for every new combination of argument types).
 """
 
 from __future__ import annotations
@@ -80,11 +80,22 @@ class GameTables(NamedTuple):
     bank_carry: int  # 1: unused rolls are saved (else only saved rolls not drawn on stay)
     bank_cap: int  # the most rolls the bank holds, -1: no cap
 
+    @classmethod
+    def of(cls, **fields) -> GameTables:
+        """The bundle from its fields by name, each checked (`build`)."""
+        return build(cls, **fields)
+
 
 class Layout(NamedTuple):
     U0: I64_1  # [mask]: first stored upper total (lower ones share its value)
     U1: I64_1  # [mask]: last reachable upper total
-    OFFSET: I64_2  # [mask, flag]: store index of (mask, flag, U0[mask]); -1: none
+    OFFSET: I64_2  # [mask, flag + n_flags * bank]: store index of its U0[mask]; -1: none
+    banks: int  # the most banks of saved rolls a layer holds (1: turns save no rolls)
+
+    @classmethod
+    def of(cls, **fields) -> Layout:
+        """The bundle from its fields by name, each checked (`build`)."""
+        return build(cls, **fields)
 
 
 class Rows(NamedTuple):
@@ -94,6 +105,11 @@ class Rows(NamedTuple):
     U0: I64_1  # [row]: first upper total of the run
     NU: I64_1  # [row]: totals in the run
     OUT: I64_1  # [row]: where the run's first result goes
+
+    @classmethod
+    def of(cls, **fields) -> Rows:
+        """The bundle from its fields by name, each checked (`build`)."""
+        return build(cls, **fields)
 
 
 class Work(NamedTuple):
@@ -130,6 +146,11 @@ class Outcomes(NamedTuple):
     PROB: F64_2  # [state, n]
     COUNT: I64_1  # [state]
 
+    @classmethod
+    def of(cls, **fields) -> Outcomes:
+        """The bundle from its fields by name, each checked (`build`)."""
+        return build(cls, **fields)
+
 
 class Needs(NamedTuple):
     """Target play: a row's columns are the points still needed NEED0[row] .. + NU[row] - 1
@@ -139,6 +160,11 @@ class Needs(NamedTuple):
     n_need: int  # needs 0 .. n_need - 1 are stored per state
     next_base: int  # store index of the first state of the next layer (VAL holds that layer)
 
+    @classmethod
+    def of(cls, **fields) -> Needs:
+        """The bundle from its fields by name, each checked (`build`)."""
+        return build(cls, **fields)
+
 
 class States(NamedTuple):
     """Turn-start states listed one by one (a simulation's distinct states, a layer)."""
@@ -147,6 +173,11 @@ class States(NamedTuple):
     FLAG: I64_1  # [state]
     UPPER: I64_1  # [state]: capped upper total
     BANK: I64_1  # [state]: saved rolls (0 without saved rolls)
+
+    @classmethod
+    def of(cls, **fields) -> States:
+        """The bundle from its fields by name, each checked (`build`)."""
+        return build(cls, **fields)
 
 
 class Tally(NamedTuple):
@@ -159,6 +190,11 @@ class Tally(NamedTuple):
     BOX_SCORE: I64_2  # [game, box]
     EVENTS: I64_2  # [game, event]: see EVENT_* in solver.kernels.outcomes
     BANK: I64_1  # [game]: saved rolls (0 without saved rolls)
+
+    @classmethod
+    def of(cls, **fields) -> Tally:
+        """The bundle from its fields by name, each checked (`build`)."""
+        return build(cls, **fields)
 
 
 def build(bundle: type, **fields):

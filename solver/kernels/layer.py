@@ -49,7 +49,7 @@ from .jit import ZERO, kernel
 from .keeps import best_subkeep, best_subkeep_arg, follow_choice, keep_average
 from .optional import copy_rows, present, scratch, take_where, view
 from .outcomes import turn_outcomes
-from .state import bank_after, column, saves_rolls
+from .state import bank_after, column
 
 
 def run_threads(kernel_fn, calls: list[tuple]) -> None:
@@ -481,7 +481,7 @@ def decide(K, L, R, batch_ptr, cols: int, threads: int, V, store=None, choice=No
            out=None, shared: bool = False) -> None:
     """The decision kernel over R's batches (see the module docstring; `shared`: R is a whole
     layer, batched by `layer_batches`)."""
-    banked = saves_rolls(K, L)
+    banked = L.banks > 1
     if banked and ((shared and choice is not None and choice.size) or (
             out is not None and out.COUNT.size)):
         raise NotImplementedError("outcomes of games with saved rolls, or their choices "
@@ -493,7 +493,7 @@ def decide(K, L, R, batch_ptr, cols: int, threads: int, V, store=None, choice=No
 def values(K, L, R, batch_ptr, cols: int, threads: int, VAL, store=None, needs=None,
            shared: bool = False) -> None:
     """The value kernel over R's batches (see the module docstring and `decide`)."""
-    driver = _banked_value_batches if saves_rolls(K, L) else _value_batches
+    driver = _banked_value_batches if L.banks > 1 else _value_batches
     run_rows(driver, K, L, R, batch_ptr, cols, threads, VAL, store, needs, shared=shared)
 
 

@@ -56,12 +56,6 @@ def store_index(L, mask, column, u):
     return L.OFFSET[mask, column] + max(u, L.U0[mask]) - L.U0[mask]
 
 
-def saves_rolls(K, L):
-    """Whether turns of this game start with saved rolls: the layout stores more banks than
-    the single one of a game without them (its columns are flags times banks)."""
-    return L.OFFSET.shape[1] > K.n_flags
-
-
 def bank_after(K, bank, left):
     """The saved rolls after filling a box with `left` re-rolls unused, in a turn begun with
     `bank` (0 without saved rolls): the unused rolls when they are saved (up to the cap),
