@@ -119,38 +119,103 @@ def target_rows(layout: StateLayout, k: int, n_need: int) -> tuple[Rows, np.ndar
                  OUT=out), need0
 
 
-def solve_targets(solution: Solution, max_target: int, step: Step | None = None
-                  ) -> TargetTable:
-    """W for every state and every need up to `max_target` (see the module docstring)."""
-    from .kernels import layer
+def window_rows(t, layout: StateLayout, k: int, n_need: int) -> tuple[Rows, np.ndarray]:
+    """`target_rows` for one utility whose top is need n_need - 1 at the game's start (no
+    points banked): each state's needs only where its banked points can be (`distribution.
+    state_windows`: what its filled boxes can add up to), the rest of its row never read."""
+    from .distribution import state_windows
 
-    check_max_target(max_target)
-    begin = time.perf_counter()
-    t = solution.tables
-    layout = solution.layout
-    problem = solution.problem
+    mask, flag, u, index = layout.state_arrays(k)
+    states = layout.rows(k)
+    bank = np.repeat(states.BANK, states.NU)
+    first = index - layout.LAYER_PTR[k]
+    lo_b, width = state_windows(t, layout, k)
+    top = n_need - 1
+    j_lo = np.maximum(1, top - (lo_b + width - 1))
+    j_hi = np.minimum(top, top - lo_b)
+    runs = np.where(j_hi >= j_lo, (j_hi - j_lo + NEED_RUN) // NEED_RUN, 0)
+    state = np.repeat(np.arange(len(mask)), runs)
+    within = np.arange(len(state)) - np.repeat(np.cumsum(runs) - runs, runs)
+    need0 = j_lo[state] + within * NEED_RUN
+    nu = np.minimum(NEED_RUN, j_hi[state] - need0 + 1)
+    rows = Rows.of(MASK=mask[state], FLAG=flag[state], BANK=bank[state], U0=u[state], NU=nu,
+                   OUT=first[state] * n_need + need0)
+    return rows, need0.astype(np.int64)
+
+
+def need_sweep(solution: Solution, n_need: int, last: np.ndarray, met: float,
+               on_layer: Callable[[int, slice, np.ndarray, tuple], None],
+               step: Step | None = None, windows: bool = False,
+               payloads: tuple | None = None, what: str = "chances of reaching the targets"
+               ) -> None:
+    """The backward sweep of a table over needs 0 .. n_need - 1 (see the module docstring),
+    layer by layer from the full card, whose row is `last` (the utility of each need's final
+    score; column 0, a need met, is worth `met` everywhere). `on_layer(k, its store slice,
+    its table, its payload tables)` receives each layer as it is solved (two are held).
+    `windows`: only the needs a state's banked points allow from a start at need n_need - 1
+    (one utility, not every target). `payloads` = (last_m1, met_m1, last_m2, met_m2): two more
+    tables of the same shape, carried along the choices the values make (the decision
+    kernel, its tie rule: `ties`), such as the chances of a win and of a draw."""
+    from .kernels import layer
+    from .kernels.bundle import Next
+
+    t, layout, problem = solution.tables, solution.layout, solution.problem
     K, L = problem.K, problem.L
-    n_need = max_target + 1
-    W = np.zeros((layout.size, n_need), dtype=np.float32)
-    W[:, 0] = 1.0
-    last = layout.layer_slice(t.n_categories)
-    below = np.zeros((last.stop - last.start, n_need))
-    below[:, 0] = 1.0  # the full card: nothing more to score
-    done, total = 0, int(layout.LAYER_PTR[-2]) * max_target
-    for k in range(t.n_categories - 1, -1, -1):
+    n_cat = t.n_categories
+
+    def layer_table(k: int, row: np.ndarray, column0: float) -> np.ndarray:
+        size = int(layout.LAYER_PTR[k + 1] - layout.LAYER_PTR[k])
+        table = np.zeros((size, n_need))
+        table[:] = row if k == n_cat else 0.0
+        table[:, 0] = column0
+        return table
+
+    below = layer_table(n_cat, last, met)
+    below_p = None if payloads is None else (layer_table(n_cat, payloads[0], payloads[1]),
+                                             layer_table(n_cat, payloads[2], payloads[3]))
+    done, total = 0, int(layout.LAYER_PTR[-2]) * (n_need - 1)
+    for k in range(n_cat - 1, -1, -1):
         here = layout.layer_slice(k)
-        current = np.zeros((here.stop - here.start, n_need))
-        current[:, 0] = 1.0
-        rows, need0 = target_rows(layout, k, n_need)
-        needs = Needs.of(NEED0=need0, n_need=n_need, next_base=int(layout.LAYER_PTR[k + 1]))
+        current = layer_table(k, last, met)
+        rows, need0 = (window_rows(t, layout, k, n_need) if windows
+                       else target_rows(layout, k, n_need))
+        m1, m2 = (0.0, 0.0) if payloads is None else (payloads[1], payloads[3])
+        needs = Needs.of(NEED0=need0, n_need=n_need, next_base=int(layout.LAYER_PTR[k + 1]),
+                         met=met, met_m1=m1, met_m2=m2)
         ptr, _banks_per_row = layer.layer_batches(K, rows, NEED_RUN)
-        layer.values(K, L, rows, ptr, NEED_RUN, problem.threads, below.reshape(-1),
-                     store=current.reshape(-1), needs=needs, shared=True)
-        check_values(t, layout, current, "chances of reaching the targets", 0.0, 1.0 + 1e-9,
-                     here.start)
-        W[here] = current
-        below = current
-        done += (here.stop - here.start) * max_target
+        if payloads is None:
+            current_p = None
+            layer.values(K, L, rows, ptr, NEED_RUN, problem.threads, below.reshape(-1),
+                         store=current.reshape(-1), needs=needs, shared=True)
+        else:
+            current_p = (layer_table(k, payloads[0], payloads[1]),
+                         layer_table(k, payloads[2], payloads[3]))
+            layer.decide(K, L, rows, ptr, NEED_RUN, problem.threads,
+                         Next(below.reshape(-1), below_p[0].reshape(-1),
+                              below_p[1].reshape(-1)),
+                         store=current.reshape(-1), needs=needs, shared=True,
+                         payload=(current_p[0].reshape(-1), current_p[1].reshape(-1)))
+        check_values(t, layout, current, what, 0.0, 1.0 + 1e-9, here.start)
+        on_layer(k, here, current, current_p)
+        below, below_p = current, current_p
+        done += (here.stop - here.start) * (n_need - 1)
         if step is not None:
             step(done, total)
+
+
+def solve_targets(solution: Solution, max_target: int, step: Step | None = None
+                  ) -> TargetTable:
+    """W for every state and every need up to `max_target` (see the module docstring): the
+    sweep of the step utility, 1 from the target on."""
+    check_max_target(max_target)
+    begin = time.perf_counter()
+    n_need = max_target + 1
+    W = np.zeros((solution.layout.size, n_need), dtype=np.float32)
+    last = np.zeros(n_need)
+    last[0] = 1.0  # the full card: nothing more to score
+
+    def keep(_k: int, here: slice, table: np.ndarray, _payloads) -> None:
+        W[here] = table
+
+    need_sweep(solution, n_need, last, 1.0, keep, step)
     return TargetTable(solution, max_target, W, time.perf_counter() - begin)

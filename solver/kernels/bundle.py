@@ -153,12 +153,17 @@ class Outcomes(NamedTuple):
 
 
 class Needs(NamedTuple):
-    """Target play: a row's columns are the points still needed NEED0[row] .. + NU[row] - 1
-    at the row's one upper total U0[row]; values are P(final points from here >= need)."""
+    """Target play and other utilities (`solver.target`): a row's columns are the points still
+    needed NEED0[row] .. + NU[row] - 1 at the row's one upper total U0[row]; values are the
+    best expected utility of what is to come (for a target, P(final points from here >=
+    need)); a need met is worth `met`, and carries the payloads `met_m1` and `met_m2`."""
 
     NEED0: I64_1  # [row]
     n_need: int  # needs 0 .. n_need - 1 are stored per state
     next_base: int  # store index of the first state of the next layer (VAL holds that layer)
+    met: float  # the worth of a need met: the utility's top (1 for a target)
+    met_m1: float  # what a need met carries in the first payload (0 when none is carried)
+    met_m2: float  # in the second
 
     @classmethod
     def of(cls, **fields) -> Needs:
@@ -208,6 +213,11 @@ def build(bundle: type, **fields):
         raise TypeError(f"{bundle.__name__}: unknown fields {unknown}, missing {missing}")
     for name, hint in get_type_hints(bundle, include_extras=True).items():
         value = fields[name]
+        if hint is float:
+            if isinstance(value, bool) or not isinstance(value, int | float | np.number):
+                raise TypeError(f"{bundle.__name__}.{name}: a number, not {value!r}")
+            fields[name] = float(value)
+            continue
         if hint is int:
             if isinstance(value, bool) or not isinstance(value, int | np.integer):
                 raise TypeError(f"{bundle.__name__}.{name}: a whole number, not {value!r}")

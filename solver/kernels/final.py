@@ -210,53 +210,74 @@ def first_roll_moves(K, L, N, V, W, run, n0, gcol):
                       run_start(L, nm, nf + gcol), K.threshold, K.upper_bonus)
             else:
                 next_u, bonus = upper_step(K.threshold, K.upper_bonus, u0, pts, counted)
-                relax_need(W.KV, r, off, n0, nu, imm + bonus, V.VAL,
+                relax_need(W, V, N, r, c, (off, nu), n0, imm + bonus,
                            (store_index(L, nm, nf + gcol, next_u) - N.next_base) * N.n_need)
 
 
 @kernel(inline="always")
-def relax_need(KV, r, off, n0, nn, g, VAL, next_row):
-    """Offer a move gaining g points to the columns off .. off + nn - 1, the needs n0 .. : the
-    chance of reaching the target is certain once the need is met, else the next state's at
-    need - g (read contiguously)."""
+def _take_need(W, r, col, c, value, p1, p2):
+    """Move (box c, worth `value`, carrying the payloads p1, p2) becomes the choice at (r, col)
+    if it is better, or (with W.BOX) as good and of a lower rank, as `_take` does for
+    points."""
+    cur = W.KV[r, col]
+    take = prefers(W.BOX, r, col, value, cur, c)
+    W.KV[r, col] = value if take else cur
+    put_if(W.BOX, r, col, take, c)
+    put_if(W.A1, r, col, take, p1)
+    put_if(W.A2, r, col, take, p2)
+
+
+@kernel(inline="always")
+def relax_need(W, V, N, r, c, cols, n0, g, next_row):
+    """Offer box c's move gaining g points to the columns cols = (off, nn): off .. off + nn - 1,
+    the needs n0 .. n0 + nn - 1. A need the move meets is worth N.met (the utility's top: 1
+    for a target), the others the next state's entry at need - g, read contiguously from
+    V.VAL; the payloads V.M1, V.M2 (when carried: what a strategy's choices carry, such as
+    the chance of a win and of a draw) come along, N.met_m1 and N.met_m2 once met."""
+    off, nn = cols
     met = min(nn, max(0, g - n0 + 1))  # needs n0 + j <= g
     for col in range(unsigned(off), unsigned(off + met)):  # unsigned: see jit.unsigned
-        KV[r, col] = 1.0
+        _take_need(W, r, col, c, N.met, N.met_m1, N.met_m2)
     a = unsigned(off + met)
     src = unsigned(next_row + n0 - g + met)
     for j in range(unsigned(nn - met)):
-        v = VAL[src + j]
-        if v > KV[r, a + j]:
-            KV[r, a + j] = v
+        _take_need(W, r, a + j, c, V.VAL[src + j], read(V.M1, src + j, 0.0),
+                   read(V.M2, src + j, 0.0))
 
 
 @kernel(_nrt=False)
-def final_rolls_target(K, L, N, VAL, run, n0, KV, gcol):
-    """KV[r, off + j]: the best chance of reaching the target with final roll r at upper total
-    u, needing n0 + j more points, for `run` = (mask, flag, u, nn, off); VAL holds the next
-    layer (N.n_need values per state), whose bank of saved rolls is b when `gcol` = b * n_flags
-    (as in `final_rolls`).
+def final_rolls_target(K, L, N, V, W, run, n0, gcol):
+    """W.KV[r, off + j]: the best value of ending the turn with final roll r at upper total u,
+    needing n0 + j more points, for `run` = (mask, flag, u, nn, off): a chance of reaching a
+    target, or an expected utility (see `solver.target`); V.VAL holds the next layer (N.n_need
+    values per state), whose bank of saved rolls is b when `gcol` = b * n_flags (as in
+    `final_rolls`). With W.BOX the box chosen (ties as `ties` says), with W.A1 and W.A2 the
+    payloads V.M1 and V.M2 that the choice carries.
 
-    The same best-zero-move shortcut as `final_rolls` holds: the chance never falls with more
-    upper total, a raised flag or fewer points needed.
+    The same best-zero-move shortcut as `final_rolls` holds: the value never falls with more
+    upper total, a raised flag or fewer points needed (a utility never falls as the score
+    rises).
     """
     mask, flag, u, nn, off = run
     n_roll, n_cat = K.SCORE.shape
     z = n_roll
     ybox_filled = yahtzee_filled(K, mask)
-    for j in range(nn):
-        KV[z, off + j] = 0.0
+    cols = (off, nn)
+    fill_row(W.KV, z, off, nn, NEG)
+    fill_row(W.BOX, z, off, nn, n_cat)
     for c in range(n_cat):
         if not is_open(K, mask, c):
             continue
         nm = with_box(mask, c)
-        relax_need(KV, z, off, n0, nn, ZERO,
-                   VAL, (store_index(L, nm, flag + gcol, u) - N.next_base) * N.n_need)
+        relax_need(W, V, N, z, c, cols, n0, ZERO,
+                   (store_index(L, nm, flag + gcol, u) - N.next_base) * N.n_need)
     for r in range(n_roll):
         if ybox_filled and K.YAHTZEE_FACE[r] >= 0:
             continue
-        for j in range(nn):
-            KV[r, off + j] = KV[z, off + j]
+        copy_row(W.KV, r, z, off, nn)
+        copy_row(W.BOX, r, z, off, nn)
+        copy_row(W.A1, r, z, off, nn)
+        copy_row(W.A2, r, z, off, nn)
     for c in range(n_cat):
         start = K.POS_INDPTR[c]
         if not is_open(K, mask, c) or start == K.POS_INDPTR[c + 1]:
@@ -269,7 +290,7 @@ def final_rolls_target(K, L, N, VAL, run, n0, KV, gcol):
                 continue
             _p, gained, nm, nf, nu_, _m, _w, _j = end_turn(K, mask, flag, u, r, c, False, False,
                                                            False)
-            relax_need(KV, r, off, n0, nn, gained, VAL,
+            relax_need(W, V, N, r, c, cols, n0, gained,
                        (store_index(L, nm, nf + gcol, nu_) - N.next_base) * N.n_need)
     if not ybox_filled:
         return
@@ -277,12 +298,12 @@ def final_rolls_target(K, L, N, VAL, run, n0, KV, gcol):
         if K.YAHTZEE_FACE[r] < 0:
             continue
         only_box, lower_only, use_joker, extra = box_verdict(K, mask, r)
-        for j in range(nn):
-            KV[r, off + j] = 0.0
+        fill_row(W.KV, r, off, nn, NEG)
+        fill_row(W.BOX, r, off, nn, n_cat)
         for c in range(n_cat):
             if not may_fill(K, mask, c, only_box, lower_only):
                 continue
             _p, gained, nm, nf, nu_, _m, _w, _j = end_turn(K, mask, flag, u, r, c, use_joker,
                                                            extra, False)
-            relax_need(KV, r, off, n0, nn, gained, VAL,
+            relax_need(W, V, N, r, c, cols, n0, gained,
                        (store_index(L, nm, nf + gcol, nu_) - N.next_base) * N.n_need)

@@ -13,9 +13,10 @@ Two kernels, by what they must remember of a turn:
     _value_batches      values only: the DP (STORE), or target play (NEEDS: columns are points
                         still needed, values the best chance of reaching them)
     _decision_batches   the choices too: the keep chosen from every roll and the box of every
-                        final roll, and with them
-                          V.M1, V.M2  the moments of the points to come under VAL's play
-                          STORE       the values (the DP with the SD; empty: not wanted)
+                        final roll, and with them (written to OUT_V, a `Next` of outputs)
+                          M1, M2      the moments of the points to come under VAL's play
+                                      (with NEEDS: the payloads the choices carry)
+                          VAL         the values (the DP with the SD; empty: not wanted)
                           CHOICE      the choices: CHOICE[i, 0, r] the box for final roll r,
                                       CHOICE[i, L, r] the keep from roll r with L re-rolls
                                       left (n_keep + a box: stop there for a first-roll bonus)
@@ -165,7 +166,7 @@ def _stop_values(K, L, V, NEEDS, R, rows, S, F, bank, left, first):
             final_rolls(K, L, V, S, run, gcol)
         else:
             n0 = NEEDS.NEED0[i]
-            final_rolls_target(K, L, NEEDS, V.VAL, run, n0, S.KV, gcol)
+            final_rolls_target(K, L, NEEDS, V, S, run, n0, gcol)
         if first and K.first_roll_bonus == 1:
             first_roll_moves(K, L, NEEDS, V, F, run, n0, gcol)
         off += R.NU[i]
@@ -200,7 +201,7 @@ def bank_span(K, R, rows, shared):
 
 
 @kernel(_nrt=False)
-def _banked_stages(K, L, V, NEEDS, R, rows, shared, W, S, F, C, ARG, TAKE, cols, STORE, acc,
+def _banked_stages(K, L, V, NEEDS, R, rows, shared, W, S, F, C, ARG, TAKE, cols, OUT_V, acc,
                    CHOICE):
     """The stages of a batch with saved rolls, after the final rolls are in W: with `left`
     re-rolls left, the best keep (`keep_average`, `best_subkeep`, the moments following)
@@ -241,9 +242,9 @@ def _banked_stages(K, L, V, NEEDS, R, rows, shared, W, S, F, C, ARG, TAKE, cols,
             _record(CHOICE, left, ARG, R, rows, n_roll)
         if begins:
             shift = (bank - lo) * per_bank
-            _expect_and_store(out.KV, cols, K.ROLL_PROB, STORE, R, rows, acc, shift)
-            _expect_and_store(out.A1, cols, K.ROLL_PROB, V.M1, R, rows, acc, shift)
-            _expect_and_store(out.A2, cols, K.ROLL_PROB, V.M2, R, rows, acc, shift)
+            _expect_and_store(out.KV, cols, K.ROLL_PROB, OUT_V.VAL, R, rows, acc, shift)
+            _expect_and_store(out.A1, cols, K.ROLL_PROB, OUT_V.M1, R, rows, acc, shift)
+            _expect_and_store(out.A2, cols, K.ROLL_PROB, OUT_V.M2, R, rows, acc, shift)
 
 
 @kernel(_nrt=False)
@@ -252,7 +253,7 @@ def _stop(K, L, V, NEEDS, R, rows, S, F, W, ARG, TAKE, bank, left, first):
     if ARG is None:
         _stop_now(K, L, V, NEEDS, R, rows, S, W.KV, bank, left, first)
     else:
-        _stop_choices(K, L, V, R, rows, S, F, W, ARG, TAKE, bank, left, first)
+        _stop_choices(K, L, V, NEEDS, R, rows, S, F, W, ARG, TAKE, bank, left, first)
 
 
 @kernel(nogil=True)
@@ -299,7 +300,8 @@ def _banked_value_batches(K, L, R, B, VAL, STORE, NEEDS):
         _final_values(K, L, V, NEEDS, R, rows, W)
         S = Work(s_stop[: nb * cols].reshape((nb, cols)), None, None, None)
         C = Work(s_copy[: nc * cols].reshape((nc, cols)), None, None, None)
-        _banked_stages(K, L, V, NEEDS, R, rows, shared, W, S, S, C, None, None, cols, STORE,
+        _banked_stages(K, L, V, NEEDS, R, rows, shared, W, S, S, C, None, None, cols,
+                       Next(STORE, None, None),
                        acc, None)
 
 
@@ -314,7 +316,7 @@ def _final_values(K, L, V, NEEDS, R, rows, W):
         if NEEDS is None:
             final_rolls(K, L, V, W, run, gcol)
         else:
-            final_rolls_target(K, L, NEEDS, V.VAL, run, NEEDS.NEED0[i], W.KV, gcol)
+            final_rolls_target(K, L, NEEDS, V, W, run, NEEDS.NEED0[i], gcol)
         off += R.NU[i]
 
 
@@ -359,7 +361,7 @@ def _outcomes(K, L, R, rows, CH, BOX, s_p, OUT, S):
 
 
 @kernel(_nrt=False)
-def _stop_choices(K, L, V, R, rows, S, F, W, ARG, TAKE, bank, left, first):
+def _stop_choices(K, L, V, NEEDS, R, rows, S, F, W, ARG, TAKE, bank, left, first):
     """`_stop_now` for the decision kernel: with saved rolls, filling a box at once with
     `left` re-rolls unused replaces the keep chosen from a roll where it is worth as much or
     more (stopping wins a tie); the moments follow, and ARG records n_keep + the box (with
@@ -367,7 +369,7 @@ def _stop_choices(K, L, V, R, rows, S, F, W, ARG, TAKE, bank, left, first):
     S's tables with its own BOX, for the first-roll bonus moves); TAKE is boolean scratch."""
     n_roll, n_cat = K.SCORE.shape
     n_keep = W.KV.shape[0]
-    off = _stop_values(K, L, V, None, R, rows, S, F, bank, left, first)
+    off = _stop_values(K, L, V, NEEDS, R, rows, S, F, bank, left, first)
     for r in range(n_roll):
         for j in range(off):
             if first and K.first_roll_bonus == 1 and F.BOX[r, j] < n_cat:
@@ -384,7 +386,7 @@ def _stop_choices(K, L, V, R, rows, S, F, W, ARG, TAKE, bank, left, first):
 
 
 @kernel(nogil=True)
-def _decision_batches(K, L, R, B, V, STORE, CHOICE, OUT):
+def _decision_batches(K, L, R, B, V, OUT_V, CHOICE, OUT, NEEDS):
     """Values with the choices that make them (see the module docstring), in a game without
     saved rolls; B = (batch_ptr, cols, first batch, step, shared)."""
     batch_ptr, max_cols, first_batch, step, _shared = B
@@ -413,7 +415,7 @@ def _decision_batches(K, L, R, B, V, STORE, CHOICE, OUT):
         BOX = s_box[: (n_roll + 1) * cols].reshape((n_roll + 1, cols))
         CH = s_ch[: stages * n_roll * cols].reshape((stages, n_roll, cols))
         ARG = s_arg[: n_keep * cols].reshape((n_keep, cols))
-        _final_values(K, L, V, None, R, rows, Work(KV, BOX, A1, A2))
+        _final_values(K, L, V, NEEDS, R, rows, Work(KV, BOX, A1, A2))
         _record(CHOICE, ZERO, BOX, R, rows, n_roll)
         for left in range(1, K.rolls):
             keep_average(KV, A1, A2, cols, n_roll, K.n_faces, K.KEEP_CHILD)
@@ -422,17 +424,17 @@ def _decision_batches(K, L, R, B, V, STORE, CHOICE, OUT):
             follow_choice(A2, ARG, n_roll, cols)
             if K.first_roll_bonus == 1 and left == K.rolls - 1:
                 stops = Work(KV, s_stop[: n_roll * cols].reshape((n_roll, cols)), A1, A2)
-                _first_roll(K, L, V, None, R, rows, stops, ARG)
+                _first_roll(K, L, V, NEEDS, R, rows, stops, ARG)
             _record(CHOICE, left, ARG, R, rows, n_roll)
             _keep_stage(CH, ARG, left, n_roll, cols, OUT)
         _outcomes(K, L, R, rows, CH, BOX, s_p, OUT, o_scratch)
-        _expect_and_store(KV, cols, K.ROLL_PROB, STORE, R, rows, acc, ZERO)
-        _expect_and_store(A1, cols, K.ROLL_PROB, V.M1, R, rows, acc, ZERO)
-        _expect_and_store(A2, cols, K.ROLL_PROB, V.M2, R, rows, acc, ZERO)
+        _expect_and_store(KV, cols, K.ROLL_PROB, OUT_V.VAL, R, rows, acc, ZERO)
+        _expect_and_store(A1, cols, K.ROLL_PROB, OUT_V.M1, R, rows, acc, ZERO)
+        _expect_and_store(A2, cols, K.ROLL_PROB, OUT_V.M2, R, rows, acc, ZERO)
 
 
 @kernel(nogil=True)
-def _banked_decision_batches(K, L, R, B, V, STORE, CHOICE, OUT):
+def _banked_decision_batches(K, L, R, B, V, OUT_V, CHOICE, OUT, NEEDS):
     """`_decision_batches` for a game with saved rolls (see `bank_span` and
     `_banked_stages`; where its turns lead is not followed: OUT is not read), a kernel of its
     own for the reason `_banked_value_batches` gives."""
@@ -473,21 +475,28 @@ def _banked_decision_batches(K, L, R, B, V, STORE, CHOICE, OUT):
                  view(c_a2, nc, cols))
         ARG = s_arg[: n_keep * cols].reshape((n_keep, cols))
         TAKE = b_take[: n_roll * cols].reshape((n_roll, cols))
-        _banked_stages(K, L, V, None, R, rows, shared, W, S, F, C, ARG, TAKE, cols, STORE,
+        _banked_stages(K, L, V, NEEDS, R, rows, shared, W, S, F, C, ARG, TAKE, cols, OUT_V,
                        acc, CHOICE)
 
 
 def decide(K, L, R, batch_ptr, cols: int, threads: int, V, store=None, choice=None,
-           out=None, shared: bool = False) -> None:
+           out=None, shared: bool = False, needs=None, payload=None) -> None:
     """The decision kernel over R's batches (see the module docstring; `shared`: R is a whole
-    layer, batched by `layer_batches`)."""
+    layer, batched by `layer_batches`). The values go to `store`, the moments the choices
+    carry to V's own M1 and M2 (one store for every layer: the DP), or with `needs` (target
+    play and other utilities, whose layers are tables of their own) the payloads to
+    `payload` = (M1, M2) of the layer solved."""
     banked = L.banks > 1
     if banked and ((shared and choice is not None and choice.size) or (
             out is not None and out.COUNT.size)):
         raise NotImplementedError("outcomes of games with saved rolls, or their choices "
                                   "over a whole layer")
+    if needs is not None and (choice is not None or out is not None):
+        raise NotImplementedError("the choices or outcomes of target play")
     driver = _banked_decision_batches if banked else _decision_batches
-    run_rows(driver, K, L, R, batch_ptr, cols, threads, V, store, choice, out, shared=shared)
+    written = Next(store, V.M1, V.M2) if payload is None else Next(store, *payload)
+    run_rows(driver, K, L, R, batch_ptr, cols, threads, V, written, choice, out, needs,
+             shared=shared)
 
 
 def values(K, L, R, batch_ptr, cols: int, threads: int, VAL, store=None, needs=None,
