@@ -391,6 +391,25 @@ def duel_text(a, b, result) -> str:
             + _table(["", "player", "expected", "wins"], rows, right={2, 3}))
 
 
+def best_response_text(r) -> str:
+    """`yz duel --best-response`: A's chances three ways against B."""
+    def row(name: str, c) -> list[str]:
+        return [name, f"{100 * c.win:.3f}%", f"{100 * c.draw:.3f}%", f"{100 * c.loss:.3f}%",
+                f"{100 * c.score:.3f}%", f"{100 * c.win_without_draws:.3f}%"]
+
+    against = r.opponent if r.field == 1 else f"the best of {r.field} x {r.opponent}"
+    rows = [row("expected-score play", r.expected_score_play),
+            row("best response (blind)", r.best_response)]
+    if r.ceiling is not None:
+        rows.append(row("clairvoyant ceiling", r.ceiling))
+    note = ("\nscore: win + draw/2, what the best response maximises; decided: wins among the "
+            "games not drawn. Exact (ties between equally good moves broken by yz's tie "
+            f"rule), every figure within {r.tail:g} of the uncut one; {r.seconds:.1f} s.")
+    return (f"{r.variant} playing to win against {against}: exact chances\n"
+            + _table(["A plays", "wins", "draws", "loses", "score", "decided"], rows,
+                     right={1, 2, 3, 4, 5}) + note)
+
+
 def target_text(table, rows) -> str:
     how = "from the cache" if table.cached else f"solved in {table.seconds:.1f} s"
     body = [[str(t), _pct(p), "-" if q is None else _pct(q),

@@ -342,25 +342,60 @@ def distribution_cmd(
 @handles_errors
 def duel_cmd(
     a: Annotated[str, typer.Argument(metavar="A", help="Player A's rule set.")],
-    b: Annotated[str, typer.Argument(metavar="B", help="Player B's rule set.")],
+    b: Annotated[str | None, typer.Argument(
+        metavar="B", help="Player B's rule set (not with --opponent-distribution).")] = None,
     strategy_a: Annotated[str, typer.Option("--strategy-a", metavar="NAME",
                                             help="Player A's strategy.")] = "optimal",
     strategy_b: Annotated[str, typer.Option("--strategy-b", metavar="NAME",
                                             help="Player B's strategy.")] = "optimal",
+    best_response: Annotated[bool, typer.Option(
+        "--best-response", help="A plays to win against B's exact distribution (neither "
+        "sees the other's card): its chances beside expected-score play's and the "
+        "clairvoyant ceiling's.")] = False,
+    opponent_distribution: Annotated[str | None, typer.Option(
+        "--opponent-distribution", metavar="FILE", help="With --best-response: B's final "
+        "score as the CSV `yz distribution --csv` writes, instead of a rule set.")] = None,
+    field: Annotated[int, typer.Option(
+        "--field", metavar="N", help="With --best-response: play against the best of N "
+        "independent such opponents.")] = 1,
+    no_ceiling: Annotated[bool, typer.Option(
+        "--no-ceiling", help="With --best-response: leave out the clairvoyant ceiling (a "
+        "sweep as long as a target table up to B's top score).")] = False,
     quiet: QuietOpt = False, as_json: JsonOpt = False,
     yes: YesOpt = False,
 ) -> None:
     """The exact chance that player A beats player B.
 
     Each plays a solitaire game under its own rule set and strategy (e.g. the same rules,
-    optimal against greedy); A wins, draw, B wins, from the exact distributions.
+    optimal against greedy); A wins, draw, B wins, from the exact distributions. With
+    --best-response A plays to win (maximises P(win) + P(draw) / 2) against B's distribution.
     """
-    from yz.rules import load_rules
+    from yz.rules import InputError, load_rules
     from yz.solver.strategies import check_strategy
+    from yz.solver.versus import Opponent
 
     check_strategy(strategy_a)
     check_strategy(strategy_b)
-    first, second = (model_for(load_rules(spec), quiet, as_json, yes=yes) for spec in (a, b))
+    if not best_response and (opponent_distribution or field != 1 or no_ceiling):
+        raise InputError("--opponent-distribution, --field and --no-ceiling go with "
+                         "--best-response.")
+    if (b is None) == (opponent_distribution is None):
+        raise InputError("give player B as a rule set, or with --best-response as "
+                         "--opponent-distribution FILE (one of them).")
+    first = model_for(load_rules(a), quiet, as_json, yes=yes)
+    if best_response:
+        if strategy_a != "optimal":
+            raise InputError("--strategy-a: with --best-response, A plays to win (its own "
+                             "strategy); leave out --strategy-a.")
+        opponent = Opponent.from_csv(opponent_distribution, field) if opponent_distribution \
+            else model_for(load_rules(b), quiet, as_json, yes=yes)
+        result = first.best_response(opponent, strategy_b, field, ceiling=not no_ceiling)
+        if as_json:
+            emit_json(result.to_dict())
+        else:
+            typer.echo(render.best_response_text(result))
+        return
+    second = model_for(load_rules(b), quiet, as_json, yes=yes)
     result = first.duel(second, strategy_a, strategy_b)
     dists = (first.distribution(strategy_a), second.distribution(strategy_b))
     if as_json:

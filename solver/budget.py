@@ -286,6 +286,24 @@ def target_table_bytes(layout: StateLayout, max_target: int) -> int:
     return layout.size * (max_target + 1) * 4 + 2 * widest * (max_target + 1) * 8
 
 
+def need_sweep_bytes(layout: StateLayout, n_need: int, tables: int = 1) -> int:
+    """Memory a need sweep (`target.need_sweep`) holds besides what it keeps: two float64
+    layers of each of its `tables` (the values, and the payloads they carry)."""
+    widest = int(np.diff(layout.LAYER_PTR).max())
+    return 2 * tables * widest * n_need * 8
+
+
+def check_need_memory(t: RuleTables, layout: StateLayout, n_need: int, tables: int,
+                      max_memory: int | None, what: str) -> None:
+    """InputError, with the estimate, when a need sweep of `tables` tables up to need
+    n_need - 1 would not fit in `max_memory` (default: half of this machine's memory)."""
+    need = need_sweep_bytes(layout, n_need, tables)
+    limit = memory_limit(max_memory, 0.5)
+    if need > limit:
+        raise InputError(f"{what} {t.rules.name} needs about {need / 2**30:.1f} GiB (scores up "
+                         f"to {n_need - 1}), more than the {limit / 2**30:.1f} GiB allowed.")
+
+
 def check_target_memory(t: RuleTables, layout: StateLayout, max_target: int,
                         max_memory: int | None = None, param: str = "max_target") -> None:
     """InputError, with the estimate, when the table up to `max_target` would not fit in
@@ -393,6 +411,24 @@ def target_seconds(t: RuleTables, layout: StateLayout, max_target: int,
     (the DP's values not included; see TARGET_SECONDS_PER_NEED)."""
     values = VALUES_SHARE * (solve_seconds(t, layout, cols) - SOLVE_OVERHEAD_SECONDS)
     return values * TARGET_SECONDS_PER_NEED * (TARGET_ROW_NEEDS + max_target)
+
+
+# A need sweep that carries payloads along its choices (play to win) runs the decision kernel:
+# about the DP's cost with the SD against its values alone (2.6x, `bench/bench_core.py`).
+DECISION_FACTOR = 2.6
+
+
+def need_seconds(t: RuleTables, layout: StateLayout, n_need: int, windows: bool,
+                 payloads: bool, cols: int = MAX_BATCH_COLS) -> float:
+    """A rough estimate of the seconds a need sweep up to need n_need - 1 takes (the target
+    table's rate, `target_seconds`), `windows` only over the needs a state's banked points
+    allow (`target.window_rows`: at most the windows the forward pass sets aside), and with
+    `payloads` carried by the decision kernel."""
+    seconds = target_seconds(t, layout, n_need - 1, cols)
+    if windows:
+        cells = float(window_bytes(t, layout).sum()) / 8
+        seconds *= min(1.0, cells / max(1.0, layout.size * (n_need - 1)))
+    return seconds * (DECISION_FACTOR if payloads else 1.0)
 
 
 def turn_stages(t: RuleTables, layout: StateLayout) -> tuple[float, float]:
@@ -505,3 +541,11 @@ class Budget:
 
     def check_target_memory(self, max_target: int, param: str = "max_target") -> None:
         check_target_memory(self._t, self._layout, max_target, self.max_memory, param)
+
+    def check_need_memory(self, n_need: int, tables: int, what: str) -> None:
+        check_need_memory(self._t, self._layout, n_need, tables, self.max_memory, what)
+
+    def need_seconds(self, n_need: int, windows: bool, payloads: bool) -> float:
+        """`need_seconds` for this problem's batches."""
+        return need_seconds(self._t, self._layout, n_need, windows, payloads,
+                            self.problem.batch_width())

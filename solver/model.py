@@ -372,6 +372,60 @@ class Model:
 
         return duel(self.distribution(strategy), other.distribution(other_strategy))
 
+    def best_response(self, opponent, opponent_strategy: str = "optimal", field: int = 1,
+                      ceiling: bool = True, tail: float | None = None):
+        """Play to win against `opponent`: a `Model` (played with `opponent_strategy`), an
+        exact `Distribution` of its final score, or a `versus.Opponent` (from a CSV file, for
+        one); with `field`, against the best of that many such opponents. Returns a
+        `versus.BestResponse`: the exact win, draw and loss chances of the strategy that
+        maximises P(win) + P(draw) / 2 not seeing the opponent's card, beside expected-score
+        play's and (against one opponent, with `ceiling`) the clairvoyant ceiling's. Every
+        figure is within `tail` (default 1e-12) of the exact one (see `solver.versus`)."""
+        from .distribution import Distribution
+        from .versus import (
+            TAIL,
+            BestResponse,
+            Opponent,
+            blind_best_response,
+            chances_of,
+            check_field,
+            clairvoyant_ceiling,
+        )
+
+        check_field(field)
+        tail = TAIL if tail is None else tail
+        if isinstance(opponent, Model):
+            check_strategy(opponent_strategy)
+            opponent = opponent.distribution(opponent_strategy)
+        if isinstance(opponent, Distribution):
+            opponent = Opponent.of(opponent, field)
+        elif isinstance(opponent, Opponent) and opponent.field != field:
+            opponent = replace(opponent, field=field)
+        elif not isinstance(opponent, Opponent):
+            raise InputError(f"opponent: {type(opponent).__name__} is not an opponent; give a "
+                             "Model, a Distribution or an Opponent.", param="opponent")
+        top = opponent.top_score(tail)
+        ceiling = ceiling and opponent.field == 1
+        last = int(opponent.scores[-1]) + 2
+        self.budget.check_need_memory(max(top + 1, last if ceiling else 0), 3,
+                                      "playing to win in")
+        seconds = self.budget.need_seconds(top + 1, True, True) + (
+            self.budget.need_seconds(last, False, True) if ceiling else 0.0)
+        mean_play = self.distribution()  # (before the estimate: its own work is checked)
+        self.budget.check_time("playing to win in", seconds)
+        solution = self.solve()
+        self.ensure_compiled("versus")
+        begin = time.perf_counter()
+        with self.report.stage(f"playing {self.name} to win", "columns") as step:
+            response, value, top = blind_best_response(solution, opponent, tail, step)
+        above = None
+        if ceiling:
+            with self.report.stage("the clairvoyant ceiling", "columns") as step:
+                above = clairvoyant_ceiling(solution, opponent, tail, step)
+        return BestResponse(self.name, opponent.name, opponent.field, response, value,
+                            chances_of(mean_play, opponent), above, top, tail,
+                            time.perf_counter() - begin)
+
     def _load_figures(self, what: str) -> dict | None:
         if not self.use_cache:
             return None

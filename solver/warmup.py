@@ -20,6 +20,7 @@ cache index, and neither can overwrite the other's.
     play        simulated games
     forward     the exact distribution's convolutions
     targets     play for a target
+    versus      play to win: a need sweep whose choices carry the chances of a win and a draw
 
 Games with saved rolls run drivers of their own (`solver.kernels.layer`), so each family has a
 twin, `saved-<family>`, compiled on a game with a bank of saved rolls, the first time such a
@@ -33,27 +34,29 @@ from collections.abc import Callable
 from .kernel_cache import compiled, mark_compiled
 from .report import SILENT, Reporter
 
-BASE_FAMILIES = ("values", "decisions", "moments", "follow", "play", "forward", "targets")
+BASE_FAMILIES = ("values", "decisions", "moments", "follow", "play", "forward", "targets",
+                 "versus")
 SAVED = "saved-"  # the prefix of a family's twin for games with saved rolls
 FAMILIES = BASE_FAMILIES + tuple(SAVED + family for family in BASE_FAMILIES)
 # Seconds each takes to compile on this project's 2-core machine (bench/bench_compile.py,
 # quiet): alone in a fresh process, and after another family in the same process (the kernels
 # they share are compiled by then).
 ALONE_SECONDS = {"values": 8, "decisions": 10, "moments": 11, "follow": 15, "play": 19,
-                 "forward": 15, "targets": 12, "saved-values": 14, "saved-decisions": 22,
-                 "saved-moments": 23, "saved-follow": 22, "saved-play": 23, "saved-forward": 23,
-                 "saved-targets": 19}
+                 "forward": 15, "targets": 12, "versus": 14, "saved-values": 14,
+                 "saved-decisions": 22, "saved-moments": 23, "saved-follow": 22,
+                 "saved-play": 23, "saved-forward": 23, "saved-targets": 19,
+                 "saved-versus": 24}
 AFTER_SECONDS = {"values": 7, "decisions": 10, "moments": 9, "follow": 12, "play": 2,
-                 "forward": 1, "targets": 6, "saved-values": 7, "saved-decisions": 12,
-                 "saved-moments": 13, "saved-follow": 13, "saved-play": 1, "saved-forward": 1,
-                 "saved-targets": 7}
+                 "forward": 1, "targets": 6, "versus": 10, "saved-values": 7,
+                 "saved-decisions": 12, "saved-moments": 13, "saved-follow": 13,
+                 "saved-play": 1, "saved-forward": 1, "saved-targets": 7, "saved-versus": 13}
 
 
 # The families each kind of work compiles (a family compiles once for all the kinds that use it).
 WORK_FAMILIES = {"solve": ("values",), "solve-sd": ("decisions",), "sd": ("decisions",),
                  "moments": ("moments",), "figures": ("follow",),
                  "distribution": ("follow", "forward"), "targets": ("targets",),
-                 "simulate": ("play",)}
+                 "simulate": ("play",), "versus": ("versus",)}
 
 
 # The families compiled in a second process when there is a core for it (see the module
@@ -152,6 +155,12 @@ def _run(family: str, problem=None) -> None:
         score_distribution(solution)
     elif family == "targets":
         solve_targets(solution, 5)
+    elif family == "versus":
+        from .target import need_sweep
+
+        row = np.array([1.0, 0.5, 0.0, 0.0])
+        need_sweep(solution, len(row), row, 1.0, lambda *_: None, windows=True,
+                   payloads=(row, 1.0, row, 0.0))
 
 
 def _one_state():

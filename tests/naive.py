@@ -861,3 +861,72 @@ def naive_target(rules, need: int, game: NaiveTarget | None = None) -> float:
     pass one to reuse its memo across targets)."""
     game = game or NaiveTarget(rules)
     return game.chance((frozenset(), 0, False), need, game.moves.game.start_bank())
+
+
+class NaiveUtility(NaiveTarget):
+    """The best expected utility u(final score) of a whole game, for any function u of the
+    final score (expectimax over ordered dice, the state holding the points banked; only for
+    tiny games), and, for each of `payloads` (functions of the final score), the lowest and
+    highest expectation it can have under play that keeps the best E[u] (the tie rule decides
+    between those). Written from the README's words, as NaiveTarget is; sharing no code with
+    yz's solver."""
+
+    TIE = 1e-12
+
+    def __init__(self, rules, u, payloads=()):
+        super().__init__(rules)
+        self.u = u
+        self.payloads = payloads
+
+    def value(self, state, banked: int, bank: int = 0) -> tuple:
+        """(best E[u], then (low, high) of each payload's E under the best play), from a turn
+        start."""
+        if len(state[0]) == len(self.moves.keys):
+            return (self.u(banked), *((p(banked), p(banked)) for p in self.payloads))
+        key = ("v", state, banked, bank)
+        if key not in self.memo:
+            outcomes = self.moves.outcomes
+            parts = [self.best(state, banked, d, self.rules.rolls - 1 + bank, bank)
+                     for d in outcomes]
+            self.memo[key] = self._mean(parts, [1.0 / len(outcomes)] * len(parts))
+        return self.memo[key]
+
+    def _mean(self, parts: list[tuple], weights: list[float]) -> tuple:
+        value = sum(w * p[0] for p, w in zip(parts, weights, strict=True))
+        ranges = tuple((sum(w * p[1 + i][0] for p, w in zip(parts, weights, strict=True)),
+                        sum(w * p[1 + i][1] for p, w in zip(parts, weights, strict=True)))
+                       for i in range(len(self.payloads)))
+        return (value, *ranges)
+
+    def best(self, state, banked, dice, left, bank: int = 0) -> tuple:
+        dice = tuple(sorted(dice))
+        key = ("b", state, banked, dice, left, bank)
+        if key in self.memo:
+            return self.memo[key]
+        options = []
+        game = self.moves.game
+        if left == 0 or self.banked or game.is_first(left, bank):
+            first = game.is_first(left, bank)
+            after = game.next_bank(bank, left)
+            for box in self.moves.keys:
+                move = self.moves.score(state, dice, box, first=first)
+                if move is not None:
+                    options.append(self.value(move[1], banked + move[0], after))
+        if left > 0:
+            seen = set()
+            for mask in range(1 << len(dice)):
+                kept = tuple(sorted(dice[i] for i in range(len(dice)) if mask >> i & 1))
+                if kept in seen:
+                    continue
+                seen.add(kept)
+                thrown = self.thrown(dice, kept)
+                options.append(self._mean([self.best(state, banked, new, left - 1, bank)
+                                           for new, _q in thrown], [q for _new, q in thrown]))
+        top = max(o[0] for o in options)
+        tied = [o for o in options if o[0] >= top - self.TIE]
+        self.memo[key] = (top, *((min(o[1 + i][0] for o in tied), max(o[1 + i][1] for o in tied))
+                                 for i in range(len(self.payloads))))
+        return self.memo[key]
+
+    def start(self) -> tuple:
+        return self.value((frozenset(), 0, False), 0, self.moves.game.start_bank())

@@ -465,7 +465,7 @@ def _banked_decision_batches(K, L, R, B, V, OUT_V, CHOICE, OUT, NEEDS):
         W = Work(s_kv[: n_keep * cols].reshape((n_keep, cols)),
                  s_box[: (n_roll + 1) * cols].reshape((n_roll + 1, cols)),
                  view(s_a1, n_keep, cols), view(s_a2, n_keep, cols))
-        _final_values(K, L, V, None, R, rows, W)
+        _final_values(K, L, V, NEEDS, R, rows, W)
         S = Work(b_kv[: nb * cols].reshape((nb, cols)),
                  b_box[: nb * cols].reshape((nb, cols)), view(b_a1, nb, cols),
                  view(b_a2, nb, cols))

@@ -1,0 +1,183 @@
+"""Play to win (`solver.versus`): the best response to an opponent's distribution and the
+clairvoyant ceiling, against the brute-force twin (`naive.NaiveUtility`) on tiny games and on
+rule sets drawn at random from the rule language, saved rolls included."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from naive import NaiveUtility
+from random_rules import Size, as_yaml, rule_documents
+from yz.rules import InputError, RulesError, rules_from_text
+from yz.solver import Model
+from yz.solver.distribution import Distribution
+from yz.solver.target import need_sweep, solve_targets
+from yz.solver.versus import (
+    Opponent,
+    blind_best_response,
+    chances_of,
+    clairvoyant_ceiling,
+)
+
+TINY = Size(max_dice=2, max_boxes=3, max_rolls_kinds=10, max_threshold=8)
+
+GAME = """
+name: tiny-duel
+dice: 2
+faces: 3
+rolls: 2
+categories:
+  - {key: ones, pattern: {kind: face, face: 1}, score: face_total}
+  - {key: threes, pattern: {kind: face, face: 3}, score: face_total}
+  - {key: pair, pattern: all_same, score: 8, first_roll_bonus: 2}
+upper_bonus: {threshold: 4, amount: 5}
+"""
+
+
+def opponent_of(scores, probs, field: int = 1) -> Opponent:
+    dist = Distribution("opponent", "given", np.asarray(scores, dtype=np.int64),
+                        np.asarray(probs, dtype=np.float64))
+    return Opponent.of(dist, field)
+
+
+def field_utility(opponent: Opponent):
+    """u, P(win outright), P(tie for the top) of a final score, written plainly: every
+    combination of the field's scores (as many as there are: the twin's own reading)."""
+    pmf = dict(zip(opponent.scores.tolist(), opponent.probabilities.tolist(), strict=True))
+
+    def chances(x: int) -> tuple[float, float, float]:
+        below = sum(p for s, p in pmf.items() if s < x)
+        at = pmf.get(x, 0.0)
+        n = opponent.field
+        u = win = tie = 0.0
+        # k of the n opponents on x, the rest below, none above: a share of 1 / (k + 1).
+        from math import comb
+        for k in range(n + 1):
+            p = comb(n, k) * at ** k * below ** (n - k)
+            u += p / (k + 1)
+            if k == 0:
+                win += p
+            else:
+                tie += p
+        return u, win, tie
+
+    return (lambda x: chances(x)[0], lambda x: chances(x)[1], lambda x: chances(x)[2])
+
+
+def check_against_twin(rules, opponent: Opponent, ceiling: bool = True) -> None:
+    solution = Model(rules, use_cache=False).solve()
+    got, value, _top = blind_best_response(solution, opponent, tail=0.0)
+    u, win, tie = field_utility(opponent)
+    expected, (w_lo, w_hi), (d_lo, d_hi) = NaiveUtility(rules, u, (win, tie)).start()
+    assert value == pytest.approx(expected, abs=1e-9), (value, expected)
+    assert got.win + got.draw + got.loss == pytest.approx(1.0, abs=1e-12)
+    if opponent.field == 1:
+        assert got.score == pytest.approx(value, abs=1e-9)  # a draw: half a win
+    assert w_lo - 1e-9 <= got.win <= w_hi + 1e-9, (got.win, w_lo, w_hi)
+    assert d_lo - 1e-9 <= got.draw <= d_hi + 1e-9, (got.draw, d_lo, d_hi)
+    if ceiling and opponent.field == 1:
+        above = clairvoyant_ceiling(solution, opponent, tail=0.0)
+        expected = 0.0
+        for t, p in zip(opponent.scores.tolist(), opponent.probabilities.tolist(), strict=True):
+            twin = NaiveUtility(rules, lambda x, t=t: (x > t) + 0.5 * (x == t))
+            expected += p * twin.start()[0]
+        assert above.score == pytest.approx(expected, abs=1e-9)
+        assert above.score >= got.score - 1e-12  # knowing T never hurts
+
+
+@pytest.mark.parametrize("field", [1, 2, 3])
+def test_best_response_is_the_twins(field):
+    rules = rules_from_text(GAME)
+    opponent = opponent_of([3, 6, 8, 11, 14], [0.1, 0.3, 0.25, 0.25, 0.1], field)
+    check_against_twin(rules, opponent)
+
+
+def test_best_response_with_saved_rolls_is_the_twins():
+    rules = rules_from_text(GAME + "saved_rolls: {cap: 1}\n")
+    check_against_twin(rules, opponent_of([4, 9, 12], [0.3, 0.4, 0.3]))
+
+
+def test_the_order_of_the_figures_and_the_mean_plays_duel():
+    """Best response >= expected-score play (the mean's strategy is one of A's strategies) and
+    the ceiling >= the best response; expected-score play's chances are the exact duel's."""
+    model = Model(rules_from_text(GAME), use_cache=False)
+    opponent_dist = model.distribution()
+    opponent = Opponent.of(opponent_dist)
+    response = model.best_response(opponent_dist)
+    from yz.solver.distribution import duel
+
+    mine = chances_of(model.distribution(), opponent)
+    assert (mine.win, mine.draw, mine.loss) == pytest.approx(duel(opponent_dist, opponent_dist),
+                                                             abs=1e-15)
+    assert response.expected_score_play.score <= response.best_response.score + 1e-12
+    assert response.best_response.score <= response.ceiling.score + 1e-12
+    assert response.best_response.score > 0.5 - 1e-12  # at least a coin toss vs its own play
+
+
+def test_a_step_utility_gives_the_target_tables_numbers_to_the_bit():
+    """The utility 1 from T on is target play: its sweep, every need or only the start's
+    window, gives the target table's chances (the table keeps them as float32: compare the
+    float64 layers)."""
+    model = Model(rules_from_text(GAME + "saved_rolls: {start: 1}\n"), use_cache=False)
+    solution = model.solve()
+    target = 12
+    step_row = np.zeros(target + 1)
+    step_row[0] = 1.0
+    start = solution.layout.start
+    got = {}
+
+    def at_start(name):
+        def keep(k, here, table, _payloads):
+            if k == 0:
+                got[name] = table[start - here.start].copy()
+        return keep
+
+    need_sweep(solution, target + 1, step_row, 1.0, at_start("all"))
+    # One utility 1 from T on, its top at T: only the start's window is swept.
+    need_sweep(solution, target + 1, step_row, 1.0, at_start("window"), windows=True)
+    table = solve_targets(solution, target)
+    assert got["window"][target] == got["all"][target]
+    assert np.float32(got["all"][target]) == table.W[start, target]
+
+
+@settings(max_examples=12, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(doc=rule_documents(TINY, saved_rolls=True), data=st.data())
+def test_random_rule_sets_against_the_twin(doc, data):
+    try:
+        rules = rules_from_text(as_yaml(doc))
+    except RulesError:
+        return
+    scores = data.draw(st.lists(st.integers(0, 40), min_size=1, max_size=6, unique=True))
+    weights = data.draw(st.lists(st.integers(1, 9), min_size=len(scores),
+                                 max_size=len(scores)))
+    total = sum(weights)
+    order = np.argsort(scores)
+    lo, hi = min(scores), max(scores)
+    dense = np.zeros(hi - lo + 1)
+    for i in order:
+        dense[scores[i] - lo] = weights[i] / total
+    opponent = opponent_of(np.arange(lo, hi + 1), dense, data.draw(st.integers(1, 2)))
+    check_against_twin(rules, opponent, ceiling=opponent.field == 1)
+
+
+def test_an_opponent_from_the_csv_yz_distribution_writes(tmp_path):
+    from typer.testing import CliRunner
+    from yz.cli.main import app
+
+    path = tmp_path / "b.csv"
+    result = CliRunner().invoke(app, ["distribution", "-v", "no-bonus", "--csv", str(path),
+                                      "-q"])
+    assert result.exit_code == 0, result.output
+    read = Opponent.from_csv(path)
+    dist = Model("no-bonus").distribution()
+    assert read.scores.tolist() == dist.scores.tolist()
+    assert np.allclose(read.probabilities, dist.probabilities, rtol=0, atol=1e-15)
+    (tmp_path / "bad.csv").write_text("score,probability\n10,0.5\nten,0.5\n")
+    with pytest.raises(InputError, match=r"bad\.csv:3"):
+        Opponent.from_csv(tmp_path / "bad.csv")
+    (tmp_path / "sum.csv").write_text("10,0.5\n11,0.4\n")
+    with pytest.raises(InputError, match="add up to"):
+        Opponent.from_csv(tmp_path / "sum.csv")
