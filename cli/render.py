@@ -235,6 +235,40 @@ def advice_text(t: RuleTables, advice, top: int) -> str:
     return "\n".join(lines)
 
 
+def versus_advice_text(t: RuleTables, advice, mean, opponent, top: int) -> str:
+    """`yz advise` against an opponent's card: moves by the chance of beating it, each with
+    its expected final score (the mean's ranking) beside."""
+    pos, dice, rolls_left = advice.position, advice.dice, advice.rolls_left
+    filled = ", ".join(f"{k}={v}" if v is not None else k for k, v in pos.filled.items())
+    lines = [f"{t.rules.name}: " + (f"filled {filled}" if filled else "empty card")
+             + (f"; upper total {pos.upper_total}" if t.upper_threshold else "")
+             + f"; {advice.banked} points on the card",
+             f"against {opponent.variant} ({opponent.strategy} play from here): its final "
+             f"score averages {opponent.expected_score:.2f}, median {opponent.median}"]
+    if dice is None:
+        lines.append(f"before the roll: chance of winning {100 * advice.position_value:.3f}% "
+                     f"(a draw as half); expected final score "
+                     f"{mean.banked + mean.position_value:.2f}")
+        return "\n".join(lines)
+    left = f"{rolls_left} re-roll{'s' if rolls_left != 1 else ''} left" if rolls_left \
+        else "no re-rolls left"
+    lines.append(f"dice {' '.join(map(str, dice))}, {left}")
+    means = {a.label(): a.value for a in mean.actions}
+    best, best_mean = advice.best, mean.best
+    lines.append(f"best to win: {best.label()}  (chance of winning {100 * best.value:.3f}%)")
+    if best_mean.label() != best.label():
+        chance = next(a.value for a in advice.actions if a.label() == best_mean.label())
+        lines.append(f"best for the mean: {best_mean.label()}  (chance of winning "
+                     f"{100 * chance:.3f}%)")
+    rows = [[a.label(), f"{100 * a.value:.3f}%", signed(100 * (a.value - best.value), 3),
+             f"{mean.banked + means[a.label()]:.2f}" if a.label() in means else "-"]
+            for a in advice.actions[: 1 + top]]
+    lines.append("")
+    lines.append(_table(["move", "chance of winning", "vs best (points %)", "expected final"],
+                        rows, right={1, 2, 3}))
+    return "\n".join(lines)
+
+
 # ---------------------------------------------------------------- simulate
 
 

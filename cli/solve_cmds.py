@@ -63,6 +63,21 @@ def advise_cmd(
     target: Annotated[int | None, typer.Option(
         "--target", metavar="T", help="Rank moves by the chance of finishing with at least T "
         "points instead of by the mean (needs every filled box's score).")] = None,
+    opponent_card: Annotated[str | None, typer.Option(
+        "--opponent-card", metavar="FILE", help="Rank moves by the chance of beating this "
+        "opponent (a scorecard: variant, filled, upper_total, saved_rolls; '-': standard "
+        "input), who plays on with --opponent-strategy.")] = None,
+    opponent_filled: Annotated[str | None, typer.Option(
+        "--opponent-filled", metavar="POS", help="The opponent's boxes and scores (as "
+        "--filled; all of them: a finished game).")] = None,
+    opponent_upper_total: Annotated[int | None, typer.Option(
+        "--opponent-upper-total", metavar="N", help="The opponent's upper total.")] = None,
+    opponent_saved_rolls: Annotated[int | None, typer.Option(
+        "--opponent-saved-rolls", metavar="N", help="The saved rolls the opponent's turn "
+        "starts with.")] = None,
+    opponent_strategy: Annotated[str, typer.Option(
+        "--opponent-strategy", metavar="NAME", help="How the opponent plays on: optimal "
+        "(expected score), greedy or heuristic.")] = "optimal",
     quiet: QuietOpt = False,
     as_json: JsonOpt = False,
     yes: YesOpt = False,
@@ -70,11 +85,12 @@ def advise_cmd(
     """Best move in a position: which dice to keep or box to score.
 
     With what the best move is worth (expected final score) and what every alternative loses;
-    without dice, the position's value before the roll.
+    without dice, the position's value before the roll. With an opponent's card, moves are
+    ranked by the chance of beating it (a draw as half), beside their expected final score.
     """
     from dataclasses import replace
 
-    from yz.rules import WorkTooLong
+    from yz.rules import InputError, WorkTooLong
     from yz.rules.position import check_saved_rolls, parse_dice, parse_filled
 
     sc = read_card(card)
@@ -91,19 +107,61 @@ def advise_cmd(
     shown = dice if dice is not None else sc.dice
     rolled = parse_dice(shown, t) if shown is not None else None
     left = rolls_left if rolls_left is not None else sc.rolls_left
+    opponent = None
+    versus = opponent_card is not None or opponent_filled is not None or \
+        opponent_upper_total is not None or opponent_saved_rolls is not None
+    if versus:
+        opponent = _opponent_final_score(model, opponent_card, opponent_filled,
+                                         opponent_upper_total, opponent_saved_rolls,
+                                         opponent_strategy, quiet, as_json, yes)
+    elif opponent_strategy != "optimal":
+        raise InputError("--opponent-strategy goes with the opponent's card "
+                         "(--opponent-card or --opponent-filled).")
+    points = bonus_points if bonus_points is not None else sc.bonus_points
     try:
-        advice = model.advise(pos, rolled, left,
-                              bonus_points if bonus_points is not None else sc.bonus_points,
-                              target, store=store)
+        advice = model.advise(pos, rolled, left, points, target, store=store,
+                              opponent=opponent)
     except WorkTooLong as exc:
         if store is None and target is None:
             exc.hint = (", or with --store FOLDER to read the values from a finished "
                         "`yz solve --store` folder")
         raise
+    if opponent is not None:
+        mean = model.advise(pos, rolled, left, points)  # the expected-score ranking beside
+        if as_json:
+            emit_json({**advice.to_dict(top), "opponent": {
+                "variant": opponent.variant, "strategy": opponent.strategy,
+                "expected_score": opponent.expected_score, "median": opponent.median},
+                "mean_play": mean.to_dict(top)})
+        else:
+            typer.echo(render.versus_advice_text(t, advice, mean, opponent, top))
+        return
     if as_json:
         emit_json(advice.to_dict(top))
     else:
         typer.echo(render.advice_text(t, advice, top))
+
+
+def _opponent_final_score(model, card, filled, upper_total, saved_rolls, strategy, quiet,
+                          as_json, yes):
+    """The exact distribution of the opponent's final score, from its card or options (its
+    variant: the card's, else the player's own)."""
+    from yz.rules.position import check_saved_rolls, parse_filled
+    from yz.solver.strategies import check_strategy
+
+    check_strategy(strategy)
+    oc = read_card(card)
+    theirs = model if oc.variant is None else model_for(oc.variant, quiet, as_json, yes=yes)
+    position = parse_filled(filled if filled is not None else oc.filled, theirs.tables,
+                            upper_total if upper_total is not None else oc.upper_total,
+                            origin=oc.origin if filled is None else None, finished=True)
+    saved = saved_rolls if saved_rolls is not None else oc.saved_rolls
+    if len(position.filled) < theirs.tables.n_categories:
+        from dataclasses import replace
+
+        position = replace(position, saved_rolls=check_saved_rolls(
+            theirs.tables, len(position.filled), saved, "opponent's "))
+    return theirs.final_score_from(position, strategy)
 
 
 # ---------------------------------------------------------------- solve, compare

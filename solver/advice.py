@@ -60,13 +60,16 @@ class Action:
         return f"keep {kept}, re-roll {len(self.reroll)}"
 
     def to_dict(self, best_value: float, banked: int | None = None,
-                target: int | None = None) -> dict:
+                target: int | None = None, objective: str = "mean") -> dict:
         """The move as plain JSON values (`yz advise --json`, the web page's options): its
         label, what it is worth (`value`, points still to come, and `expected_final` with the
-        points banked; with a `target`, `p_target`, the chance of reaching it), what it loses
-        against the best move, and its keep or its box (`BoxChoice.to_dict`)."""
+        points banked; with a `target`, `p_target`, the chance of reaching it; playing to win,
+        `p_win`, the chance of a win with a draw as half), what it loses against the best
+        move, and its keep or its box (`BoxChoice.to_dict`)."""
         out: dict = {"kind": self.kind, "label": self.label()}
-        if target is not None:
+        if objective == "win":
+            out["p_win"] = self.value
+        elif target is not None:
             out["p_target"] = self.value
         else:
             out.update(value=self.value,
@@ -86,7 +89,8 @@ class Advice:
     """The ranked actions in a position (best first) and the position's own value.
 
     Values are expected points still to come; with a `target`, they are instead the best
-    chance of finishing with at least `target` points.
+    chance of finishing with at least `target` points; playing to win (`objective` "win"),
+    the best chance of a win with a draw as half (`solver.versus`).
     """
 
     position_value: float  # from the start of this turn
@@ -98,6 +102,7 @@ class Advice:
     dice: tuple[int, ...] | None = None
     rolls_left: int | None = None
     saved_rolls: int | None = None  # those the turn started with; None: the game saves none
+    objective: str = "mean"  # what the values are: "mean", "target" or "win"
 
     @property
     def best(self) -> Action | None:
@@ -111,8 +116,11 @@ class Advice:
             "variant": self.variant, "filled": pos.filled, "upper_total": pos.upper_total,
             "yahtzee_full": pos.yahtzee_full, "saved_rolls": self.saved_rolls,
             "dice": list(self.dice) if self.dice else None, "rolls_left": self.rolls_left,
-            "banked": self.banked, "target": self.target, "best": None, "alternatives": []}
-        if self.target is not None:
+            "banked": self.banked, "target": self.target, "objective": self.objective,
+            "best": None, "alternatives": []}
+        if self.objective == "win":
+            out["position_p_win"] = self.position_value
+        elif self.target is not None:
             out["position_p_target"] = self.position_value
         else:
             out["position_value"] = self.position_value
@@ -120,8 +128,9 @@ class Advice:
                 else self.banked + self.position_value
         best = self.best
         if best is not None:
-            out["best"] = best.to_dict(best.value, self.banked, self.target)
-            out["alternatives"] = [a.to_dict(best.value, self.banked, self.target)
+            out["best"] = best.to_dict(best.value, self.banked, self.target, self.objective)
+            out["alternatives"] = [a.to_dict(best.value, self.banked, self.target,
+                                             self.objective)
                                    for a in self.actions[1: 1 + top]]
         return out
 
@@ -310,9 +319,11 @@ def check_target(t: RuleTables, pos: Position, banked: int | None, target: int) 
 
 
 def advise_target(table, pos: Position, dice: tuple[int, ...] | None, rolls_left: int | None,
-                  banked: int, target: int) -> Advice:
+                  banked: int, target: int, objective: str = "target") -> Advice:
     """Rank every action by the best chance of finishing with at least `target` points, from
-    a target table (`solver.target`) that reaches `target`."""
+    a target table (`solver.target`) that reaches `target`; or by any utility of the final
+    score (`objective`), from a table over the needs to reach its top `target` (`table.chance`
+    of a need met: the utility's top)."""
     solution = table.solution
     check_target(solution.tables, pos, banked, target)
 
@@ -323,11 +334,11 @@ def advise_target(table, pos: Position, dice: tuple[int, ...] | None, rolls_left
                                  target - banked - c.total, bank))
                 for c in box_choices(solution.tables, roll, p, first) if c.legal]
 
-    return _ranked(solution, pos, dice, rolls_left, banked, target, chance)
+    return _ranked(solution, pos, dice, rolls_left, banked, target, chance, objective)
 
 
 def _ranked(solution: Solution, pos: Position, dice, rolls_left, banked, target,
-            final_value=None) -> Advice:
+            final_value=None, objective: str | None = None) -> Advice:
     t = solution.tables
     check_rolls_left(t, dice, rolls_left, pos)
     if final_value is None:  # the optimal values: kept with them
@@ -337,7 +348,8 @@ def _ranked(solution: Solution, pos: Position, dice, rolls_left, banked, target,
     final_value = final_value or (lambda p, r, first=False, left=0: box_values(solution, p, r,
                                                                              first, left))
     about = {"variant": t.rules.name, "position": pos, "dice": dice, "rolls_left": rolls_left,
-             "saved_rolls": pos.saved_rolls if solution.layout.saves_rolls else None}
+             "saved_rolls": pos.saved_rolls if solution.layout.saves_rolls else None,
+             "objective": objective or ("mean" if target is None else "target")}
     if dice is None:
         return Advice(tables.start_value, [], banked, target, **about)
     roll = t.roll_index(dice)

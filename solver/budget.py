@@ -422,7 +422,7 @@ def need_seconds(t: RuleTables, layout: StateLayout, n_need: int, windows: bool,
                  payloads: bool, cols: int = MAX_BATCH_COLS) -> float:
     """A rough estimate of the seconds a need sweep up to need n_need - 1 takes (the target
     table's rate, `target_seconds`), `windows` only over the needs a state's banked points
-    allow (`target.window_rows`: at most the windows the forward pass sets aside), and with
+    allow (`target.need_rows`: at most the windows the forward pass sets aside), and with
     `payloads` carried by the decision kernel."""
     seconds = target_seconds(t, layout, n_need - 1, cols)
     if windows:

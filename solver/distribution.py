@@ -112,17 +112,19 @@ def state_windows(t: RuleTables, layout: StateLayout, k: int
 
 
 def score_distribution(solution: Solution, strategy: str = "optimal",
-                       step: Step | None = None, max_memory: int | None = None
-                       ) -> Distribution:
+                       step: Step | None = None, max_memory: int | None = None,
+                       start: int | None = None) -> Distribution:
     """The exact final-score distribution of `strategy` (see the module docstring), within
-    `max_memory` bytes (default: half of this machine's memory)."""
+    `max_memory` bytes (default: half of this machine's memory); from the state stored at
+    `start` (a turn in the middle of a game), of the points still to come."""
     from .forward import walk
 
     check_strategy(strategy)
-    check_distribution_memory(solution.tables, solution.layout, max_memory, streamed=True)
+    check_distribution_memory(solution.tables, solution.layout, max_memory,
+                              streamed=start is None)
     begin = time.perf_counter()
     found = walk(solution, strategy_values(solution, strategy), pmf=True, step=step,
-                 figures=False)
+                 figures=False, start=start)
     return Distribution(solution.rules.name, strategy, found.scores, found.probabilities,
                         time.perf_counter() - begin)
 

@@ -48,25 +48,27 @@ FIGURE_COLUMNS = ("target", "gain", "box", "points", "flags", "prob")
 
 
 def walk(solution: Solution, V: np.ndarray, pmf: bool = False, step: Step | None = None,
-         figures: bool = True) -> Walk:
+         figures: bool = True, start: int | None = None) -> Walk:
     """Follow the play that V's values make (the solved values: optimal play) from the empty
-    card to the full one: the figures (unless `figures` is False) and, with `pmf`, the
-    distribution of the points banked too. The distribution alone of a game with saved
-    rolls streams its moves (`_streamed_pmf`)."""
+    card (or the state stored at `start`) to the full one: the figures (unless `figures` is
+    False) and, with `pmf`, the distribution of the points banked on the way too. The
+    distribution alone of a game with saved rolls from its start streams its moves
+    (`_streamed_pmf`)."""
     from .kernels.outcomes import N_EVENTS
 
     problem = solution.problem
-    if pmf and not figures and problem.layout.saves_rolls:
+    t, layout = problem.tables, problem.layout
+    first = 0 if start is None else int(np.searchsorted(layout.LAYER_PTR, start, "right")) - 1
+    if pmf and not figures and problem.layout.saves_rolls and first == 0:
         scores, probabilities = _streamed_pmf(problem, V, step)
         return Walk(None, None, None, scores, probabilities)
-    t, layout = problem.tables, problem.layout
     n_cat = t.n_categories
-    index = np.array([layout.start], dtype=np.int64)
+    index = np.array([layout.start if start is None else start], dtype=np.int64)
     reach = np.ones(1)
     windows = _Windows.start() if pmf else None
     box_stats = np.zeros((2, n_cat))
     events = np.zeros(N_EVENTS)
-    for k in range(n_cat):
+    for k in range(first, n_cat):
         # Only the columns used: each is a gather of millions of moves per layer.
         names = ("target", "prob", *(("box", "points", "flags") if figures else ()),
                  *(("gain",) if pmf else ()))

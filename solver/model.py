@@ -536,25 +536,58 @@ class Model:
         with self.report.stage(f"playing {games:,} games", "games") as step:
             return simulate(solution, games, seed, strategy, step, keep_scores)
 
+    def final_score_from(self, position=None, strategy: str = "optimal"):
+        """The exact distribution of the final score of a player at `position` (a Position,
+        or the boxes filled as `position()` takes them, a full card included; every filled
+        box's score given) who plays `strategy` from there: the points on the card plus the
+        points still to come (`Distribution`)."""
+        from .distribution import Distribution, score_distribution
+
+        check_strategy(strategy)
+        if position is None or isinstance(position, str | dict):
+            position = self.position(position, finished=True)
+        banked = position.banked(self.tables)
+        if banked is None:
+            raise InputError("filled: the final score of a card needs the score of every "
+                             "filled box.", param="filled")
+        name = f"{self.name} from {len(position.filled)} boxes filled"
+        if len(position.filled) == self.tables.n_categories:
+            return Distribution(name, "finished", np.array([banked]), np.ones(1))
+        if not position.filled and position.saved_rolls == self.layout.start_bank:
+            rest = self.distribution(strategy)
+        else:
+            start = self.layout.index(position.mask, int(position.yahtzee_full),
+                                      position.upper_total, position.saved_rolls)
+            self.budget.check_distribution_memory()
+            solution = self.solve()
+            self.ensure_compiled("distribution")
+            with self.report.stage(f"the rest of a game of {self.name}", "boxes") as step:
+                rest = score_distribution(solution, strategy, step, self.max_memory, start)
+        return Distribution(name, strategy, rest.scores + banked, rest.probabilities,
+                            rest.seconds)
+
     def position(self, filled: str | dict | None = None, upper_total: int | None = None,
-                 saved_rolls: int | None = None):
+                 saved_rolls: int | None = None, finished: bool = False):
         """A position of this game from the boxes filled ('ones=3,yahtzee=50' or a mapping;
         `upper_total` instead of each upper score; `saved_rolls` at the turn's start in games
         that save rolls): `yz.rules.position.Position`."""
         from yz.rules.position import parse_filled
 
-        return parse_filled(filled, self.tables, upper_total, saved_rolls=saved_rolls)
+        return parse_filled(filled, self.tables, upper_total, saved_rolls=saved_rolls,
+                            finished=finished)
 
     def advise(self, position=None, dice=None, rolls_left: int | None = None,
                bonus_points: int | None = None, target: int | None = None,
-               saved_rolls: int | None = None, store=None):
+               saved_rolls: int | None = None, store=None, opponent=None):
         """Every move in a position ranked (`solver.advice.Advice`): by the expected final
         score, or with `target` by the chance of finishing with at least `target` points.
         `position`: a Position, or the boxes filled as `position()` takes them (default: the
         game's start). Without dice, only the position's value. `store`: a folder of a
         finished layered solve (`solve_layered`) to read the values from, instead of solving
-        (only the layer after the position is read). Everything is checked before any
-        solve."""
+        (only the layer after the position is read). `opponent`: rank the moves by the chance
+        of beating it instead (a `versus.Opponent`, or the `Distribution` of its final score:
+        `final_score_from` its card), the best response from here to its fixed strategy
+        (`versus.advise_to_win`). Everything is checked before any solve."""
         from yz.rules.position import check_bonus_points, check_saved_rolls, most_rolls_left
 
         from .advice import advise, advise_target, check_rolls_left, check_target
@@ -575,6 +608,9 @@ class Model:
         if target is not None and store is not None:
             raise InputError("store: a target is played from its own tables, not from a "
                              "layered solve's folder; leave out one of them.", param="store")
+        if opponent is not None:
+            return self._advise_to_win(position, dice, rolls_left, banked, opponent, target,
+                                       store)
         if target is None:
             solution = self.solve() if store is None else self.store_solution(
                 store, [len(position.filled) + 1])
@@ -585,6 +621,32 @@ class Model:
         check_target(t, position, banked, target)
         self.budget.check_target_memory(min(target, t.highest_score), param="target")
         return advise_target(self.targets(target), position, dice, rolls_left, banked, target)
+
+    def _advise_to_win(self, position, dice, rolls_left, banked, opponent, target, store):
+        from .distribution import Distribution
+        from .versus import TAIL, Opponent, advise_to_win
+
+        if target is not None or store is not None:
+            raise InputError("opponent: playing to win is played from its own tables; leave out "
+                             "the target and the store.", param="opponent")
+        if banked is None:
+            raise InputError("opponent: playing to win needs your points on the card: give the "
+                             "score of every filled box.", param="opponent")
+        if isinstance(opponent, Distribution):
+            opponent = Opponent.of(opponent)
+        elif not isinstance(opponent, Opponent):
+            raise InputError(f"opponent: {type(opponent).__name__} is not an opponent; give an "
+                             "Opponent or a Distribution.", param="opponent")
+        top = max(opponent.top_score(TAIL), banked + 1)
+        share = 2.0 ** (len(position.filled) - self.tables.n_categories + 1)  # (boxes left)
+        self.budget.check_need_memory(top + 1, 1, "playing to win in")
+        self.budget.check_time("playing to win in",
+                               share * self.budget.need_seconds(top + 1, True, False))
+        solution = self.solve()
+        self.ensure_compiled("targets")
+        with self.report.stage(f"playing {self.name} to win from here", "columns") as step:
+            return advise_to_win(solution, position, dice, rolls_left, banked, opponent,
+                                 TAIL, step)
 
     def store_solution(self, folder, layers=None) -> Solution:
         """The values of a finished layered solve in `folder` (`layered.read_store`, without

@@ -31,7 +31,7 @@ from yz.rules import InputError
 from .dp import Solution, check_values
 from .kernels.bundle import Needs, Rows
 from .report import Step
-from .state import StateLayout
+from .state import StateLayout, filled_maxima
 
 MAX_TARGET = 5000
 DEFAULT_MAX_TARGET = 500  # the table `targets()` builds when not told how high
@@ -98,64 +98,76 @@ def check_max_target(max_target: int, param: str = "max_target") -> None:
                          f"{MAX_TARGET}.", param=param)
 
 
-def target_rows(layout: StateLayout, k: int, n_need: int) -> tuple[Rows, np.ndarray]:
-    """The rows of layer k for target play: each state's needs 1 .. n_need - 1 in runs of at
+def most_to_come(t, layout: StateLayout, k: int) -> np.ndarray:
+    """For every stored state of layer k (store order), at least the most points still to
+    come: every open box at its best, the upper bonus while it is not made, and an extra
+    Yahtzee bonus on every turn left."""
+    mask, _flag, u, _index = layout.state_arrays(k)
+    every, _others = filled_maxima(t, mask)
+    rest = int(t.BOX_MAX.sum()) - every + t.yahtzee_bonus * (t.n_categories - k)
+    if t.upper_threshold:
+        rest += np.where(u < t.upper_threshold, t.upper_bonus, 0)
+    return rest.astype(np.int64)
+
+
+def need_rows(t, layout: StateLayout, k: int, n_need: int, reach: int | None = None,
+              windows: bool = False, after: tuple[int, int] | None = None
+              ) -> tuple[Rows, np.ndarray]:
+    """The rows of layer k for a need sweep: each state's needs 1 .. n_need - 1 in runs of at
     most NEED_RUN; results go to (state - layer start) x n_need + need. In store order, so
     with saved rolls the rows of a bank are consecutive and every bank has the same rows (what
-    `layer.layer_batches` needs to sweep them all at once)."""
-    mask, flag, u, index = layout.state_arrays(k)
-    states = layout.rows(k)
-    bank = np.repeat(states.BANK, states.NU)
-    first = index - layout.LAYER_PTR[k]
-    starts = np.arange(1, n_need, NEED_RUN, dtype=np.int64)
-    lengths = np.minimum(NEED_RUN, n_need - starts)
-    m = np.repeat(mask, len(starts))
-    f = np.repeat(flag, len(starts))
-    uu = np.repeat(u, len(starts))
-    need0 = np.tile(starts, len(mask))
-    nu = np.tile(lengths, len(mask))
-    out = np.repeat(first, len(starts)) * n_need + need0
-    return Rows.of(MASK=m, FLAG=f, BANK=np.repeat(bank, len(starts)), U0=uu, NU=nu,
-                 OUT=out), need0
+    `layer.layer_batches` needs to sweep them all at once).
 
-
-def window_rows(t, layout: StateLayout, k: int, n_need: int) -> tuple[Rows, np.ndarray]:
-    """`target_rows` for one utility whose top is need n_need - 1 at the game's start (no
-    points banked): each state's needs only where its banked points can be (`distribution.
-    state_windows`: what its filled boxes can add up to), the rest of its row never read."""
+    Needs a state's entry is known without a sweep for are left out (their entries stay 0):
+    with `reach`, the needs above the most points it can still score (`most_to_come`) plus
+    `reach` (the utility is 0 below its top less `reach`: 0 for a target); with `windows`, the
+    needs its banked points cannot be at from a start at need n_need - 1 (one utility, not
+    every target: `distribution.state_windows`, what its filled boxes can add up to); with
+    `after` = (box set, points banked) of a position, only the states it can reach (those
+    whose box sets hold its boxes) and their needs from those points on."""
     from .distribution import state_windows
+    from .kernels.state import has_all
 
     mask, flag, u, index = layout.state_arrays(k)
     states = layout.rows(k)
     bank = np.repeat(states.BANK, states.NU)
     first = index - layout.LAYER_PTR[k]
-    lo_b, width = state_windows(t, layout, k)
     top = n_need - 1
-    j_lo = np.maximum(1, top - (lo_b + width - 1))
-    j_hi = np.minimum(top, top - lo_b)
+    j_lo = np.ones(len(mask), dtype=np.int64)
+    j_hi = np.full(len(mask), top, dtype=np.int64)
+    if reach is not None:
+        j_hi = np.minimum(j_hi, most_to_come(t, layout, k) + reach)
+    if windows:
+        lo_b, width = state_windows(t, layout, k)
+        j_lo = np.maximum(j_lo, top - (lo_b + width - 1))
+        j_hi = np.minimum(j_hi, top - lo_b)
+    if after is not None:
+        j_hi = np.where(has_all(mask, after[0]), np.minimum(j_hi, top - after[1]), 0)
     runs = np.where(j_hi >= j_lo, (j_hi - j_lo + NEED_RUN) // NEED_RUN, 0)
     state = np.repeat(np.arange(len(mask)), runs)
     within = np.arange(len(state)) - np.repeat(np.cumsum(runs) - runs, runs)
-    need0 = j_lo[state] + within * NEED_RUN
+    need0 = (j_lo[state] + within * NEED_RUN).astype(np.int64)
     nu = np.minimum(NEED_RUN, j_hi[state] - need0 + 1)
     rows = Rows.of(MASK=mask[state], FLAG=flag[state], BANK=bank[state], U0=u[state], NU=nu,
                    OUT=first[state] * n_need + need0)
-    return rows, need0.astype(np.int64)
+    return rows, need0
 
 
 def need_sweep(solution: Solution, n_need: int, last: np.ndarray, met: float,
                on_layer: Callable[[int, slice, np.ndarray, tuple], None],
                step: Step | None = None, windows: bool = False,
-               payloads: tuple | None = None, what: str = "chances of reaching the targets"
-               ) -> None:
+               payloads: tuple | None = None, what: str = "chances of reaching the targets",
+               reach: int | None = None, after: tuple[int, int, int] | None = None) -> None:
     """The backward sweep of a table over needs 0 .. n_need - 1 (see the module docstring),
     layer by layer from the full card, whose row is `last` (the utility of each need's final
     score; column 0, a need met, is worth `met` everywhere). `on_layer(k, its store slice,
     its table, its payload tables)` receives each layer as it is solved (two are held).
-    `windows`: only the needs a state's banked points allow from a start at need n_need - 1
-    (one utility, not every target). `payloads` = (last_m1, met_m1, last_m2, met_m2): two more
-    tables of the same shape, carried along the choices the values make (the decision
-    kernel, its tie rule: `ties`), such as the chances of a win and of a draw."""
+    `windows` and `reach`: only the needs whose entries are not known without it (`need_rows`;
+    the others stay 0). `after` = (box set, points banked, layer) of a position: only what it
+    can reach, down to that layer (the last one `on_layer` receives). `payloads` = (last_m1,
+    met_m1, last_m2, met_m2): two more tables of the same shape, carried along the choices the
+    values make (the decision kernel, its tie rule: `ties`), such as the chances of a win and
+    of a draw."""
     from .kernels import layer
     from .kernels.bundle import Next
 
@@ -173,12 +185,13 @@ def need_sweep(solution: Solution, n_need: int, last: np.ndarray, met: float,
     below = layer_table(n_cat, last, met)
     below_p = None if payloads is None else (layer_table(n_cat, payloads[0], payloads[1]),
                                              layer_table(n_cat, payloads[2], payloads[3]))
-    done, total = 0, int(layout.LAYER_PTR[-2]) * (n_need - 1)
-    for k in range(n_cat - 1, -1, -1):
+    lowest = 0 if after is None else after[2]
+    done, total = 0, int(layout.LAYER_PTR[-2] - layout.LAYER_PTR[lowest]) * (n_need - 1)
+    for k in range(n_cat - 1, lowest - 1, -1):
         here = layout.layer_slice(k)
         current = layer_table(k, last, met)
-        rows, need0 = (window_rows(t, layout, k, n_need) if windows
-                       else target_rows(layout, k, n_need))
+        rows, need0 = need_rows(t, layout, k, n_need, reach, windows,
+                                None if after is None else after[:2])
         m1, m2 = (0.0, 0.0) if payloads is None else (payloads[1], payloads[3])
         needs = Needs.of(NEED0=need0, n_need=n_need, next_base=int(layout.LAYER_PTR[k + 1]),
                          met=met, met_m1=m1, met_m2=m2)
@@ -217,5 +230,5 @@ def solve_targets(solution: Solution, max_target: int, step: Step | None = None
     def keep(_k: int, here: slice, table: np.ndarray, _payloads) -> None:
         W[here] = table
 
-    need_sweep(solution, n_need, last, 1.0, keep, step)
+    need_sweep(solution, n_need, last, 1.0, keep, step, reach=0)
     return TargetTable(solution, max_target, W, time.perf_counter() - begin)

@@ -8,7 +8,7 @@ A player who wants to win maximises E[u(final score)] for the utility
 opponents (their top score has CDF F^N) a tie for the top with k of them counts 1/(k + 1). The
 strategy that maximises it is the target table's (`solver.target`) with u as the full card's
 boundary: one sweep over (state, points still needed to reach the top B of u), where only the
-needs a state's banked points allow are computed (`target.window_rows`). Beside the utility the
+needs a state's banked points allow are computed (`target.need_rows`). Beside the utility the
 sweep carries, along the choices it makes (ties broken as `kernels.ties` says: the split of a
 strategy's draws and wins depends on that), the chances of winning outright and of a draw, so
 the three are exact, not sampled.
@@ -210,9 +210,10 @@ def blind_best_response(solution: Solution, opponent: Opponent, tail: float = TA
             found["chances"] = Chances(float(payloads[0][i, top]), float(payloads[1][i, top]),
                                        0.0)
 
+    lowest = int(opponent.scores[0])  # u is 0 below the lowest score the opponent can have
     need_sweep(solution, top + 1, row, float(u[top]), keep, step, windows=True,
                payloads=(win[::-1].copy(), float(win[top]), tie[::-1].copy(), float(tie[top])),
-               what="chances of winning")
+               what="chances of winning", reach=max(0, top - lowest))
     c = found["chances"]
     return Chances(c.win, c.draw, max(0.0, 1.0 - c.win - c.draw)), found["value"], top
 
@@ -244,9 +245,64 @@ def clairvoyant_ceiling(solution: Solution, opponent: Opponent, tail: float = TA
             found["row"] = (payloads[0][i].copy(), payloads[1][i].copy())
 
     need_sweep(solution, n_need, row, 1.0, keep, step,
-               payloads=(win_row, 1.0, draw_row, 0.0), what="chances of winning")
+               payloads=(win_row, 1.0, draw_row, 0.0), what="chances of winning", reach=1)
     win_by_need, draw_by_need = found["row"]
     inside = (opponent.scores >= 0) & (opponent.scores <= top_t)
     t, p = opponent.scores[inside], opponent.probabilities[inside]
     w, d = float(p @ win_by_need[t + 1]), float(p @ draw_by_need[t + 1])
     return Chances(w, d, max(0.0, 1.0 - w - d))
+
+
+@dataclass(frozen=True)
+class UtilityTable:
+    """A utility's table over (state, need) for one layer, as `advice.advise_target` reads a
+    target table: the need to reach the top `top` of the utility; a need met is worth
+    `met`."""
+
+    solution: Solution
+    layer: int
+    table: np.ndarray  # float64 [the layer's stored states, top + 1]
+    top: int
+    met: float
+
+    def chance(self, mask: int, upper_total: int, yahtzee_full: bool, need: int,
+               saved_rolls: int = 0) -> float:
+        if need <= 0:
+            return self.met
+        layout = self.solution.layout
+        index = layout.index(mask, int(yahtzee_full), upper_total, saved_rolls)
+        return float(self.table[index - int(layout.LAYER_PTR[self.layer]), need])
+
+
+def advise_to_win(solution: Solution, position, dice, rolls_left: int | None, banked: int,
+                  opponent: Opponent, tail: float = TAIL, step: Step | None = None):
+    """Every move of player A at `position` (A's points banked: `banked`) ranked by the chance
+    of beating the opponent (P(win) + P(draw) / 2, `advice.Advice` with objective "win"): the
+    best response to the opponent's final score from here, solved over the states A can
+    still reach (only the layer after A's turn is kept). Exact against the opponent's fixed
+    strategy; re-solve when the opponent's card changes."""
+    from .advice import advise_target
+    from .target import need_sweep
+
+    top = max(opponent.top_score(tail), banked + 1)
+    u, _win, _tie = opponent.outcome(top)
+    row = u[::-1].copy()
+    layout = solution.layout
+    after = len(position.filled) + 1
+    if after == solution.tables.n_categories:  # A's last turn: the full card's own row
+        table = np.tile(row, (int(np.diff(layout.LAYER_PTR)[after]), 1))
+        table[:, 0] = u[top]
+    else:
+        kept: dict = {}
+
+        def keep(k: int, _here: slice, layer_table: np.ndarray, _payloads) -> None:
+            if k == after:
+                kept["table"] = layer_table
+
+        lowest = int(opponent.scores[0])
+        need_sweep(solution, top + 1, row, float(u[top]), keep, step, windows=True,
+                   what="chances of winning", reach=max(0, top - lowest),
+                   after=(position.mask, banked, after))
+        table = kept["table"]
+    return advise_target(UtilityTable(solution, after, table, top, float(u[top])), position,
+                         dice, rolls_left, banked, top, objective="win")

@@ -181,3 +181,58 @@ def test_an_opponent_from_the_csv_yz_distribution_writes(tmp_path):
     (tmp_path / "sum.csv").write_text("10,0.5\n11,0.4\n")
     with pytest.raises(InputError, match="add up to"):
         Opponent.from_csv(tmp_path / "sum.csv")
+
+
+def state_of(rules, position):
+    """The twin's state of a position: (filled keys, upper total capped, flag)."""
+    upper = position.upper_total
+    if rules.upper_bonus is not None:
+        upper = min(upper, rules.upper_bonus.threshold)
+    return frozenset(position.filled), upper, position.yahtzee_full
+
+
+@pytest.mark.parametrize("filled, dice, left", [
+    ("ones=1,threes=3", (1, 3), 0), ("ones=1,threes=3", (2, 2), 1), ("ones=2,pair=10", (3, 3), 1),
+    ("threes=6", (1, 1), 1), ("pair=0", None, None), ("", (1, 2), 1)])
+def test_live_advice_is_the_twins(filled, dice, left):
+    """Each position's best move (or value before the roll) by the chance of beating an
+    opponent whose final score is known in distribution: the twin's expectimax from that
+    position (at the last turn, every game enumerated)."""
+    rules = rules_from_text(GAME)
+    model = Model(rules, use_cache=False)
+    opponent = opponent_of([3, 6, 8, 11, 14], [0.1, 0.3, 0.25, 0.25, 0.1])
+    advice = model.advise(filled, dice, left, opponent=opponent)
+    position = model.position(filled)
+    banked = position.banked(model.tables)
+    u, _w, _t = field_utility(opponent)
+    twin = NaiveUtility(rules, u)
+    state = state_of(rules, position)
+    if dice is None:
+        assert advice.position_value == pytest.approx(twin.value(state, banked)[0], abs=1e-9)
+        return
+    assert advice.objective == "win"
+    assert advice.best.value == pytest.approx(twin.best(state, banked, dice, left)[0],
+                                              abs=1e-9)
+    as_data = advice.to_dict()
+    assert as_data["best"]["p_win"] == advice.best.value and "value" not in as_data["best"]
+
+
+def test_an_opponents_card_gives_its_final_score():
+    """The opponent's final score from its card: the points on it plus the exact rest of its
+    game under its strategy (mean: the solved value), a finished card a single score."""
+    model = Model(rules_from_text(GAME), use_cache=False)
+    position = model.position("ones=2,threes=3")
+    dist = model.final_score_from(position)
+    solution = model.solve()
+    value = solution.value(position.mask, position.upper_total, False)
+    assert dist.probabilities.sum() == pytest.approx(1.0, abs=1e-12)
+    banked = position.banked(model.tables)
+    assert banked == 10  # 2 + 3, and the upper bonus (5 at 4) made
+    assert dist.expected_score == pytest.approx(banked + value, abs=1e-9)
+    done = model.final_score_from("ones=2,threes=3,pair=10")
+    assert done.scores.tolist() == [20] and done.probabilities.tolist() == [1.0]
+    # Against a finished card (T = 20) the utility is P(A > 20) + P(A = 20) / 2.
+    advice = model.advise("ones=1,threes=3", (3, 3), 1, opponent=done)
+    twin = NaiveUtility(model.rules, lambda x: (x > 20) + 0.5 * (x == 20))
+    state = state_of(model.rules, model.position("ones=1,threes=3"))
+    assert advice.best.value == pytest.approx(twin.best(state, 9, (3, 3), 1)[0], abs=1e-9)

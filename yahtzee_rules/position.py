@@ -164,9 +164,11 @@ def check_bonus_points(t: RuleTables, pos: Position, bonus_points: int | None) -
 
 
 def parse_filled(spec: str | dict | None, t: RuleTables, upper_total: int | None = None,
-                 origin: str | None = None, saved_rolls: int | None = None) -> Position:
+                 origin: str | None = None, saved_rolls: int | None = None,
+                 finished: bool = False) -> Position:
     """A position from 'ones=3,chance=22,yahtzee=50' (or a mapping), with `saved_rolls` at
-    the turn's start in games that save rolls; InputError if impossible.
+    the turn's start in games that save rolls; InputError if impossible. With `finished` a
+    full card is a position too (an opponent's finished game).
 
     A box named without a score is filled with an unknown score; the scores of boxes counting
     toward the upper bonus (unless `upper_total` gives their sum), and of the Yahtzee box when
@@ -213,7 +215,7 @@ def parse_filled(spec: str | dict | None, t: RuleTables, upper_total: int | None
                 raise InputError(f"{where}filled: {key}={score} is a score the box '{key}' can "
                                  f"never hold under {rules.name}; possible scores: {shown}.")
         filled[key] = score
-    if len(filled) >= len(rules.categories):
+    if len(filled) >= len(rules.categories) and not finished:
         raise InputError("filled: every box is filled, so the game is over and there is no move "
                          "to make; leave at least one box open.")
     need = [k for k in rules.bonus_categories if k in filled and filled[k] is None]

@@ -21,6 +21,12 @@ def has(mask, c):
     return ((mask >> c) & 1) == 1
 
 
+def has_all(mask, boxes):
+    """Whether box set `mask` has every box of box set `boxes` filled (elementwise for arrays
+    of masks): the states a position can still reach."""
+    return (mask & boxes) == boxes
+
+
 def with_box(mask, c):
     """The box set after filling box c."""
     return mask | (1 << c)
@@ -66,5 +72,5 @@ def bank_after(K, bank, left):
 
 
 # What `jit` compiles for the kernels.
-SCALAR = (has, with_box, is_open, yahtzee_filled, column, run_start, store_index,
+SCALAR = (has, has_all, with_box, is_open, yahtzee_filled, column, run_start, store_index,
           bank_after)
