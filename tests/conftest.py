@@ -57,9 +57,10 @@ def server():
     thread.join(timeout=10)
 
 
-@pytest.fixture
+@pytest.fixture(scope="session")
 def browser():
-    """Debian's chromium under Playwright (tests/browser_support.py)."""
+    """Debian's chromium under Playwright (tests/browser_support.py): one browser for a test
+    process's whole run (each test opens pages or contexts of its own, closed with it)."""
     from browser_support import ARGS, CHROMIUM
     from playwright.sync_api import sync_playwright
 
@@ -78,3 +79,12 @@ def cluster():
                                   dashboard_address=None, silence_logs=40) as c, \
             distributed.Client(c) as client:
         yield client
+
+
+@pytest.fixture(autouse=True)
+def _close_pages(request):
+    """A browser test's pages and contexts are closed after it (the browser is shared)."""
+    yield
+    if "browser" in request.fixturenames:
+        for context in request.getfixturevalue("browser").contexts:
+            context.close()

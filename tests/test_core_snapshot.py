@@ -35,12 +35,12 @@ RENAMED = {"mean": "expected_score", "upper_bonus_rate": "p_upper_bonus"}
 @pytest.fixture(scope="module", params=sorted(SNAPSHOT))
 def case(request):
     name = request.param
-    solution = Model(compile_rules(load_rules(name)), use_cache=False).solve(with_sd=True)
-    return name, solution, SNAPSHOT[name]
+    model = Model(compile_rules(load_rules(name)), use_cache=False)
+    return name, model.solve(with_sd=True), SNAPSHOT[name], model
 
 
 def test_values_and_sd(case):
-    _name, solution, snap = case
+    _name, solution, snap, _model = case
     assert solution.expected_score == pytest.approx(snap["expected_score"], abs=TOL, rel=0)
     assert solution.sd == pytest.approx(snap["sd"], abs=TOL, rel=0)
     t = solution.tables
@@ -58,8 +58,8 @@ def test_values_and_sd(case):
 SLOW_FIGURES = {("yatzy", "greedy"), ("yatzy", "heuristic")}
 
 
-def check_figures(solution, strategy: str, old: dict) -> None:
-    new = Model(solution.tables, use_cache=False).figures(strategy).as_dict()
+def check_figures(model, strategy: str, old: dict) -> None:
+    new = model.figures(strategy).as_dict()
     for key, value in old.items():
         if key in ("seconds", "strategy"):
             continue
@@ -74,21 +74,21 @@ def check_figures(solution, strategy: str, old: dict) -> None:
 
 
 def test_exact_figures(case):
-    name, solution, snap = case
+    name, _solution, snap, model = case  # (the model solved with the SD: no solve again)
     for strategy, old in snap["figures"].items():
         if (name, strategy) not in SLOW_FIGURES:
-            check_figures(solution, strategy, old)
+            check_figures(model, strategy, old)
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("name, strategy", sorted(SLOW_FIGURES))
 def test_exact_figures_of_the_slow_cases(name, strategy):
-    solution = Model(compile_rules(load_rules(name)), use_cache=False).solve()
-    check_figures(solution, strategy, SNAPSHOT[name]["figures"][strategy])
+    check_figures(Model(compile_rules(load_rules(name)), use_cache=False), strategy,
+                  SNAPSHOT[name]["figures"][strategy])
 
 
 def test_advice(case):
-    _name, solution, snap = case
+    _name, solution, snap, _model = case
     t = solution.tables
     for p in snap["positions"]:
         pos = parse_filled(p["filled"], t)
@@ -100,7 +100,7 @@ def test_advice(case):
 
 
 def test_games(case):
-    _name, solution, snap = case
+    _name, solution, snap, _model = case
     for strategy, old in snap["games"].items():
         played = simulate(solution, 3000, seed=11, strategy=strategy, keep_scores=True)
         assert int(played.scores.sum()) == old["sum"], strategy

@@ -383,21 +383,32 @@ def rule_files(extends: str | None) -> st.SearchStrategy:
         lambda rate: from_schema(node, defs, rate)).map(finish)
 
 
-PROFILE = settings(max_examples=400, deadline=None, derandomize=True, print_blob=True,
-                   suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much,
-                                          HealthCheck.data_too_large])
+def profile(examples: int):
+    return settings(max_examples=examples, deadline=None, derandomize=True, print_blob=True,
+                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much,
+                                           HealthCheck.data_too_large])
 
 
-@PROFILE
-@given(rule_files(extends=None))
-def test_a_file_without_extends_gets_the_same_verdict(doc):
+# The default run draws 60 files for each (about 20 s); `pytest -m slow` draws 400.
+QUICK_EXAMPLES, SLOW_EXAMPLES = 60, 400
+
+
+def file_without_extends_gets_the_same_verdict(doc):
     note(yaml.safe_dump(doc, sort_keys=False))
     assert_same_verdict(doc)
 
 
-@PROFILE
-@given(rule_files(extends="official-free-joker"))
-def test_a_file_the_loader_accepts_is_in_the_schema(doc):
+def file_the_loader_accepts_is_in_the_schema(doc):
     note(yaml.safe_dump(doc, sort_keys=False))
     if loads(doc) is None:
         assert schema_errors(doc) == []
+
+
+test_a_file_without_extends_gets_the_same_verdict = profile(QUICK_EXAMPLES)(
+    given(rule_files(extends=None))(file_without_extends_gets_the_same_verdict))
+test_a_file_the_loader_accepts_is_in_the_schema = profile(QUICK_EXAMPLES)(
+    given(rule_files(extends="official-free-joker"))(file_the_loader_accepts_is_in_the_schema))
+test_many_files_without_extends_get_the_same_verdict = pytest.mark.slow(profile(SLOW_EXAMPLES)(
+    given(rule_files(extends=None))(file_without_extends_gets_the_same_verdict)))
+test_many_files_the_loader_accepts_are_in_the_schema = pytest.mark.slow(profile(SLOW_EXAMPLES)(
+    given(rule_files(extends="official-free-joker"))(file_the_loader_accepts_is_in_the_schema)))

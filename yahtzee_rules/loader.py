@@ -659,13 +659,14 @@ def _remove_categories(data, marks, removals, raw_marks, origin) -> None:
                          "the rule set has no list of categories to remove boxes from; give "
                          "`categories` as a list.")
     keys = [c.get("key") if isinstance(c, dict) else None for c in cats]
+    names = [k for k in keys if isinstance(k, str) and k]  # (a key may be any YAML value yet)
     for j, key in enumerate(removals):
         if key not in keys:
-            hint = difflib.get_close_matches(key, [k for k in keys if k], n=1)
+            hint = difflib.get_close_matches(key, names, n=1)
             tip = f" Did you mean '{hint[0]}'?" if hint else ""
             raise RulesError(f"{_at(raw_marks, ('remove_categories', j), origin)}: "
                              f"remove_categories[{j}]: '{key}' is not a category of the rule set "
-                             f"being extended ({', '.join(k for k in keys if k)}).{tip}")
+                             f"being extended ({', '.join(names)}).{tip}")
     kept = [i for i, k in enumerate(keys) if k not in removals]
     renumbered = {old_i: new_i for new_i, old_i in enumerate(kept)}
     moved = {}
