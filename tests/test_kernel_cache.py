@@ -2,10 +2,11 @@
 
 numba checks only the source file a cached function is defined in, so a DP driver cached in
 `layer.py` would keep calling an old `keep_average` after `keeps.py` changed. yz caches its
-kernels in a folder named by a hash of every kernel source (`solver.kernels.jit`). This test
-edits a copy of the package between two runs that share one numba cache folder, and checks
-that the edit reaches a kernel of another file (the DP driver, compiled in `layer.py` from
-`keeps.py`'s functions).
+kernels in a folder named by a hash of every kernel source (`solver.kernels.jit`), the same
+folder wherever yz is installed. This test runs copies of the package that share one numba
+cache folder: a second copy at another path compiles nothing, and an edit in one kernel file
+reaches a kernel of another file (the DP driver, compiled in `layer.py` from `keeps.py`'s
+functions).
 """
 
 from __future__ import annotations
@@ -38,20 +39,39 @@ def _run(copy: Path, numba_cache: Path) -> list[float]:
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
-def test_an_edit_in_one_kernel_file_reaches_every_caller(tmp_path):
-    copy = tmp_path / "src"
-    package = copy / "yz"
+def _install(where: Path) -> Path:
+    """A copy of yz's packages under `where` (a folder for PYTHONPATH), as an installation at
+    another path is."""
     for folder, name in (("yahtzee_rules", "rules"), ("solver", "solver"),
                          ("variants", "variants")):
-        shutil.copytree(ROOT / folder, package / name,
+        shutil.copytree(ROOT / folder, where / "yz" / name,
                         ignore=shutil.ignore_patterns("__pycache__"))
+    return where
+
+
+def _compiled_files(numba_cache: Path) -> dict[str, int]:
+    """numba's cache files and their modification times (nanoseconds)."""
+    return {str(p.relative_to(numba_cache)): p.stat().st_mtime_ns
+            for p in numba_cache.rglob("*.nb*")}
+
+
+def test_a_second_installation_reuses_the_kernels_and_an_edit_reaches_every_caller(tmp_path):
+    """One cold compile, then: the same yz at another path (a second virtual environment)
+    compiles nothing, finding what the first compiled where the compile markers say; an edit in
+    one kernel file starts a new folder and reaches a kernel of another file."""
     numba_cache = tmp_path / "numba"
-    before = _run(copy, numba_cache)
-    keeps = package / "solver" / "kernels" / "keeps.py"
+    first = _install(tmp_path / "first")
+    before = _run(first, numba_cache)
+    compiled = _compiled_files(numba_cache)
+    assert compiled and len(list(numba_cache.glob("yz-kernels-*"))) == 1
+    second = _install(tmp_path / "elsewhere" / "second")
+    assert _run(second, numba_cache) == before
+    assert _compiled_files(numba_cache) == compiled  # nothing compiled, nothing rewritten
+    keeps = second / "yz" / "solver" / "kernels" / "keeps.py"
     source = keeps.read_text()
     assert "    inv = 1.0 / n_faces\n" in source
     keeps.write_text(source.replace("    inv = 1.0 / n_faces\n", "    inv = 0.5 / n_faces\n"))
-    after = _run(copy, numba_cache)
+    after = _run(second, numba_cache)
     # Every re-roll's average now halves (229.64 drops to about 130): the value must move,
     # not come from the code cached before the edit.
     assert after[0] < before[0] - 50, (before, after)

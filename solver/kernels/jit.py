@@ -8,37 +8,60 @@ changed. Every kernel is therefore cached in a folder named by a hash of *all* k
 The folder is `$NUMBA_CACHE_DIR/yz-kernels-<hash>` when numba's own variable is set, else
 `<user cache>/yz/kernels/yz-kernels-<hash>` (platformdirs' user cache folder). It does not follow
 `YZ_CACHE_DIR`, which holds solved strategies: compiled code is shared by every strategy
-cache, test and worker on the machine.
+cache, test and worker on the machine. numba would file a kernel under a sub-folder named by
+the folder yz is installed in; `KernelLocator` files it in that folder itself, so a second
+installation of the same yz (another virtual environment, another path) finds what the first
+compiled, as the compile markers (`kernel_cache.compiled`) say.
 """
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
+
 import numba
-import numba.core.config
 import numpy as np
+from numba.core.caching import CacheImpl, UserProvidedCacheLocator
 from numba.extending import register_jitable
 
-from ..kernel_cache import DEBUG_KERNELS, KERNEL_CACHE_DIR
+from ..kernel_cache import DEBUG_KERNELS, KERNEL_CACHE_DIR, KERNEL_DIR
 from . import rule, state, ties
 
 
-def kernel(fn=None, **options):
-    """`numba.njit(cache=True, **options)`, cached under `KERNEL_CACHE_DIR`.
+class KernelLocator(UserProvidedCacheLocator):
+    """Where numba caches a yz kernel: `KERNEL_CACHE_DIR` itself, named by the kernels'
+    sources (and numba's version), not by the folder they are installed in. numba still
+    checks each entry against its source file's content (a SHA-256) before using it."""
 
-    numba picks a function's cache folder when it is decorated, from `numba.config.CACHE_DIR`;
-    the setting is restored right after, so other numba code in the process is not affected.
-    With `YZ_DEBUG_KERNELS=1` every kernel checks its array indices (`boundscheck`).
-    """
+    def __init__(self, py_func, py_file):
+        self._py_file = py_file
+        self._lineno = py_func.__code__.co_firstlineno
+        self._cache_path = str(KERNEL_CACHE_DIR)
+
+    @classmethod
+    def from_function(cls, py_func, py_file):
+        if not os.path.exists(py_file) or Path(py_file).resolve().parent != KERNEL_DIR:
+            return None  # (not one of yz's kernels: numba's own locators decide)
+        locator = cls(py_func, py_file)
+        try:
+            locator.ensure_cache_path()
+        except OSError:
+            return None
+        return locator
+
+
+if KernelLocator not in CacheImpl._locator_classes:
+    CacheImpl._locator_classes.insert(0, KernelLocator)
+
+
+def kernel(fn=None, **options):
+    """`numba.njit(cache=True, **options)`, cached under `KERNEL_CACHE_DIR` (`KernelLocator`).
+    With `YZ_DEBUG_KERNELS=1` every kernel checks its array indices (`boundscheck`)."""
 
     def decorate(func):
-        saved = numba.core.config.CACHE_DIR
-        numba.core.config.CACHE_DIR = str(KERNEL_CACHE_DIR)
-        try:
-            if DEBUG_KERNELS:
-                options.setdefault("boundscheck", True)
-            return numba.njit(cache=True, **options)(func)
-        finally:
-            numba.core.config.CACHE_DIR = saved
+        if DEBUG_KERNELS:
+            options.setdefault("boundscheck", True)
+        return numba.njit(cache=True, **options)(func)
 
     return decorate if fn is None else decorate(fn)
 
