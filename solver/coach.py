@@ -223,7 +223,9 @@ class Game:
             rest = list(self.dice)
             for d in kept:
                 rest.remove(d)
-            keeps.append((Option("keep", float(ek[k]), keep=kept, reroll=tuple(rest)),
+            # Keeping every die stops rolling (`keep`): it is worth the best box now.
+            value = self.stop_value() if not rest else float(ek[k])
+            keeps.append((Option("keep", value, keep=kept, reroll=tuple(rest)),
                           keep_rank(k, t.n_categories)))
         # Scoring now equals keeping all and never rolling again, so it never beats a keep and
         # is listed after them; but claiming a first-roll bonus can, and ranks first on a tie.
@@ -264,6 +266,13 @@ class Game:
                              param="move")
         return chosen, opts[0]
 
+    def stop_value(self) -> float:
+        """What keeping every die is worth: the rolling stops there, so the best box for the
+        dice showing, as after the last roll (a first-roll bonus is claimed by scoring at
+        once, not by keeping)."""
+        roll = self.tables.roll_index(self.dice)
+        return max(v for _, v in box_values(self.solution, self.position, roll))
+
     def phase_text(self) -> str:
         return {"over": "over", "dice": "waiting for the dice rolled"}.get(self.phase,
                                                                            "in progress")
@@ -271,18 +280,22 @@ class Game:
     # ------------------------------------------------------------ moves
 
     def keep(self, kept) -> Decision:
-        """Keep these dice (any order) and re-roll the others."""
+        """Keep these dice (any order) and re-roll the others. Keeping every die stops
+        rolling: the dice showing are scored as after the last roll, and the decision is
+        judged once, at what that is worth (`stop_value`), never again for each roll it
+        would spend."""
         kept_sorted = tuple(sorted(kept)) if isinstance(kept, list | tuple) else kept
         chosen, best = self.judge({"keep": list(kept_sorted)})
         decision = Decision(self.turn, self.dice, self.rolls_left, chosen, best, self.banked)
         self.log.append(decision)
         self.moves.append({"keep": list(chosen.keep)})
-        self.rolls_left -= 1
-        if self.own_dice and len(chosen.keep) < self.tables.n_dice:
-            self.kept, self.dice = chosen.keep, None
+        if not chosen.reroll:  # every die kept: on to scoring
+            self.rolls_left = 0
         elif self.own_dice:
-            pass  # every die kept: nothing to roll
+            self.rolls_left -= 1
+            self.kept, self.dice = chosen.keep, None
         else:
+            self.rolls_left -= 1
             self._roll(chosen.keep)
         return decision
 

@@ -206,6 +206,39 @@ def test_play_a_whole_seeded_game_through_stdin(no_bonus):
     assert "worst decisions:" in out and "P(score <= " in out
 
 
+def test_keeping_every_die_stops_rolling_and_is_judged_once(no_bonus):
+    """Keeping all with re-rolls left goes to scoring (the dice as after the last roll), and
+    costs what stopping loses, once: not a roll spent and judged again for every roll."""
+    game = Game(no_bonus, seed=3)
+    game.score("large_straight")  # turn 2: dice 1 2 4 5 6, 2 re-rolls left
+    assert game.dice == (1, 2, 4, 5, 6) and game.rolls_left == 2
+    best = game.options()[0]
+    stop = game.stop_value()
+    listed = next(o for o in game.options() if o.kind == "keep" and not o.reroll)
+    assert listed.value == pytest.approx(stop)  # the hint and the judge agree
+    decision = game.keep(game.dice)
+    assert game.phase == "score" and game.rolls_left == 0 and game.dice == (1, 2, 4, 5, 6)
+    assert decision.chosen.label() == "keep all (stop rolling)"
+    assert decision.loss == pytest.approx(best.value - stop) and decision.loss > 1
+    assert game.options()[0].value == pytest.approx(stop)  # the boxes, as after the last roll
+    with pytest.raises(InputError, match="no re-rolls are left"):
+        game.keep(game.dice)
+    game.score(game.options()[0].box.key)
+    assert game.lost() == pytest.approx(best.value - stop)  # charged once in all
+    replay = Game.from_state(no_bonus, game.state())
+    assert replay.banked == game.banked and replay.lost() == pytest.approx(game.lost())
+
+
+def test_play_keep_all_goes_to_scoring():
+    result = runner.invoke(app, ["play", "--seed", "3", "-q"], input="large\nall\nall\nquit\n")
+    assert result.exit_code == 0, result.output
+    out = result.output
+    assert out.count("keep all (stop rolling)") == 3, out  # once judged, once in the review
+    assert "dice 1 2 4 5 6  (last roll)  box> all" in out
+    assert "error: no re-rolls are left this turn: type the box to score." in out
+    assert "cost 9.94 points" in out and "(1 re-roll left)" not in out
+
+
 def test_play_coach_warns_before_a_costly_move():
     game = Game(Model(load_rules("no-bonus")).solve(), seed=9)
     worst = game.options()[-1]
