@@ -434,11 +434,19 @@ class Game:
         return out
 
     def review(self, distribution=None) -> dict:
-        """The end-of-game (or so-far) review: total, points lost, the worst decisions, and with
-        an exact `distribution`, where the total ranks."""
+        """The end-of-game (or so-far) review: total, what the decisions cost and what the
+        dice did, the worst decisions, and with an exact `distribution`, where the total ranks.
+
+        The expected final score moves only two ways: a decision lowers it by its loss (the
+        best move keeps it), a roll moves it up or down by luck (zero on average). So
+        `expected_final` (the total, once the game is over) = `expected_at_start` - `lost`
+        (the decisions' losses added up) + `luck` (what the dice gave, negative: took)."""
         decisions = len(self.log)
+        final = self.expected_final()
         out = {"total": self.banked, "expected_at_start": self.solution.expected_score,
-               "lost": self.lost(), "decisions": decisions,
+               "expected_final": final,
+               "lost": self.lost(), "luck": final - self.solution.expected_score + self.lost(),
+               "decisions": decisions,
                "best_decisions": sum(d.was_best for d in self.log),
                "mean_loss": self.lost() / decisions if decisions else 0.0,
                "worst": [d.as_json() for d in self.worst(3)]}

@@ -214,6 +214,8 @@ def test_a_whole_game_through_the_api(client):
     assert game["banked"] == review["total"] == boxes + game["upper_bonus"] + \
         game["yahtzee_bonus"]
     assert review["lost"] == pytest.approx(sum(d["loss"] for d in game["log"]))
+    assert review["total"] == pytest.approx(review["expected_at_start"] - review["lost"]
+                                            + review["luck"])
     assert 0 < review["p_at_most"] <= 1 and len(review["worst"]) == 3
     assert game["lost"] == pytest.approx(review["lost"])
     again = post(client, "/api/state", {"rules": NO_BONUS, "state": game["state"]})["game"]
