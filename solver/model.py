@@ -252,9 +252,10 @@ class Model:
         from .exact import exact_moments
 
         check_strategy(strategy)
-        solution = self.solve()
-        if strategy == "optimal" and solution.sd is not None:
-            return Moments(strategy, solution.expected_score, solution.sd, cached=True)
+        if strategy == "optimal":
+            solution = self.solve()
+            if solution.sd is not None:
+                return Moments(strategy, solution.expected_score, solution.sd, cached=True)
         for what in (strategy, f"moments-{strategy}"):
             found = self._load_figures(what)
             with contextlib.suppress(KeyError, TypeError, ValueError):
@@ -263,6 +264,7 @@ class Model:
                                    float(found["sd"]), cached=True)
 
         def compute() -> Moments:
+            solution = self.play_solution(strategy)
             self.ensure_compiled("sd" if strategy == "optimal" else "moments")
             with self.report.stage(f"the SD of {self.name}", "states") as step:
                 moments = exact_moments(solution, strategy, step)
@@ -316,7 +318,7 @@ class Model:
             moments = self.moments(strategy)
             self.ensure_compiled("figures")
             with self.report.stage(f"figures of {self.name}", "boxes") as step:
-                figures = exact_figures(self.solve(), strategy, moments, step)
+                figures = exact_figures(self.play_solution(strategy), strategy, moments, step)
             self._store_figures(strategy, figures.as_dict())
             return figures
 
@@ -336,7 +338,7 @@ class Model:
         def compute():
             self.budget.check_time("the exact distribution of",
                                    self.budget.distribution_seconds())
-            solution = self.solve()
+            solution = self.play_solution(strategy)
             self.ensure_compiled("distribution")
             with self.report.stage(f"distribution of {self.name}", "boxes") as step:
                 dist = score_distribution(solution, strategy, step, self.max_memory)
@@ -472,10 +474,23 @@ class Model:
         from .simulate import check_simulation, simulate
 
         check_simulation(games, seed, strategy)
-        solution = self.solve()
+        solution = self.play_solution(strategy)
         self.ensure_compiled("simulate")
         with self.report.stage(f"playing {games:,} games", "games") as step:
             return simulate(solution, games, seed, strategy, step, keep_scores)
+
+    def play_solution(self, strategy: str) -> Solution:
+        """What `strategy` is played and evaluated from: optimal play's solved values (solved
+        first when they are not at hand); greedy and heuristic play never read them (their
+        value tables are their own: `strategies.strategy_values`), so nothing is solved for
+        them: they get a stand-in whose values are zeros."""
+        check_strategy(strategy)
+        if strategy == "optimal":
+            return self.solve()
+        if strategy == "heuristic":  # (its box weights are one-box games, solved by the DP)
+            self.ensure_compiled("solve")
+        return self.remember("stand-in solution", lambda: Solution(
+            self.problem, np.zeros(self.layout.size), 0.0, self.layout.reachable))
 
     def position(self, filled: str | dict | None = None, upper_total: int | None = None,
                  saved_rolls: int | None = None):
