@@ -471,11 +471,19 @@ class Model:
                  keep_scores: bool = False):
         """Play `games` games with `strategy` (the same seed, the same games, whatever the
         thread count); `solver.simulate.Simulation`."""
-        from .simulate import check_simulation, simulate
+        from .simulate import check_simulation, estimate_seconds, simulate
 
         check_simulation(games, seed, strategy)
+        what = f"playing {games:,} games of"
+        floor = self.budget.simulate_floor_seconds(games)
+        if self.max_seconds is not None and floor > self.max_seconds:  # before any solve
+            self.budget.check_time(what, floor, "from the time a turn takes to play here, "
+                                   "before any of its choices", at_least=True)
         solution = self.play_solution(strategy)
         self.ensure_compiled("simulate")
+        seconds, timed = estimate_seconds(solution, games, strategy, self.report.note)
+        if timed:
+            self.budget.check_time(what, seconds, f"from {timed:,} games timed here just now")
         with self.report.stage(f"playing {games:,} games", "games") as step:
             return simulate(solution, games, seed, strategy, step, keep_scores)
 

@@ -4,6 +4,7 @@ with the user's own files."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -29,8 +30,8 @@ def yz_cmd(*args: str) -> list[str]:
 def run(*args: str, cache_dir: Path, **kwargs) -> subprocess.CompletedProcess:
     env = dict(os.environ, YZ_CACHE_DIR=str(cache_dir))
     kwargs.setdefault("stdout", subprocess.PIPE)
-    return subprocess.run(yz_cmd(*args), stderr=subprocess.PIPE, text=True, env=env,
-                          timeout=600, **kwargs)
+    kwargs.setdefault("timeout", 600)
+    return subprocess.run(yz_cmd(*args), stderr=subprocess.PIPE, text=True, env=env, **kwargs)
 
 
 # ---------------------------------------------------------------- a long solve
@@ -101,6 +102,72 @@ def test_the_budget_is_the_models():
         model.solve()
     assert "max_seconds" in str(info.value) and "--" not in str(info.value)  # no CLI flags
     assert Model("no-bonus", use_cache=False, max_seconds=None).solve().expected_score > 0
+
+
+# ---------------------------------------------------------------- a long simulation
+
+
+def test_far_too_many_games_are_refused_at_once(tmp_path):
+    """Even the least a run can take (every turn played, none of its choices computed) is
+    over the budget: refused before anything is solved or played, in every output mode."""
+    for args in ((), ("--json",)):
+        res = run("simulate", "--games", "1000000000000", "--no-exact", *args,
+                  cache_dir=tmp_path, timeout=HANG_GUARD)
+        assert res.returncode == 2, res.stderr
+        error = res.stderr.strip().splitlines()[-1]
+        assert error.startswith("error: playing 1,000,000,000,000 games of "
+                                "official-free-joker would take at least "), error
+        assert "--yes" in error and "Traceback" not in res.stderr
+        if args:
+            told = json.loads(res.stdout)
+            assert told["refused"] == "playing 1,000,000,000,000 games of official-free-joker"
+            assert told["estimate_seconds"] > told["budget_seconds"] == 600
+    assert not tmp_path.exists() or not any(tmp_path.iterdir())  # nothing solved
+
+
+def test_a_long_simulation_is_timed_then_refused_before_its_games(monkeypatch):
+    """A run the floor lets through is estimated from games timed on the spot (throwaway
+    samples), and refused before any of its own games when that is over the budget."""
+    from yz.solver import budget
+    from yz.solver import simulate as sim
+
+    monkeypatch.setattr(budget, "PLAY_SECONDS_PER_GAME_TURN", 0.0)  # past the floor
+    played = []
+    real = sim.simulate
+    monkeypatch.setattr(sim, "simulate", lambda solution, games, *a, **k: (
+        played.append(games), real(solution, games, *a, **k))[1])
+    model = Model("no-bonus", max_seconds=1.0)
+    with pytest.raises(WorkTooLong, match=r"playing 1,000,000 games of no-bonus would take "
+                       r"about .* \(estimated from [\d,]+ games timed here just now\)"):
+        model.simulate(1_000_000)
+    assert played and max(played) <= sim.SIM_CHUNK_GAMES  # samples only
+
+
+def test_a_long_simulation_says_its_estimate_before_its_games(monkeypatch):
+    from yz.solver import budget
+    from yz.solver.report import Reporter
+
+    class Recorder(Reporter):
+        def __init__(self):
+            self.said = []
+
+        def note(self, message):
+            self.said.append(("note", message))
+
+        @contextlib.contextmanager
+        def stage(self, label, unit):
+            self.said.append(("stage", label))
+            yield lambda done, total: None
+
+    monkeypatch.setattr(budget, "QUIET_SECONDS", 0.0)  # every run measured, and
+    monkeypatch.setattr(budget, "ANNOUNCE_WORK_SECONDS", 0.0)  # announced
+    recorder = Recorder()
+    Model("no-bonus", report=recorder).simulate(4000, seed=1)
+    notes = [i for i, (kind, text) in enumerate(recorder.said) if kind == "note" and
+             text.startswith("playing 4,000 games of no-bonus will take about ")]
+    playing = recorder.said.index(("stage", "playing 4,000 games"))
+    assert notes and notes[0] < playing, recorder.said
+    assert "(estimated from 1,000 games timed here just now)" in recorder.said[notes[0]][1]
 
 
 # ---------------------------------------------------------------- standard output
