@@ -167,6 +167,50 @@ def test_compare_json():
     assert "vs first" in yz("compare", "no-bonus", "gist").stdout
 
 
+BANKED = """\
+name: tiny-banked
+dice: 3
+faces: 4
+rolls: 2
+categories:
+  - {key: ones, pattern: {kind: face, face: 1}, score: face_total}
+  - {key: fours, pattern: {kind: face, face: 4}, score: face_total}
+  - {key: pair, pattern: {kind: of_a_kind, count: 2}, score: sum_matched}
+  - {key: chance, pattern: any, score: sum_all}
+upper_bonus: {threshold: 6, amount: 10}
+saved_rolls: {cap: 3}
+"""
+
+
+def test_compare_shows_what_it_has_and_names_what_it_has_not(monkeypatch, tmp_path):
+    """A game with saved rolls too big for its distribution to come along (as if: the
+    memory check says so) has its SD; its median, mode and percentiles once `yz
+    distribution` has cached it; never P(bonus), which needs its per-box figures. What is not
+    computed is left out and named in `not_computed`: null is only "no upper bonus"."""
+    from yz.solver.budget import Budget
+
+    monkeypatch.setattr(Budget, "figures_fit",
+                        lambda self, max_memory=None: not self.problem.layout.saves_rolls)
+    path = tmp_path / "banked.yaml"
+    path.write_text(BANKED)
+    plain, banked = yz_json("compare", "no-bonus", str(path))
+    assert plain["p_upper_bonus"] is None and "not_computed" not in plain  # no upper bonus
+    assert {"median", "percentiles", "sd", "states"} <= set(plain)
+    assert banked["not_computed"] == ["median", "percentiles", "p_upper_bonus"]
+    assert not {"median", "percentiles", "p_upper_bonus"} & set(banked)
+    assert banked["sd"] > 0
+    dist = yz_json("distribution", "-v", str(path))
+    plain, banked = yz_json("compare", "no-bonus", str(path))
+    assert banked["not_computed"] == ["p_upper_bonus"]
+    assert (banked["median"], banked["percentiles"]) == (dist["median"], dist["percentiles"])
+    assert banked["sd"] == pytest.approx(dist["sd"])
+    text = yz("compare", "no-bonus", str(path)).stdout
+    row = next(line for line in text.splitlines() if line.startswith("tiny-banked"))
+    assert row.split()[4:8] == [str(dist["median"]), str(dist["percentiles"]["5"]),
+                                str(dist["percentiles"]["95"]), "?"]
+    assert "?: not computed: P(bonus) of tiny-banked" in text and "-: no upper bonus" in text
+
+
 # ---------------------------------------------------------------- options and parser errors
 
 
@@ -411,10 +455,15 @@ def test_simulate_leaves_out_slow_exact_figures_unless_asked(monkeypatch, isolat
     assert sd.split()[-1] == "-"
     data = json.loads(yz("simulate", "-v", "no-bonus", "-n", "300", "--json").stdout)
     assert data["exact"]["expected_score"] == pytest.approx(229.6385, abs=1e-4)
-    assert data["exact"]["box_mean"] == {} and data["exact"]["p_upper_bonus"] is None
+    # Not computed: left out and named (null would say "no upper bonus").
+    assert data["exact"]["not_computed"] == ["sd", "box_mean", "box_zero_rate",
+                                             "p_upper_bonus", "yahtzee_bonus_mean",
+                                             "joker_uses_mean"]
+    assert not set(data["exact"]["not_computed"]) & set(data["exact"])
     asked = yz_json("simulate", "-v", "no-bonus", "-n", "300", "--exact")
     assert set(asked["exact"]["box_mean"]) == set(asked["boxes"])
-    assert asked["exact"]["sd"] > 0
+    assert asked["exact"]["sd"] > 0 and "not_computed" not in asked["exact"]
+    assert asked["exact"]["p_upper_bonus"] is None  # computed: no-bonus has no upper bonus
     assert yz_json("simulate", "-v", "no-bonus", "-n", "300", "--no-exact")["exact"] is None
     # Once computed they are cached, and shown unasked.
     again = yz_json("simulate", "-v", "no-bonus", "-n", "300")
