@@ -46,15 +46,16 @@ def compare_rows(solutions, risks=None) -> list[dict]:
     rows = []
     for i, s in enumerate(solutions):
         row = {"variant": s.rules.name, "expected_score": s.expected_score,
-               "difference": s.expected_score - base, "states": s.states, "cached": s.cached}
+               "difference": s.expected_score - base, "states": s.states,
+               "seconds": s.seconds, "cached": s.cached}
         if risks is not None:
             dist, figures = risks[i]
             missing = []
             row["sd"] = dist.sd if dist is not None else figures.sd
             if dist is not None:
-                row.update(median=dist.median, percentiles=dist.percentiles())
+                row.update(median=dist.median, mode=dist.mode, percentiles=dist.percentiles())
             else:
-                missing += ["median", "percentiles"]
+                missing += ["median", "mode", "percentiles"]
             if figures is not None and figures.per_box:
                 row["p_upper_bonus"] = figures.p_upper_bonus
             else:
@@ -75,7 +76,7 @@ def cache_json(root, entries) -> dict:
 def duel_json(a, b, result) -> dict:
     p_a, p_draw, p_b = result
     side = lambda d: {"variant": d.variant, "strategy": d.strategy,  # noqa: E731
-                      "expected_score": d.expected_score, "median": d.median}
+                      "expected_score": d.expected_score, "median": d.median, "mode": d.mode}
     return {"a": side(a), "b": side(b), "p_a_wins": p_a, "p_draw": p_draw, "p_b_wins": p_b}
 
 
@@ -89,5 +90,5 @@ def target_json(table, rows) -> dict:
         return {"target": t, "p_target_optimal": p, "p_mean_optimal": q}
 
     return {"variant": table.solution.rules.name, "max_target": table.max_target,
-            "targets": [row(*r) for r in rows],
+            "targets": [row(*r) for r in rows], "states": table.solution.states,
             "seconds": table.seconds, "cached": table.cached}

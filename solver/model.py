@@ -359,7 +359,8 @@ class Model:
                 probs = np.asarray(found["probabilities"], dtype=np.float64)
                 first = int(found["first_score"])
                 return Distribution(self.name, strategy, np.arange(first, first + len(probs)),
-                                    probs, float(found["seconds"]), cached=True)
+                                    probs, float(found["seconds"]), cached=True,
+                                    states=self.layout.reachable)
         return None
 
     def duel(self, other: Model, strategy: str = "optimal", other_strategy: str = "optimal"):

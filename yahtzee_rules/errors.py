@@ -12,9 +12,13 @@ class YzError(Exception):
     flag).
     """
 
-    def __init__(self, message: str, param: str | None = None):
+    def __init__(self, message: str, param: str | None = None,
+                 problems: list[str] | None = None):
         super().__init__(message)
         self.param = param
+        # Each problem on its own, where the message lists several (a rule file's, each with
+        # its file:line:col), for a front end that shows them apart.
+        self.problems = problems
 
 
 class RulesError(YzError):
