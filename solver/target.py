@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from yz.rules import InputError
 
-from .dp import Solution, check_values
+from .dp import Solution, check_values, parts
 from .kernels.bundle import Needs, Rows, build
 from .report import Step
 from .state import StateLayout
@@ -143,9 +143,15 @@ def solve_targets(solution: Solution, max_target: int, step: Step | None = None
         current[:, 0] = 1.0
         rows, need0 = target_rows(layout, k, n_need)
         needs = build(Needs, NEED0=need0, n_need=n_need, next_base=int(layout.LAYER_PTR[k + 1]))
-        ptr, _banks_per_row = layer.layer_batches(K, rows, NEED_RUN)
-        layer.values(K, L, rows, ptr, NEED_RUN, problem.threads, below.reshape(-1),
-                     store=current.reshape(-1), needs=needs, shared=True)
+        ptr, per_row = layer.layer_batches(K, rows, NEED_RUN)
+        # In parts, as the DP (`dp.parts`): a big layer takes tens of seconds, and Python
+        # (Ctrl-C, progress) has its turn only between kernel calls. A part's columns are
+        # needs here, each about a third of a DP state's work, so parts are shorter.
+        for part in parts(problem, rows, ptr, per_row):
+            layer.values(K, L, rows, part, NEED_RUN, problem.threads, below.reshape(-1),
+                         store=current.reshape(-1), needs=needs, shared=True)
+            if step is not None:  # (every state's needs are columns: `total` counts them)
+                step(done + int(rows.NU[: part[-1]].sum()) * per_row, total)
         check_values(t, layout, current, "chances of reaching the targets", 0.0, 1.0 + 1e-9,
                      here.start)
         W[here] = current

@@ -104,6 +104,37 @@ def test_the_budget_is_the_models():
     assert Model("no-bonus", use_cache=False, max_seconds=None).solve().expected_score > 0
 
 
+# ---------------------------------------------------------------- Ctrl-C everywhere
+
+
+def no_process_left(group: int) -> bool:
+    """Whether every process of a process group ends (a helper too; multiprocessing's resource
+    tracker ends a moment after the command), within the hang guard."""
+    deadline = time.monotonic() + HANG_GUARD
+    while time.monotonic() < deadline:
+        try:
+            os.killpg(group, 0)
+        except ProcessLookupError:
+            return True
+        time.sleep(0.1)
+    return False
+
+
+def test_ctrl_c_stops_target_play_in_the_middle_of_a_layer(isolated_cache):
+    """Target play returns to Python between parts of a layer, as the DP does, so Ctrl-C is
+    handled there: exit 130, `interrupted`, no noise, no table written."""
+    from test_terminal import run_in_pty
+
+    run = run_in_pty(["target", "-v", "official-free-joker", "--max-target", "400",
+                      "--targets", "350"], 100, timeout=HANG_GUARD + 240,
+                     interrupt_when="target play, official-free-joker", interrupt_after=3)
+    assert run.code == 130, run
+    assert run.text.rstrip().endswith("interrupted"), run
+    assert "Traceback" not in run.text and "Exception ignored" not in run.text, run
+    assert not list(isolated_cache.glob("*targets*")), list(isolated_cache.iterdir())
+    assert no_process_left(run.pid)
+
+
 # ---------------------------------------------------------------- a long simulation
 
 
