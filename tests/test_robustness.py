@@ -135,6 +135,23 @@ def test_ctrl_c_stops_target_play_in_the_middle_of_a_layer(isolated_cache):
     assert no_process_left(run.pid)
 
 
+def test_ctrl_c_stops_the_warm_up_leaving_nothing_half_written(tmp_path):
+    """Compiling happens in processes of their own, which the command kills on Ctrl-C: it
+    stops at once (a numba compile cannot be interrupted, a process can), and no file numba
+    had begun to write is left behind."""
+    from test_terminal import run_in_pty
+
+    kernels = tmp_path / "kernels"
+    run = run_in_pty(["warmup"], 100, timeout=HANG_GUARD + 60,
+                     interrupt_when="compiling the solver's kernels", interrupt_after=5,
+                     env={"NUMBA_CACHE_DIR": str(kernels)})
+    assert run.code == 130, run
+    assert run.text.rstrip().endswith("interrupted"), run
+    assert "Traceback" not in run.text and "Exception ignored" not in run.text, run
+    assert no_process_left(run.pid)
+    assert not [p for p in kernels.rglob("*") if ".tmp." in p.name], list(kernels.rglob("*"))
+
+
 # ---------------------------------------------------------------- a long simulation
 
 
