@@ -37,20 +37,31 @@ def layered_json(s) -> dict:
 
 def compare_rows(solutions, risks=None) -> list[dict]:
     """One row per rule set: the mean, its difference to the first, and (with `risks`, a
-    (Distribution, ExactFigures) pair per rule set) the spread and the upper bonus rate (the
-    SD only, the rest None, where the distribution is None: games with saved rolls)."""
+    (Distribution or None, ExactFigures or None) pair per rule set) the spread and the upper
+    bonus rate, as far as they are known: the distribution's median, mode and percentiles
+    where it is at hand, P(upper bonus) where the per-box figures are (`ExactFigures.per_box`).
+    A figure not computed is left out and named in the row's `not_computed`; `p_upper_bonus`
+    is null only for a game without an upper bonus."""
     base = solutions[0].expected_score if solutions else 0.0
     rows = []
     for i, s in enumerate(solutions):
         row = {"variant": s.rules.name, "expected_score": s.expected_score,
-               "difference": s.expected_score - base, "states": s.states, "cached": s.cached}
+               "difference": s.expected_score - base, "states": s.states,
+               "seconds": s.seconds, "cached": s.cached}
         if risks is not None:
             dist, figures = risks[i]
-            if dist is None:
-                row.update(sd=figures.sd, median=None, percentiles=None, p_upper_bonus=None)
+            missing = []
+            row["sd"] = dist.sd if dist is not None else figures.sd
+            if dist is not None:
+                row.update(median=dist.median, mode=dist.mode, percentiles=dist.percentiles())
             else:
-                row.update(sd=dist.sd, median=dist.median, percentiles=dist.percentiles(),
-                           p_upper_bonus=figures.p_upper_bonus)
+                missing += ["median", "mode", "percentiles"]
+            if figures is not None and figures.per_box:
+                row["p_upper_bonus"] = figures.p_upper_bonus
+            else:
+                missing.append("p_upper_bonus")
+            if missing:
+                row["not_computed"] = missing
         rows.append(row)
     return rows
 
@@ -65,12 +76,19 @@ def cache_json(root, entries) -> dict:
 def duel_json(a, b, result) -> dict:
     p_a, p_draw, p_b = result
     side = lambda d: {"variant": d.variant, "strategy": d.strategy,  # noqa: E731
-                      "expected_score": d.expected_score, "median": d.median}
+                      "expected_score": d.expected_score, "median": d.median, "mode": d.mode}
     return {"a": side(a), "b": side(b), "p_a_wins": p_a, "p_draw": p_draw, "p_b_wins": p_b}
 
 
 def target_json(table, rows) -> dict:
+    """The target table's chances (`rows`: target, under target play, under mean play or
+    None where mean play's distribution is not computed: left out and named in the row's
+    `not_computed`)."""
+    def row(t: int, p: float, q: float | None) -> dict:
+        if q is None:
+            return {"target": t, "p_target_optimal": p, "not_computed": ["p_mean_optimal"]}
+        return {"target": t, "p_target_optimal": p, "p_mean_optimal": q}
+
     return {"variant": table.solution.rules.name, "max_target": table.max_target,
-            "targets": [{"target": t, "p_target_optimal": p, "p_mean_optimal": q}
-                        for t, p, q in rows],
+            "targets": [row(*r) for r in rows], "states": table.solution.states,
             "seconds": table.seconds, "cached": table.cached}

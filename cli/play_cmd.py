@@ -214,8 +214,9 @@ def _decide(game, threshold: float | None) -> None:
     chosen, best = game.judge(move)
     loss = best.value - chosen.value
     if threshold is not None and loss > threshold:
-        typer.echo(f"coach: {chosen.label()} costs {loss:.2f} points of expected final score; "
-                   f"the best is {best.label()}.")
+        typer.echo(f"coach: {chosen.label()} costs {loss:.2f} points of expected final score, "
+                   f"more than your coach threshold of {threshold:g} points; the best is "
+                   f"{best.label()}.")
         if _ask("play it anyway? [y/N]> ").lower() not in ("y", "yes"):
             return
     decision = game.play(move)
@@ -268,14 +269,29 @@ def card_text(game) -> str:
 
 
 def review_text(game, dist) -> str:
+    """The review: the total beside the average, split into what the decisions cost and what
+    the dice did (`Game.review`), the worst decisions and the rank."""
     r = game.review(dist)
-    lines = [f"total {r['total']} (optimal play averages {r['expected_at_start']:.2f})",
-             f"points lost to the best moves: {r['lost']:.2f} over {r['decisions']} decisions "
-             f"({r['best_decisions']} best; mean loss {r['mean_loss']:.3f} per decision)"]
+    if game.over:
+        lines = [f"total {r['total']} (optimal play averages {r['expected_at_start']:.2f})"]
+        result = "your total is"
+    else:
+        lines = [f"banked {r['total']}; expected final {r['expected_final']:.2f} if every move "
+                 f"from here is the best (optimal play averages {r['expected_at_start']:.2f})"]
+        result = "that is"
+    gap = r["expected_final"] - r["expected_at_start"]
+    luck = r["luck"]
+    lines += [f"{result} {abs(gap):.2f} points {'below' if gap < 0 else 'above'} the average: "
+              f"your decisions cost {r['lost']:.2f} (each one's loss in expected final score "
+              f"against the best move, added up) and the dice {'took' if luck < 0 else 'gave'} "
+              f"{abs(luck):.2f} (luck)",
+              f"decisions: {r['decisions']}, {r['best_decisions']} of them best; mean loss "
+              f"{r['mean_loss']:.3f} per decision"]
     if r["worst"]:
         lines.append("worst decisions:")
         for d in game.worst(3):
-            when = f"{d.rolls_left} re-rolls left" if d.rolls_left else "last roll"
+            when = f"{d.rolls_left} re-roll{'s' if d.rolls_left > 1 else ''} left" \
+                if d.rolls_left else "last roll"
             lines.append(f"  turn {d.turn}, dice {' '.join(map(str, d.dice))} ({when}): "
                          f"{d.chosen.label()}, cost {d.loss:.2f}; best: {d.best.label()}")
     else:

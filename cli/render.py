@@ -168,13 +168,32 @@ def compare_text(rows: list[dict]) -> str:
     for r in rows:
         line = [r["variant"], f"{r['expected_score']:.4f}", f"{r['difference']:+.4f}"]
         if risk:
-            bonus, pct = r["p_upper_bonus"], r["percentiles"] or {}
-            line += [f"{r['sd']:.2f}", *(("-" if v is None else str(v)) for v in (
-                r["median"], pct.get("5"), pct.get("95"))),
-                     "-" if bonus is None else f"{100 * bonus:.1f}%"]
+            # "?": not computed (`not_computed`); "-": no such thing (no upper bonus).
+            pct = r.get("percentiles", {})
+            bonus = r.get("p_upper_bonus", "?")
+            line += [f"{r['sd']:.2f}", *(str(v) for v in (
+                r.get("median", "?"), pct.get("5", "?"), pct.get("95", "?"))),
+                     "-" if bonus is None else bonus if bonus == "?" else f"{100 * bonus:.1f}%"]
         line.append(f"{r['states']:,}")
         body.append(line)
-    return _table(headers, body, right=set(range(1, len(headers))))
+    return _table(headers, body, right=set(range(1, len(headers)))) + _compare_legend(rows)
+
+
+def _compare_legend(rows: list[dict]) -> str:
+    """What a "?" (not computed) and a "-" (no upper bonus) in `compare_text` stand for."""
+    unknown = []
+    for r in rows:
+        missing, name = r.get("not_computed", ()), r["variant"]
+        if "median" in missing:
+            unknown.append(f"the median and percentiles of {name} (saved rolls: `yz "
+                           f"distribution` computes its distribution once, then it is kept)")
+        if "p_upper_bonus" in missing:
+            unknown.append(f"P(bonus) of {name} (its per-box figures need more memory than "
+                           "allowed here)")
+    lines = [f"?: not computed: {'; '.join(unknown)}."] if unknown else []
+    if any("p_upper_bonus" in r and r["p_upper_bonus"] is None for r in rows):
+        lines.append("-: no upper bonus.")
+    return "".join("\n" + line for line in lines)
 
 
 def cache_text(root, entries) -> str:

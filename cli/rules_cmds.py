@@ -70,11 +70,17 @@ def rules_validate(path: Annotated[str, typer.Argument(metavar="FILE",
                    as_json: JsonOpt = False) -> None:
     """Check a rule file.
 
-    Exit 0 when it is valid; exit 2 with every problem listed (file:line:col) when not.
+    Exit 0 when it is valid; exit 2 with every problem listed (file:line:col) when not
+    (with --json, also as an object on standard output).
     """
-    from yz.rules import load_rules
+    from yz.rules import YzError, load_rules
 
-    rules = load_rules(path)
+    try:
+        rules = load_rules(path)
+    except YzError as exc:
+        if as_json:
+            emit_json({"valid": False, "file": path, "errors": exc.problems or [str(exc)]})
+        raise
     if as_json:
         emit_json({"valid": True, "variant": rules.name, "categories": list(rules.keys)})
     else:
@@ -107,8 +113,8 @@ def rules_table(spec: SpecArg,
 
     t = tables_of(load_rules(spec), TerminalReporter())
     if as_json:
-        emit_json({"categories": list(t.rules.keys), "rolls": t.ROLL_DICE.tolist(),
-                   "scores": t.SCORE.tolist()})
+        emit_json({"variant": t.rules.name, "categories": list(t.rules.keys),
+                   "rolls": t.ROLL_DICE.tolist(), "scores": t.SCORE.tolist()})
     elif as_csv:
         typer.echo(render.score_table_csv(t), nl=False)
     else:

@@ -266,15 +266,24 @@ def compare_cmd(
     models = [model_for(rules, quiet, as_json, use_cache=not no_cache, yes=yes)
               for rules in all_rules]
     solutions = [model.solve() for model in models]
-    # (Games with saved rolls too big for their distribution: the SD only.)
-    risks = None if no_risk else [
-        (model.distribution() if model.has_distribution_of_play else None, model.figures())
-        for model in models]
+    risks = None if no_risk else [_risk(model) for model in models]
     rows = data.compare_rows(solutions, risks)
     if as_json:
         emit_json(rows)
     else:
         typer.echo(render.compare_text(rows))
+
+
+def _risk(model):
+    """What `compare` knows of a rule set's spread: (its exact distribution, its figures).
+    Games with saved rolls too big to compute their distribution along with the rest have it
+    only where `yz distribution` left it in the cache (then the SD is its own), and no per-box
+    figures (then the SD is the mean and SD's own pass, and the figures None)."""
+    if model.has_distribution_of_play:
+        return model.distribution(), model.figures()
+    if model.has_distribution():
+        return model.distribution(), None
+    return None, model.figures()
 
 
 # ---------------------------------------------------------------- simulate
@@ -321,7 +330,7 @@ def simulate_cmd(
     played = model.simulate(games, seed, strategy)
     summary = summarise(played)
     figures = None if exact is False else model.figures(strategy, when_quick=exact is None)
-    figures = figures.as_dict() if figures is not None else None
+    figures = figures.to_dict() if figures is not None else None
     # The figures are printed whatever happens to the plot: a path that cannot be written
     # (checked above, but folders change) costs the error message, not the games.
     plot_error = None

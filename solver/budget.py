@@ -113,6 +113,20 @@ def cores() -> int:
     return min(n, int(env)) if env.isdigit() and int(env) > 0 else n
 
 
+def free_cores(threads: int) -> float:
+    """The cores `threads` busy threads of this process can count on now: every one on an
+    idle machine; on a busy one, their fair share beside the other runnable work (the
+    one-minute load average, less this process's own running thread)."""
+    try:
+        others = max(0.0, os.getloadavg()[0] - 1.0)
+    except (AttributeError, OSError):  # (no load average on this system: assume idle)
+        others = 0.0
+    n = cores()
+    if threads + others <= n:
+        return float(min(threads, n))
+    return n * threads / (threads + others)
+
+
 def thread_count(threads: int | None = None) -> int:
     """The threads the kernels use: `threads` (at most the cores), or every core."""
     most = cores()
@@ -357,6 +371,23 @@ SERIAL_SECONDS_PER_BANKED_STAGE = 0.4e-6
 # 166 s).
 TARGET_SECONDS_PER_NEED = 0.33
 TARGET_ROW_NEEDS = 6.0
+# Simulated games. Seconds of one core a game's turn takes to play at the least (drawing its
+# dice, finding its state, the play kernel; measured: 0.6 to 1.0 us of wall time on 2 threads
+# with other work running, 1.2 to 2 us of a core, in four built-ins; half the lowest): the
+# floor of `simulate_floor_seconds`, which refuses a run far beyond the budget at once.
+PLAY_SECONDS_PER_GAME_TURN = 0.6e-6
+# A run's time is measured, not modelled (`solver.simulate.estimate_seconds`): a strategy's
+# choices are computed once per distinct state of a chunk of games, and how many distinct
+# states a chunk meets, and what each costs, differ by 10x between games. So the games are
+# timed on throwaway samples: SAMPLE_GAMES first, then four times as many each time while the
+# estimate exceeds QUIET_SECONDS, until a whole chunk is timed, or the next sample would take
+# the measuring beyond SAMPLE_SECONDS and SAMPLE_SHARE of the estimate (a sample's time per
+# game only falls as it grows, so every estimate is one from above).
+SAMPLE_GAMES = 200
+QUIET_SECONDS = 60.0
+SAMPLE_SECONDS = 2.0
+SAMPLE_SHARE = 0.03
+SAY_SAMPLE_SECONDS = 10.0  # a sample expected to take longer is announced
 # Work estimated to take longer than this stops before it starts, saying so (a budget).
 LONG_WORK_SECONDS = 600.0
 # Work expected to take longer than this is announced with its estimate before it starts.
@@ -472,16 +503,19 @@ class Budget:
     def _layout(self) -> StateLayout:
         return self.problem.layout
 
-    def check_time(self, what: str, seconds: float) -> None:
+    def check_time(self, what: str, seconds: float, basis: str | None = None,
+                   at_least: bool = False) -> None:
         """WorkTooLong when `seconds` (an estimate) exceeds `max_seconds`; work that goes
-        ahead and is expected to take minutes is announced with its estimate."""
-        name, states = self.problem.name, self._layout.reachable
+        ahead and is expected to take minutes is announced with its estimate. `basis` says
+        what the estimate comes from (default: the game's states); `at_least`: it is a lower
+        bound."""
+        name = self.problem.name
+        basis = basis or f"from its {self._layout.reachable:,} states"
         if self.max_seconds is not None and seconds > self.max_seconds:
-            raise WorkTooLong(f"{what} {name}", seconds, self.max_seconds,
-                              f"from its {states:,} states")
+            raise WorkTooLong(f"{what} {name}", seconds, self.max_seconds, basis, at_least)
         if seconds > ANNOUNCE_WORK_SECONDS and self.report is not None:
-            self.report.note(f"{what} {name} will take about {duration(seconds)} on this "
-                             f"machine (estimated from its {states:,} states)")
+            self.report.note(f"{what} {name} will take {'at least' if at_least else 'about'} "
+                             f"{duration(seconds)} on this machine (estimated {basis})")
 
     def solve_seconds(self) -> float:
         """A rough estimate of the seconds a solve and then its distribution take here, the
@@ -505,6 +539,13 @@ class Budget:
     def figures_seconds(self) -> float:
         """A rough estimate of the seconds the exact figures take when not cached."""
         return figures_seconds(self._t, self._layout)
+
+    def simulate_floor_seconds(self, games: int) -> float:
+        """The least time `games` simulated games can take here now: every turn of every game
+        played at PLAY_SECONDS_PER_GAME_TURN a core, on the cores free (`free_cores`), and
+        none of their choices computed."""
+        turns = games * self._t.n_categories
+        return turns * PLAY_SECONDS_PER_GAME_TURN / free_cores(self.problem.threads)
 
     def compile_seconds(self, *works: str) -> float:
         """Seconds of compiling these kinds of work ("solve", "distribution", ...) still need

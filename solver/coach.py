@@ -223,7 +223,9 @@ class Game:
             rest = list(self.dice)
             for d in kept:
                 rest.remove(d)
-            keeps.append((Option("keep", float(ek[k]), keep=kept, reroll=tuple(rest)),
+            # Keeping every die stops rolling (`keep`): it is worth the best box now.
+            value = self.stop_value() if not rest else float(ek[k])
+            keeps.append((Option("keep", value, keep=kept, reroll=tuple(rest)),
                           keep_rank(k, t.n_categories)))
         # Scoring now equals keeping all and never rolling again, so it never beats a keep and
         # is listed after them; but claiming a first-roll bonus can, and ranks first on a tie.
@@ -264,6 +266,13 @@ class Game:
                              param="move")
         return chosen, opts[0]
 
+    def stop_value(self) -> float:
+        """What keeping every die is worth: the rolling stops there, so the best box for the
+        dice showing, as after the last roll (a first-roll bonus is claimed by scoring at
+        once, not by keeping)."""
+        roll = self.tables.roll_index(self.dice)
+        return max(v for _, v in box_values(self.solution, self.position, roll))
+
     def phase_text(self) -> str:
         return {"over": "over", "dice": "waiting for the dice rolled"}.get(self.phase,
                                                                            "in progress")
@@ -271,18 +280,22 @@ class Game:
     # ------------------------------------------------------------ moves
 
     def keep(self, kept) -> Decision:
-        """Keep these dice (any order) and re-roll the others."""
+        """Keep these dice (any order) and re-roll the others. Keeping every die stops
+        rolling: the dice showing are scored as after the last roll, and the decision is
+        judged once, at what that is worth (`stop_value`), never again for each roll it
+        would spend."""
         kept_sorted = tuple(sorted(kept)) if isinstance(kept, list | tuple) else kept
         chosen, best = self.judge({"keep": list(kept_sorted)})
         decision = Decision(self.turn, self.dice, self.rolls_left, chosen, best, self.banked)
         self.log.append(decision)
         self.moves.append({"keep": list(chosen.keep)})
-        self.rolls_left -= 1
-        if self.own_dice and len(chosen.keep) < self.tables.n_dice:
-            self.kept, self.dice = chosen.keep, None
+        if not chosen.reroll:  # every die kept: on to scoring
+            self.rolls_left = 0
         elif self.own_dice:
-            pass  # every die kept: nothing to roll
+            self.rolls_left -= 1
+            self.kept, self.dice = chosen.keep, None
         else:
+            self.rolls_left -= 1
             self._roll(chosen.keep)
         return decision
 
@@ -421,11 +434,19 @@ class Game:
         return out
 
     def review(self, distribution=None) -> dict:
-        """The end-of-game (or so-far) review: total, points lost, the worst decisions, and with
-        an exact `distribution`, where the total ranks."""
+        """The end-of-game (or so-far) review: total, what the decisions cost and what the
+        dice did, the worst decisions, and with an exact `distribution`, where the total ranks.
+
+        The expected final score moves only two ways: a decision lowers it by its loss (the
+        best move keeps it), a roll moves it up or down by luck (zero on average). So
+        `expected_final` (the total, once the game is over) = `expected_at_start` - `lost`
+        (the decisions' losses added up) + `luck` (what the dice gave, negative: took)."""
         decisions = len(self.log)
+        final = self.expected_final()
         out = {"total": self.banked, "expected_at_start": self.solution.expected_score,
-               "lost": self.lost(), "decisions": decisions,
+               "expected_final": final,
+               "lost": self.lost(), "luck": final - self.solution.expected_score + self.lost(),
+               "decisions": decisions,
                "best_decisions": sum(d.was_best for d in self.log),
                "mean_loss": self.lost() / decisions if decisions else 0.0,
                "worst": [d.as_json() for d in self.worst(3)]}

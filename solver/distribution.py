@@ -34,6 +34,7 @@ class Distribution:
     probabilities: np.ndarray  # float64, same length
     seconds: float = 0.0
     cached: bool = False  # read from the cache, not computed now
+    states: int | None = None  # the game's reachable turn-start states, when known
 
     @property
     def expected_score(self) -> float:
@@ -77,8 +78,8 @@ class Distribution:
         figures, P(score >= x) at round scores, and the whole distribution."""
         reach = {str(x): self.p_at_least(x) for x in ROUND_SCORES if x <= self.scores[-1]}
         return {**self.summary(), "p_at_least": reach, "scores": self.scores.tolist(),
-                "probabilities": self.probabilities.tolist(), "seconds": self.seconds,
-                "cached": self.cached}
+                "probabilities": self.probabilities.tolist(), "states": self.states,
+                "seconds": self.seconds, "cached": self.cached}
 
 
 def state_windows(t: RuleTables, layout: StateLayout, k: int
@@ -126,7 +127,7 @@ def score_distribution(solution: Solution, strategy: str = "optimal",
     found = walk(solution, strategy_values(solution, strategy), pmf=True, step=step,
                  figures=False, start=start)
     return Distribution(solution.rules.name, strategy, found.scores, found.probabilities,
-                        time.perf_counter() - begin)
+                        time.perf_counter() - begin, states=solution.layout.reachable)
 
 
 def duel(a: Distribution, b: Distribution) -> tuple[float, float, float]:

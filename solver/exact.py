@@ -47,7 +47,29 @@ class ExactFigures:
     seconds: float
 
     def as_dict(self) -> dict:
+        """Every field, as stored in the cache."""
         return asdict(self)
+
+    @property
+    def per_box(self) -> bool:
+        """Whether the forward pass was run: the per-box and bonus figures are known (not
+        in `known_figures`, nor for games with saved rolls too big for it)."""
+        return bool(self.box_mean)
+
+    def to_dict(self) -> dict:
+        """The figures as plain JSON values (`yz simulate --json`'s `exact`). A figure not
+        computed is left out and its key listed in `not_computed`, so that `null` keeps one
+        meaning: the game has no such thing (`p_upper_bonus`: no upper bonus)."""
+        out = self.as_dict()
+        missing = [] if self.sd is not None else ["sd"]
+        if not self.per_box:
+            missing += ["box_mean", "box_zero_rate", "p_upper_bonus", "yahtzee_bonus_mean",
+                        "joker_uses_mean"]
+        for key in missing:
+            del out[key]
+        if missing:
+            out["not_computed"] = missing
+        return out
 
 
 def known_figures(solution: Solution) -> ExactFigures:

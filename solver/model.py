@@ -253,9 +253,10 @@ class Model:
         from .strategies import strategy_values
 
         check_strategy(strategy)
-        solution = self.solve()
-        if strategy == "optimal" and solution.sd is not None:
-            return Moments(strategy, solution.expected_score, solution.sd, cached=True)
+        if strategy == "optimal":
+            solution = self.solve()
+            if solution.sd is not None:
+                return Moments(strategy, solution.expected_score, solution.sd, cached=True)
         for what in (strategy, f"moments-{strategy}"):
             found = self._load_figures(what)
             with contextlib.suppress(KeyError, TypeError, ValueError):
@@ -264,6 +265,7 @@ class Model:
                                    float(found["sd"]), cached=True)
 
         def compute() -> Moments:
+            solution = self.play_solution(strategy)
             self.ensure_compiled("sd" if strategy == "optimal" else "moments")
             with self.report.stage(f"the SD of {self.name}", "states") as step:
                 moments = exact_moments(solution, strategy_values(solution, strategy),
@@ -319,7 +321,7 @@ class Model:
             moments = self.moments(strategy)
             self.ensure_compiled("figures")
             with self.report.stage(f"figures of {self.name}", "boxes") as step:
-                solution = self.solve()
+                solution = self.play_solution(strategy)
                 figures = exact_figures(solution, strategy_values(solution, strategy),
                                         strategy, moments, step)
             self._store_figures(strategy, figures.as_dict())
@@ -341,7 +343,7 @@ class Model:
         def compute():
             self.budget.check_time("the exact distribution of",
                                    self.budget.distribution_seconds())
-            solution = self.solve()
+            solution = self.play_solution(strategy)
             self.ensure_compiled("distribution")
             with self.report.stage(f"distribution of {self.name}", "boxes") as step:
                 dist = score_distribution(solution, strategy, step, self.max_memory)
@@ -362,7 +364,8 @@ class Model:
                 probs = np.asarray(found["probabilities"], dtype=np.float64)
                 first = int(found["first_score"])
                 return Distribution(self.name, strategy, np.arange(first, first + len(probs)),
-                                    probs, float(found["seconds"]), cached=True)
+                                    probs, float(found["seconds"]), cached=True,
+                                    states=self.layout.reachable)
         return None
 
     def duel(self, other: Model, strategy: str = "optimal", other_strategy: str = "optimal"):
@@ -528,13 +531,34 @@ class Model:
                  keep_scores: bool = False):
         """Play `games` games with `strategy` (the same seed, the same games, whatever the
         thread count); `solver.simulate.Simulation`."""
-        from .simulate import check_simulation, simulate
+        from .simulate import check_simulation, estimate_seconds, simulate
 
         check_simulation(games, seed, strategy)
-        solution = self.solve()
+        what = f"playing {games:,} games of"
+        floor = self.budget.simulate_floor_seconds(games)
+        if self.max_seconds is not None and floor > self.max_seconds:  # before any solve
+            self.budget.check_time(what, floor, "from the time a turn takes to play here, "
+                                   "before any of its choices", at_least=True)
+        solution = self.play_solution(strategy)
         self.ensure_compiled("simulate")
+        seconds, timed = estimate_seconds(solution, games, strategy, self.report.note)
+        if timed:
+            self.budget.check_time(what, seconds, f"from {timed:,} games timed here just now")
         with self.report.stage(f"playing {games:,} games", "games") as step:
             return simulate(solution, games, seed, strategy, step, keep_scores)
+
+    def play_solution(self, strategy: str) -> Solution:
+        """What `strategy` is played and evaluated from: optimal play's solved values (solved
+        first when they are not at hand); greedy and heuristic play never read them (their
+        value tables are their own: `strategies.strategy_values`), so nothing is solved for
+        them: they get a stand-in whose values are zeros."""
+        check_strategy(strategy)
+        if strategy == "optimal":
+            return self.solve()
+        if strategy == "heuristic":  # (its box weights are one-box games, solved by the DP)
+            self.ensure_compiled("solve")
+        return self.remember("stand-in solution", lambda: Solution(
+            self.problem, np.zeros(self.layout.size), 0.0, self.layout.reachable))
 
     def final_score_from(self, position=None, strategy: str = "optimal"):
         """The exact distribution of the final score of a player at `position` (a Position,
@@ -559,7 +583,7 @@ class Model:
             start = self.layout.index(position.mask, int(position.yahtzee_full),
                                       position.upper_total, position.saved_rolls)
             self.budget.check_distribution_memory()
-            solution = self.solve()
+            solution = self.play_solution(strategy)
             self.ensure_compiled("distribution")
             with self.report.stage(f"the rest of a game of {self.name}", "boxes") as step:
                 rest = score_distribution(solution, strategy, step, self.max_memory, start)

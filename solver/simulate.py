@@ -14,10 +14,12 @@ games at any thread count.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 from yz.rules import InputError, RuleTables
+from yz.rules.errors import duration
 
 from .distribution import PERCENTILES
 from .dp import Solution
@@ -101,6 +103,40 @@ def simulate(solution: Solution, games: int, seed: int = 0, strategy: str = "opt
                       totals.box_zeros, totals.upper_games, totals.bonus_counts,
                       totals.joker_games, totals.joker_uses, time.perf_counter() - start,
                       scores)
+
+
+def estimate_seconds(solution: Solution, games: int, strategy: str = "optimal",
+                     say: Callable[[str], None] | None = None) -> tuple[float, int]:
+    """The seconds `games` games take here now, and the games timed to say so: throwaway
+    samples (their own seed, never part of a run), each four times the last, as long as the
+    estimate is long enough to matter and measuring costs a small share of it (see
+    `budget.SAMPLE_GAMES`). A sample of n games pays for each distinct state it meets, and
+    the states met grow slower than n, so its time per game only falls as n grows towards a
+    chunk: each estimate is one from above, and a whole chunk's is the run's. The time is
+    the machine's as it is (other work running included). `say` hears of a sample that
+    takes more than a few seconds before it starts."""
+    from . import budget
+
+    most = min(SIM_CHUNK_GAMES, games // 4)  # (a run a few samples long is just played)
+    if most < budget.SAMPLE_GAMES:
+        return 0.0, 0
+    simulate(solution, 2, 0, strategy)  # the kernels loaded: the samples time only the games
+    n, spent = budget.SAMPLE_GAMES, 0.0
+    while True:
+        begin = time.perf_counter()
+        simulate(solution, n, 0, strategy)
+        took = time.perf_counter() - begin
+        spent += took
+        estimate = took * games / n
+        grown = min(most, 4 * n)
+        expected = took * grown / n  # (from above, as every sample's)
+        if n == most or estimate <= budget.QUIET_SECONDS or spent + expected > max(
+                budget.SAMPLE_SECONDS, budget.SAMPLE_SHARE * estimate):
+            return estimate, n
+        if say is not None and expected > budget.SAY_SAMPLE_SECONDS:
+            say(f"timing {grown:,} games to estimate how long the {games:,} take: at most "
+                f"{duration(expected)}")
+        n = grown
 
 
 def _state_blocks(solution: Solution, tally: Tally):

@@ -38,9 +38,11 @@ def strategy_values(solution: Solution, name: str) -> np.ndarray:
     check_strategy(name)
     if name == "optimal":
         return solution.values
-    # (Writable like the solved values: numba compiles read-only arrays separately.)
-    return solution.problem.remember(("strategy", name), lambda: np.zeros_like(solution.values)
-                                     if name == "greedy" else _heuristic_values(solution))
+    # (Writable like the solved values: numba compiles read-only arrays separately. Zeros
+    # from np.zeros, not zeros_like: the system hands them out untouched, so a big game's
+    # greedy table costs no memory until written, and it never is.)
+    return solution.problem.remember(("strategy", name), lambda: np.zeros(
+        solution.values.shape) if name == "greedy" else _heuristic_values(solution))
 
 
 def box_alone_values(t: RuleTables) -> np.ndarray:

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from yz.rules import InputError
 
-from .dp import Solution, check_values
+from .dp import Solution, check_values, parts
 from .kernels.bundle import Needs, Rows
 from .report import Step
 from .state import StateLayout, filled_maxima
@@ -195,23 +195,29 @@ def need_sweep(solution: Solution, n_need: int, last: np.ndarray, met: float,
         m1, m2 = (0.0, 0.0) if payloads is None else (payloads[1], payloads[3])
         needs = Needs.of(NEED0=need0, n_need=n_need, next_base=int(layout.LAYER_PTR[k + 1]),
                          met=met, met_m1=m1, met_m2=m2)
-        ptr, _banks_per_row = layer.layer_batches(K, rows, NEED_RUN)
-        if payloads is None:
-            current_p = None
-            layer.values(K, L, rows, ptr, NEED_RUN, problem.threads, below.reshape(-1),
-                         store=current.reshape(-1), needs=needs, shared=True)
-        else:
-            current_p = (layer_table(k, payloads[0], payloads[1]),
-                         layer_table(k, payloads[2], payloads[3]))
-            layer.decide(K, L, rows, ptr, NEED_RUN, problem.threads,
-                         Next(below.reshape(-1), below_p[0].reshape(-1),
-                              below_p[1].reshape(-1)),
-                         store=current.reshape(-1), needs=needs, shared=True,
-                         payload=(current_p[0].reshape(-1), current_p[1].reshape(-1)))
+        ptr, per_row = layer.layer_batches(K, rows, NEED_RUN)
+        current_p = None if payloads is None else (layer_table(k, payloads[0], payloads[1]),
+                                                   layer_table(k, payloads[2], payloads[3]))
+        layer_work = (here.stop - here.start) * (n_need - 1)
+        columns = max(1, int(rows.NU.sum()))
+        # In parts, as the DP (`dp.parts`): a big layer takes tens of seconds, and Python
+        # (Ctrl-C, progress) has its turn only between kernel calls.
+        for part in parts(problem, rows, ptr, per_row):
+            if payloads is None:
+                layer.values(K, L, rows, part, NEED_RUN, problem.threads, below.reshape(-1),
+                             store=current.reshape(-1), needs=needs, shared=True)
+            else:
+                layer.decide(K, L, rows, part, NEED_RUN, problem.threads,
+                             Next(below.reshape(-1), below_p[0].reshape(-1),
+                                  below_p[1].reshape(-1)),
+                             store=current.reshape(-1), needs=needs, shared=True,
+                             payload=(current_p[0].reshape(-1), current_p[1].reshape(-1)))
+            if step is not None:  # (the share of the layer's columns solved so far)
+                step(done + layer_work * int(rows.NU[: part[-1]].sum()) // columns, total)
         check_values(t, layout, current, what, 0.0, 1.0 + 1e-9, here.start)
         on_layer(k, here, current, current_p)
         below, below_p = current, current_p
-        done += (here.stop - here.start) * (n_need - 1)
+        done += layer_work
         if step is not None:
             step(done, total)
 

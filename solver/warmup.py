@@ -6,12 +6,20 @@ combination (`solver.kernels.layer`); doing it on a tiny game first keeps that t
 figures a command reports ("solved in 0.3 s") and lets a front end say what is happening.
 `yz warmup` compiles them all.
 
-Compiling is one core's work, so with two or more families to compile and a core to spare, a
-second process compiles one group of them while this one compiles the other. The groups split
-by the drivers they specialise (`solver.kernels.layer`): this process takes the families that
-run the decision driver of games with saved rolls (the most expensive to compile), the second
-one every other family. So the two processes never write the same driver's entry in numba's
-cache index, and neither can overwrite the other's.
+Compiling is one core's work, so with two or more families to compile and a core to spare, two
+processes compile a group of them each, side by side. The groups split by the drivers they
+specialise (`solver.kernels.layer`): one takes the families that run the decision driver of
+games with saved rolls (the most expensive to compile), the other every other family. So the
+two never write the same driver's entry in numba's cache index, and neither can overwrite the
+other's.
+
+The compiling runs in processes of its own, never in this one (a numba compile cannot be
+interrupted: Ctrl-C would wait for it, tens of seconds): this process waits, and on Ctrl-C
+kills them at once, removes the temporary files numba was writing, and stops. Nothing is
+half-written: numba writes each cache file whole (a temporary file, then a rename), and a
+family is marked compiled only once all of it is. The kernels are then loaded from numba's
+cache where the work runs (a fraction of a second). Where no process can be started (a
+daemon process, a system without the resources), they are compiled here.
 
     values      the DP without the SD, and nothing else
     decisions   the DP with the SD; the SD of optimal play on cached values
@@ -29,7 +37,12 @@ game needs it: a game without saved rolls never waits for their stages to compil
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import contextlib
+import os
+import re
+import signal
+import threading
+from collections.abc import Callable, Iterator
 
 from .kernel_cache import compiled, mark_compiled
 from .report import SILENT, Reporter
@@ -82,8 +95,15 @@ def compile_seconds(families: tuple[str, ...]) -> float:
 
 
 def _estimate(todo: list[str]) -> int:
-    """Seconds compiling `todo` takes, its two groups side by side."""
-    return max(_seconds(group) for group in _groups(todo))
+    """Seconds compiling `todo` takes, its two groups side by side, on the cores other work
+    leaves free now (the times above are of a quiet machine)."""
+    from .budget import free_cores
+
+    groups = [group for group in _groups(todo) if group]
+    if not groups:
+        return 0
+    quiet = max(_seconds(group) for group in groups)
+    return round(quiet * len(groups) / free_cores(len(groups)))
 
 
 def _seconds(group: list[str]) -> int:
@@ -94,7 +114,7 @@ def _seconds(group: list[str]) -> int:
 
 
 def _groups(todo: list[str]) -> tuple[list[str], list[str]]:
-    """(the families this process compiles, those a second process compiles)."""
+    """(the families one process compiles, those a second one compiles beside it)."""
     here = [f for f in todo if f not in SECOND_GROUP]
     there = [f for f in todo if f in SECOND_GROUP]
     if not here or not there or _cores() < 2:
@@ -179,22 +199,16 @@ def missing(families: tuple[str, ...]) -> list[str]:
 
 def ensure_compiled(families: tuple[str, ...], report: Reporter = SILENT) -> None:
     """Compile the families of kernels not compiled yet, telling `report` first (once per
-    installation: numba keeps them on disk); two groups at once when there is a core to
-    spare (see the module docstring)."""
+    installation: numba keeps them on disk), in processes of their own, two groups at once
+    when there is a core to spare (see the module docstring)."""
     todo = missing(families)
     if not todo:
         return
-    here, there = _groups(todo)
     report.note(f"compiling the solver's kernels for this kind of work, once per installation "
                 f"({', '.join(todo)}): about {_estimate(todo)} s here")
     with (report.stage("compiling the solver's kernels", "kernels") as step,
-          _Helper(there) as helper):
-        problem = tiny_problem()
-        for i, family in enumerate(here):
-            _run(family, problem)
-            mark_compiled(family)
-            step(i + 1 + helper.done(), len(todo))
-        helper.wait(lambda n: step(len(here) + n, len(todo)))
+          _Compilers([group for group in _groups(todo) if group]) as compilers):
+        compilers.wait(lambda done: step(done, len(todo)))
 
 
 def _cores() -> int:
@@ -203,51 +217,136 @@ def _cores() -> int:
     return cores()
 
 
-class _Helper:
-    """A second process that compiles `families` one after the other (nothing when empty)."""
+# Seconds between two looks at the compiling processes: Ctrl-C waits for no more than this.
+WAIT_SECONDS = 0.2
+# The name numba gives a cache file while writing it (`caching._open_for_write`).
+NUMBA_TEMPORARY = re.compile(r"\.tmp\.[0-9a-f]{16}$")
 
-    def __init__(self, families: list[str]) -> None:
-        self.families = families
-        self.futures: list = []
-        self.pool = None
 
-    def __enter__(self) -> _Helper:
+class _Compilers:
+    """One process per group of families, compiling them in turn (`compile_families`) and
+    saying each one done; this process only waits. Leaving on an exception (Ctrl-C) kills
+    them and removes the temporary files they were writing. A family a process could not
+    compile (it could not start, or died) is compiled here."""
+
+    def __init__(self, groups: list[list[str]]) -> None:
+        self.groups = groups
+        self.running: list[tuple] = []  # (process, its end of the pipe, its families)
+
+    def __enter__(self) -> _Compilers:
         import multiprocessing
 
-        if self.families and not multiprocessing.current_process().daemon:
-            from concurrent.futures import ProcessPoolExecutor
-
-            try:
-                context = multiprocessing.get_context("spawn")
-                self.pool = ProcessPoolExecutor(1, mp_context=context)
-                self.futures = [self.pool.submit(compile_family, f) for f in self.families]
-            except (OSError, RuntimeError):  # no process to be had: compiled here instead
-                self.futures = []
+        if multiprocessing.current_process().daemon:  # (no children for a daemon)
+            return self
+        try:
+            context = multiprocessing.get_context("spawn")
+            for group in self.groups:
+                reader, writer = context.Pipe(duplex=False)
+                process = context.Process(target=compile_families, args=(group, writer),
+                                          name="yz-compile", daemon=True)
+                with _sigint_ignored():  # Ctrl-C is this process's to handle: it kills them
+                    process.start()
+                writer.close()
+                self.running.append((process, reader, group))
+        except (OSError, RuntimeError):  # no process to be had: compiled here instead
+            self._stop()
         return self
 
-    def done(self) -> int:
-        return sum(f.done() for f in self.futures)
-
     def wait(self, step: Callable[[int], None]) -> None:
-        """Wait for every family, calling step(how many are done) as each finishes; a family
-        the helper could not compile is compiled here instead."""
-        for i, family in enumerate(self.families):
-            if not self.futures:  # the helper never started
-                compile_family(family)
-            else:
-                try:
-                    self.futures[i].result()
-                except Exception:  # the helper died: this process compiles it
+        """Wait for every family, calling step(how many are done) as each one is."""
+        from multiprocessing.connection import wait
+
+        done: list[str] = []
+        if not self.running:
+            for group in self.groups:
+                for family in group:
                     compile_family(family)
-            step(max(i + 1, self.done()))
+                    done.append(family)
+                    step(len(done))
+            return
+        running = list(self.running)
+        while running:
+            wait([reader for _, reader, _ in running], timeout=WAIT_SECONDS)
+            for item in list(running):
+                process, reader, group = item
+                try:
+                    while reader.poll():
+                        done.append(reader.recv())
+                        step(len(done))
+                except (EOFError, OSError):  # it has ended: whatever it did not do is done here
+                    process.join()
+                    running.remove(item)
+                    for family in group:
+                        if family not in done:
+                            compile_family(family)
+                            done.append(family)
+                            step(len(done))
 
     def __exit__(self, *exc) -> None:
-        if self.pool is not None:
-            self.pool.shutdown(wait=exc[0] is None, cancel_futures=True)
+        if exc[0] is not None:
+            self._stop()
+        for process, reader, _ in self.running:
+            process.join()
+            reader.close()
+
+    def _stop(self) -> None:
+        """Kill the compiling processes at once, and remove the cache files they had begun
+        to write: each is frozen first, and the numba temporary files it holds open are
+        its own (another program compiling into the same folder keeps its files)."""
+        begun: set[str] = set()
+        for process, _, _ in self.running:
+            if process.pid is not None and process.exitcode is None:
+                with contextlib.suppress(OSError):
+                    os.kill(process.pid, signal.SIGSTOP)
+                    begun |= _open_temporaries(process.pid)
+                process.kill()
+        for process, _, _ in self.running:
+            if process.pid is not None:
+                process.join()
+        for path in begun:
+            with contextlib.suppress(OSError):
+                os.unlink(path)
+
+
+def _open_temporaries(pid: int) -> set[str]:
+    """The numba temporary files process `pid` has open (read from /proc: none elsewhere)."""
+    found = set()
+    with contextlib.suppress(OSError):
+        for fd in os.listdir(f"/proc/{pid}/fd"):
+            with contextlib.suppress(OSError):
+                target = os.readlink(f"/proc/{pid}/fd/{fd}")
+                if NUMBA_TEMPORARY.search(target):
+                    found.add(target)
+    return found
+
+
+@contextlib.contextmanager
+def _sigint_ignored() -> Iterator[None]:
+    """SIGINT ignored while a process starts, so that it is born ignoring it (Python keeps an
+    ignored SIGINT ignored), then handled here again; only the main thread sets handlers."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    old = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, old)
+
+
+def compile_families(families: list[str], done) -> None:
+    """A compiling process's work (`_Compilers`): each family compiled and marked in turn, its
+    name sent on `done` once it is. Ctrl-C is the waiting process's to handle (it kills this
+    one), so it is ignored here."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    for family in families:
+        compile_family(family)
+        done.send(family)
+    done.close()
 
 
 def compile_family(family: str) -> None:
-    """Compile one family on the tiny game and mark it compiled (the helper process's task)."""
+    """Compile one family on the tiny game and mark it compiled."""
     _run(family)
     mark_compiled(family)
 

@@ -167,6 +167,51 @@ def test_compare_json():
     assert "vs first" in yz("compare", "no-bonus", "gist").stdout
 
 
+BANKED = """\
+name: tiny-banked
+dice: 3
+faces: 4
+rolls: 2
+categories:
+  - {key: ones, pattern: {kind: face, face: 1}, score: face_total}
+  - {key: fours, pattern: {kind: face, face: 4}, score: face_total}
+  - {key: pair, pattern: {kind: of_a_kind, count: 2}, score: sum_matched}
+  - {key: chance, pattern: any, score: sum_all}
+upper_bonus: {threshold: 6, amount: 10}
+saved_rolls: {cap: 3}
+"""
+
+
+def test_compare_shows_what_it_has_and_names_what_it_has_not(monkeypatch, tmp_path):
+    """A game with saved rolls too big for its distribution to come along (as if: the
+    memory check says so) has its SD; its median, mode and percentiles once `yz
+    distribution` has cached it; never P(bonus), which needs its per-box figures. What is not
+    computed is left out and named in `not_computed`: null is only "no upper bonus"."""
+    from yz.solver.budget import Budget
+
+    monkeypatch.setattr(Budget, "figures_fit",
+                        lambda self, max_memory=None: not self.problem.layout.saves_rolls)
+    path = tmp_path / "banked.yaml"
+    path.write_text(BANKED)
+    plain, banked = yz_json("compare", "no-bonus", str(path))
+    assert plain["p_upper_bonus"] is None and "not_computed" not in plain  # no upper bonus
+    assert {"median", "mode", "percentiles", "sd", "seconds", "states"} <= set(plain)
+    assert banked["not_computed"] == ["median", "mode", "percentiles", "p_upper_bonus"]
+    assert not {"median", "mode", "percentiles", "p_upper_bonus"} & set(banked)
+    assert banked["sd"] > 0
+    dist = yz_json("distribution", "-v", str(path))
+    plain, banked = yz_json("compare", "no-bonus", str(path))
+    assert banked["not_computed"] == ["p_upper_bonus"]
+    assert (banked["median"], banked["mode"], banked["percentiles"]) == (
+        dist["median"], dist["mode"], dist["percentiles"])
+    assert banked["sd"] == pytest.approx(dist["sd"])
+    text = yz("compare", "no-bonus", str(path)).stdout
+    row = next(line for line in text.splitlines() if line.startswith("tiny-banked"))
+    assert row.split()[4:8] == [str(dist["median"]), str(dist["percentiles"]["5"]),
+                                str(dist["percentiles"]["95"]), "?"]
+    assert "?: not computed: P(bonus) of tiny-banked" in text and "-: no upper bonus" in text
+
+
 # ---------------------------------------------------------------- options and parser errors
 
 
@@ -411,10 +456,15 @@ def test_simulate_leaves_out_slow_exact_figures_unless_asked(monkeypatch, isolat
     assert sd.split()[-1] == "-"
     data = json.loads(yz("simulate", "-v", "no-bonus", "-n", "300", "--json").stdout)
     assert data["exact"]["expected_score"] == pytest.approx(229.6385, abs=1e-4)
-    assert data["exact"]["box_mean"] == {} and data["exact"]["p_upper_bonus"] is None
+    # Not computed: left out and named (null would say "no upper bonus").
+    assert data["exact"]["not_computed"] == ["sd", "box_mean", "box_zero_rate",
+                                             "p_upper_bonus", "yahtzee_bonus_mean",
+                                             "joker_uses_mean"]
+    assert not set(data["exact"]["not_computed"]) & set(data["exact"])
     asked = yz_json("simulate", "-v", "no-bonus", "-n", "300", "--exact")
     assert set(asked["exact"]["box_mean"]) == set(asked["boxes"])
-    assert asked["exact"]["sd"] > 0
+    assert asked["exact"]["sd"] > 0 and "not_computed" not in asked["exact"]
+    assert asked["exact"]["p_upper_bonus"] is None  # computed: no-bonus has no upper bonus
     assert yz_json("simulate", "-v", "no-bonus", "-n", "300", "--no-exact")["exact"] is None
     # Once computed they are cached, and shown unasked.
     again = yz_json("simulate", "-v", "no-bonus", "-n", "300")
@@ -441,3 +491,82 @@ def test_differences_that_round_to_zero_read_as_a_tie():
     assert render.signed(-0.0, 4) == "+0.0000"
     assert render.signed(-0.0012, 3) == "-0.001"
     assert render.signed(0.25, 2) == "+0.25"
+
+
+# ---------------------------------------------------------------- the README's JSON table
+
+ROOT = Path(__file__).resolve().parent.parent
+# Each command of the README's "JSON output" table, as the test runs it (with --json). The
+# order matters once: `cache list` comes last, to list what the others cached.
+JSON_COMMANDS = {
+    "variants": ["variants"],
+    "rules validate": ["rules", "validate", "example:house-rules"],
+    "rules table": ["rules", "table", "gist"],
+    "score": ["score", "-v", "no-bonus", "13466"],
+    "advise": ["advise", "-v", "no-bonus", "--dice", "1,1,2,3,6"],
+    "solve": ["solve", "-v", "no-bonus"],
+    "compare": ["compare", "no-bonus", "gist"],
+    "simulate": ["simulate", "-v", "no-bonus", "-n", "300"],
+    "distribution": ["distribution", "-v", "no-bonus"],
+    "duel": ["duel", "no-bonus", "gist"],
+    "target": ["target", "-v", "no-bonus", "--max-target", "100"],
+    "cache list": ["cache", "list"],
+}
+# Names the table's "in" column uses for places inside a command's output.
+JSON_PLACES = {"a", "b", "exact", "targets"}
+# Keys present only in some outputs (a figure not computed, an invalid rule file): checked
+# one way here (and each where it appears: test_compare_shows_what_it_has_and_names_what_it_
+# has_not, test_an_invalid_rule_file_is_json_too).
+SOMETIMES = {"not_computed", "errors"}
+
+
+def readme_json_table() -> dict[str, set[str]]:
+    """The README's "JSON output" table: each key and the commands it names as having it."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = text[text.index("### JSON output"):].split("\n### ")[0]
+    table = {}
+    for line in section.splitlines():
+        if not line.startswith("| `"):
+            continue
+        keys, _meaning, where = line.strip("| ").split(" | ")
+        named = set(re.findall(r"`([^`]+)`", where))
+        unknown = named - set(JSON_COMMANDS) - JSON_PLACES
+        assert not unknown, f"the README's JSON table names {unknown}: run them here too"
+        for key in re.findall(r"`([^`]+)`", keys):
+            table[key] = named & set(JSON_COMMANDS)
+    assert len(table) > 15, table
+    return table
+
+
+def json_keys(value) -> set[str]:
+    """Every key of every object in a JSON value, however deep."""
+    if isinstance(value, dict):
+        return set(value).union(*(json_keys(v) for v in value.values()))
+    if isinstance(value, list):
+        return set().union(*(json_keys(v) for v in value))
+    return set()
+
+
+def test_every_commands_json_keys_are_the_readmes_table():
+    table = readme_json_table()
+    found = {name: json_keys(yz_json(*args)) for name, args in JSON_COMMANDS.items()}
+    for key, commands in table.items():
+        for name in commands if key not in SOMETIMES else ():
+            assert key in found[name], f"yz {name} --json has no '{key}' (README: it has)"
+        has = {name for name, keys in found.items() if key in keys}
+        assert has <= commands, f"'{key}' is in yz {', '.join(sorted(has - commands))} " \
+                                "--json, which the README's table does not name"
+
+
+def test_an_invalid_rule_file_is_json_too(tmp_path):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("name: bad\ndice: 9\ncategories: []\nfoo: 1\n")
+    result = yz("rules", "validate", str(bad), "--json")
+    assert result.exit_code == 2
+    told = json.loads(result.stdout)
+    assert told["valid"] is False and told["file"] == str(bad)
+    assert [e.split(": ")[1] for e in told["errors"]] == ["dice", "categories", "foo"]
+    assert all(e.startswith(f"{bad}:") for e in told["errors"])
+    assert result.stderr.startswith(f"error: {bad}: 3 problems in the rule set")
+    missing = yz("rules", "validate", str(tmp_path / "none.yaml"), "--json")
+    assert missing.exit_code == 2 and json.loads(missing.stdout)["valid"] is False

@@ -183,6 +183,28 @@ def test_target_play_matches_brute_force():
                                                       abs=1e-6)
 
 
+@pytest.mark.parametrize("name, rules", [("no-bonus", None), ("saved", "saved_rolls: {cap: 2}")])
+def test_target_play_returns_between_parts_of_a_layer(monkeypatch, name, rules):
+    """Python (Ctrl-C, progress) has its turn only between two kernel calls, so target play
+    sweeps a layer in parts of about budget.PART_SECONDS of work, as the DP does (made tiny
+    here): many steps a layer, never back, the same chances."""
+    from yz.rules import rules_from_text
+    from yz.solver import budget
+
+    game = load_rules("no-bonus") if rules is None else rules_from_text(
+        f"name: banked\nextends: no-bonus\n{rules}\nremove_categories: [ones, twos, threes, "
+        "fours, fives, sixes, chance]\n")
+    whole = solve_targets(Model(game, use_cache=False).solve(), 60)
+    monkeypatch.setattr(budget, "PART_SECONDS", 1e-6)
+    model = Model(game, use_cache=False)
+    steps = []
+    table = solve_targets(model.solve(), 60, lambda done, total: steps.append((done, total)))
+    assert len(steps) > 2 * model.tables.n_categories  # (one a layer before)
+    done = [d for d, _ in steps]
+    assert done == sorted(done) and done[-1] == steps[-1][1]
+    np.testing.assert_array_equal(table.W, whole.W)
+
+
 @settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(small_rule_sets())
 def test_target_play_beats_mean_play_and_matches_brute_force(rules):

@@ -202,8 +202,62 @@ def test_play_a_whole_seeded_game_through_stdin(no_bonus):
     assert "best move." in out and "not the best: the best was" in out
     assert re.search(rf"\n  Total +{expected.banked}\n", out), out
     assert f"total {expected.banked} (optimal play averages 229.64)" in out
-    assert f"points lost to the best moves: {expected.lost():.2f}" in out
+    luck = expected.review()["luck"]
+    assert f"your decisions cost {expected.lost():.2f} (each one's loss in expected final " \
+           "score against the best move, added up) and the dice " \
+           f"{'took' if luck < 0 else 'gave'} {abs(luck):.2f} (luck)" in " ".join(out.split())
     assert "worst decisions:" in out and "P(score <= " in out
+
+
+def test_the_review_separates_decisions_from_luck(no_bonus):
+    """The expected final score moves by the decisions' losses and by the dice alone, so the
+    total is the start's expectation, less what the decisions cost, plus the luck: at every
+    point of the game (before the end, with the expected final score for the total)."""
+    game = Game(no_bonus, seed=8)
+    play_out(game, every=3)
+    review = game.review()
+    assert review["lost"] == pytest.approx(game.lost()) and review["lost"] > 0
+    assert review["total"] == review["expected_final"] == game.banked
+    assert review["total"] == pytest.approx(review["expected_at_start"] - review["lost"]
+                                            + review["luck"])
+    game.undo()  # the last decision taken back: the review so far
+    so_far = game.review()
+    assert so_far["expected_final"] == pytest.approx(game.expected_final())
+    assert so_far["expected_final"] == pytest.approx(
+        so_far["expected_at_start"] - so_far["lost"] + so_far["luck"])
+
+
+def test_keeping_every_die_stops_rolling_and_is_judged_once(no_bonus):
+    """Keeping all with re-rolls left goes to scoring (the dice as after the last roll), and
+    costs what stopping loses, once: not a roll spent and judged again for every roll."""
+    game = Game(no_bonus, seed=3)
+    game.score("large_straight")  # turn 2: dice 1 2 4 5 6, 2 re-rolls left
+    assert game.dice == (1, 2, 4, 5, 6) and game.rolls_left == 2
+    best = game.options()[0]
+    stop = game.stop_value()
+    listed = next(o for o in game.options() if o.kind == "keep" and not o.reroll)
+    assert listed.value == pytest.approx(stop)  # the hint and the judge agree
+    decision = game.keep(game.dice)
+    assert game.phase == "score" and game.rolls_left == 0 and game.dice == (1, 2, 4, 5, 6)
+    assert decision.chosen.label() == "keep all (stop rolling)"
+    assert decision.loss == pytest.approx(best.value - stop) and decision.loss > 1
+    assert game.options()[0].value == pytest.approx(stop)  # the boxes, as after the last roll
+    with pytest.raises(InputError, match="no re-rolls are left"):
+        game.keep(game.dice)
+    game.score(game.options()[0].box.key)
+    assert game.lost() == pytest.approx(best.value - stop)  # charged once in all
+    replay = Game.from_state(no_bonus, game.state())
+    assert replay.banked == game.banked and replay.lost() == pytest.approx(game.lost())
+
+
+def test_play_keep_all_goes_to_scoring():
+    result = runner.invoke(app, ["play", "--seed", "3", "-q"], input="large\nall\nall\nquit\n")
+    assert result.exit_code == 0, result.output
+    out = result.output
+    assert out.count("keep all (stop rolling)") == 3, out  # once judged, once in the review
+    assert "dice 1 2 4 5 6  (last roll)  box> all" in out
+    assert "error: no re-rolls are left this turn: type the box to score." in out
+    assert "cost 9.94 points" in out and "(1 re-roll left)" not in out
 
 
 def test_play_coach_warns_before_a_costly_move():
@@ -215,6 +269,7 @@ def test_play_coach_warns_before_a_costly_move():
                                  "--coach-threshold", "0.5"], input=f"{typed}\nn\nq\n")
     assert result.exit_code == 0, result.output
     assert "coach: " in result.output and "play it anyway? [y/N]" in result.output
+    assert "more than your coach threshold of 0.5 points; the best is" in result.output
     assert "game stopped at turn 1 with 0 points banked" in result.output
     result = runner.invoke(app, ["play", "-v", "no-bonus", "--seed", "9", "-q",
                                  "--coach-threshold", "0.5"], input=f"{typed}\ny\n")

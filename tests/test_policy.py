@@ -128,6 +128,41 @@ def test_other_strategies_match_their_exact_means(official, strategy):
     assert exact_mean < official.expected_score - 5  # what optimal play is worth
 
 
+@pytest.mark.parametrize("strategy", ["greedy", "heuristic"])
+def test_greedy_and_heuristic_play_solve_nothing(monkeypatch, strategy):
+    """Their value tables are their own (zeros, or the heuristic's estimate), so playing them,
+    their exact figures and their distribution never solve optimal play first (a game too
+    big to solve in time is still played)."""
+    from yz.solver.exact import exact_moments
+    from yz.solver.strategies import strategy_values
+
+    model = Model("no-bonus", use_cache=False)
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("optimal play was solved")
+
+    monkeypatch.setattr(model, "solve", refuse)
+    played = model.simulate(2000, seed=3, strategy=strategy)
+    solved = Model("no-bonus", use_cache=False).solve()  # the old way: from the solved values
+    expected = simulate(solved, 2000, seed=3, strategy=strategy)
+    assert np.array_equal(played.score_counts, expected.score_counts)
+    moments = exact_moments(solved, strategy_values(solved, strategy), strategy)
+    figures = model.figures(strategy)
+    assert figures.expected_score == pytest.approx(moments.expected_score, abs=1e-9)
+    assert figures.sd == pytest.approx(moments.sd, abs=1e-9) and figures.box_mean
+    assert model.distribution(strategy).expected_score == pytest.approx(moments.expected_score)
+
+
+def test_greedy_simulation_of_a_game_too_big_to_solve(tmp_path):
+    from test_robustness import big_game
+
+    result = runner.invoke(app, ["simulate", "-v", str(big_game(tmp_path)), "--strategy",
+                                 "greedy", "--no-exact", "-n", "200", "--json"])
+    assert result.exit_code == 0, result.output
+    out = json.loads(result.stdout)
+    assert out["strategy"] == "greedy" and out["games"] == 200 and out["exact"] is None
+
+
 def test_same_seed_same_games(official):
     a = simulate(official, 1500, seed=99, keep_scores=True)
     b = simulate(official, 1500, seed=99, keep_scores=True)

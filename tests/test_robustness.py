@@ -4,6 +4,7 @@ with the user's own files."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -29,8 +30,8 @@ def yz_cmd(*args: str) -> list[str]:
 def run(*args: str, cache_dir: Path, **kwargs) -> subprocess.CompletedProcess:
     env = dict(os.environ, YZ_CACHE_DIR=str(cache_dir))
     kwargs.setdefault("stdout", subprocess.PIPE)
-    return subprocess.run(yz_cmd(*args), stderr=subprocess.PIPE, text=True, env=env,
-                          timeout=600, **kwargs)
+    kwargs.setdefault("timeout", 600)
+    return subprocess.run(yz_cmd(*args), stderr=subprocess.PIPE, text=True, env=env, **kwargs)
 
 
 # ---------------------------------------------------------------- a long solve
@@ -101,6 +102,120 @@ def test_the_budget_is_the_models():
         model.solve()
     assert "max_seconds" in str(info.value) and "--" not in str(info.value)  # no CLI flags
     assert Model("no-bonus", use_cache=False, max_seconds=None).solve().expected_score > 0
+
+
+# ---------------------------------------------------------------- Ctrl-C everywhere
+
+
+def no_process_left(group: int) -> bool:
+    """Whether every process of a process group ends (a helper too; multiprocessing's resource
+    tracker ends a moment after the command), within the hang guard."""
+    deadline = time.monotonic() + HANG_GUARD
+    while time.monotonic() < deadline:
+        try:
+            os.killpg(group, 0)
+        except ProcessLookupError:
+            return True
+        time.sleep(0.1)
+    return False
+
+
+def test_ctrl_c_stops_target_play_in_the_middle_of_a_layer(isolated_cache):
+    """Target play returns to Python between parts of a layer, as the DP does, so Ctrl-C is
+    handled there: exit 130, `interrupted`, no noise, no table written."""
+    from test_terminal import run_in_pty
+
+    run = run_in_pty(["target", "-v", "official-free-joker", "--max-target", "400",
+                      "--targets", "350"], 100, timeout=HANG_GUARD + 240,
+                     interrupt_when="target play, official-free-joker", interrupt_after=3)
+    assert run.code == 130, run
+    assert run.text.rstrip().endswith("interrupted"), run
+    assert "Traceback" not in run.text and "Exception ignored" not in run.text, run
+    assert not list(isolated_cache.glob("*targets*")), list(isolated_cache.iterdir())
+    assert no_process_left(run.pid)
+
+
+def test_ctrl_c_stops_the_warm_up_leaving_nothing_half_written(tmp_path):
+    """Compiling happens in processes of their own, which the command kills on Ctrl-C: it
+    stops at once (a numba compile cannot be interrupted, a process can), and no file numba
+    had begun to write is left behind."""
+    from test_terminal import run_in_pty
+
+    kernels = tmp_path / "kernels"
+    run = run_in_pty(["warmup"], 100, timeout=HANG_GUARD + 60,
+                     interrupt_when="compiling the solver's kernels", interrupt_after=5,
+                     env={"NUMBA_CACHE_DIR": str(kernels)})
+    assert run.code == 130, run
+    assert run.text.rstrip().endswith("interrupted"), run
+    assert "Traceback" not in run.text and "Exception ignored" not in run.text, run
+    assert no_process_left(run.pid)
+    assert not [p for p in kernels.rglob("*") if ".tmp." in p.name], list(kernels.rglob("*"))
+
+
+# ---------------------------------------------------------------- a long simulation
+
+
+def test_far_too_many_games_are_refused_at_once(tmp_path):
+    """Even the least a run can take (every turn played, none of its choices computed) is
+    over the budget: refused before anything is solved or played, in every output mode."""
+    for args in ((), ("--json",)):
+        res = run("simulate", "--games", "1000000000000", "--no-exact", *args,
+                  cache_dir=tmp_path, timeout=HANG_GUARD)
+        assert res.returncode == 2, res.stderr
+        error = res.stderr.strip().splitlines()[-1]
+        assert error.startswith("error: playing 1,000,000,000,000 games of "
+                                "official-free-joker would take at least "), error
+        assert "--yes" in error and "Traceback" not in res.stderr
+        if args:
+            told = json.loads(res.stdout)
+            assert told["refused"] == "playing 1,000,000,000,000 games of official-free-joker"
+            assert told["estimate_seconds"] > told["budget_seconds"] == 600
+    assert not tmp_path.exists() or not any(tmp_path.iterdir())  # nothing solved
+
+
+def test_a_long_simulation_is_timed_then_refused_before_its_games(monkeypatch):
+    """A run the floor lets through is estimated from games timed on the spot (throwaway
+    samples), and refused before any of its own games when that is over the budget."""
+    from yz.solver import budget
+    from yz.solver import simulate as sim
+
+    monkeypatch.setattr(budget, "PLAY_SECONDS_PER_GAME_TURN", 0.0)  # past the floor
+    played = []
+    real = sim.simulate
+    monkeypatch.setattr(sim, "simulate", lambda solution, games, *a, **k: (
+        played.append(games), real(solution, games, *a, **k))[1])
+    model = Model("no-bonus", max_seconds=1.0)
+    with pytest.raises(WorkTooLong, match=r"playing 1,000,000 games of no-bonus would take "
+                       r"about .* \(estimated from [\d,]+ games timed here just now\)"):
+        model.simulate(1_000_000)
+    assert played and max(played) <= sim.SIM_CHUNK_GAMES  # samples only
+
+
+def test_a_long_simulation_says_its_estimate_before_its_games(monkeypatch):
+    from yz.solver import budget
+    from yz.solver.report import Reporter
+
+    class Recorder(Reporter):
+        def __init__(self):
+            self.said = []
+
+        def note(self, message):
+            self.said.append(("note", message))
+
+        @contextlib.contextmanager
+        def stage(self, label, unit):
+            self.said.append(("stage", label))
+            yield lambda done, total: None
+
+    monkeypatch.setattr(budget, "QUIET_SECONDS", 0.0)  # every run measured, and
+    monkeypatch.setattr(budget, "ANNOUNCE_WORK_SECONDS", 0.0)  # announced
+    recorder = Recorder()
+    Model("no-bonus", report=recorder).simulate(4000, seed=1)
+    notes = [i for i, (kind, text) in enumerate(recorder.said) if kind == "note" and
+             text.startswith("playing 4,000 games of no-bonus will take about ")]
+    playing = recorder.said.index(("stage", "playing 4,000 games"))
+    assert notes and notes[0] < playing, recorder.said
+    assert "(estimated from 1,000 games timed here just now)" in recorder.said[notes[0]][1]
 
 
 # ---------------------------------------------------------------- standard output

@@ -51,9 +51,10 @@ def default_sigint() -> None:
 
 
 class Run:
-    def __init__(self, code: int, raw: str):
+    def __init__(self, code: int, raw: str, pid: int = 0):
         self.code = code
         self.raw = raw
+        self.pid = pid  # (and its process group's id)
         # What a person would read: escape sequences dropped, carriage returns as new lines.
         self.text = ANSI.sub("", raw).replace("\r\n", "\n").replace("\r", "\n")
 
@@ -68,12 +69,15 @@ class Run:
 
 
 def run_in_pty(args: list[str], columns: int, timeout: float = 120.0, *,
-               interrupt_when: str | None = None) -> Run:
-    """Run `yz ARGS` on a pty `columns` wide; with `interrupt_when`, send SIGINT once that text
-    has appeared. The test's environment (its own YZ_CACHE_DIR) is passed on."""
+               interrupt_when: str | None = None, interrupt_after: float = 0.0,
+               env: dict | None = None) -> Run:
+    """Run `yz ARGS` on a pty `columns` wide; with `interrupt_when`, send SIGINT to its
+    process group, as a terminal's Ctrl-C does, `interrupt_after` seconds after that text has
+    appeared. The test's environment (its own YZ_CACHE_DIR), with `env`, is passed on."""
     master, slave = os.openpty()
     fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 40, columns, 0, 0))
-    env = {**os.environ, "COLUMNS": str(columns), "LINES": "40", "TERM": "xterm-256color"}
+    env = {**os.environ, **(env or {}), "COLUMNS": str(columns), "LINES": "40",
+           "TERM": "xterm-256color"}
     for name in ("NO_COLOR", "FORCE_COLOR", "TERMINAL_WIDTH", "PY_COLORS"):
         env.pop(name, None)
     proc = subprocess.Popen([*yz_command(), *args], stdin=slave, stdout=slave, stderr=slave,
@@ -83,6 +87,7 @@ def run_in_pty(args: list[str], columns: int, timeout: float = 120.0, *,
     out = bytearray()
     deadline = time.monotonic() + timeout
     sent = interrupt_when is None
+    seen_at = None
     try:
         while True:
             left = deadline - time.monotonic()
@@ -100,8 +105,11 @@ def run_in_pty(args: list[str], columns: int, timeout: float = 120.0, *,
                 if not chunk:
                     break
                 out += chunk
-            if not sent and interrupt_when in ANSI.sub("", out.decode(errors="replace")):
-                proc.send_signal(signal.SIGINT)
+            if not sent and seen_at is None and \
+                    interrupt_when in ANSI.sub("", out.decode(errors="replace")):
+                seen_at = time.monotonic()
+            if not sent and seen_at is not None and time.monotonic() >= seen_at + interrupt_after:
+                os.killpg(proc.pid, signal.SIGINT)
                 sent = True
         code = proc.wait(timeout=max(1.0, deadline - time.monotonic()))
     finally:
@@ -110,7 +118,7 @@ def run_in_pty(args: list[str], columns: int, timeout: float = 120.0, *,
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
-    return Run(code, out.decode(errors="replace"))
+    return Run(code, out.decode(errors="replace"), proc.pid)
 
 
 def check(run: Run, *expected: str) -> None:

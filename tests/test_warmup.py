@@ -8,6 +8,7 @@ processes, not of numba."""
 from __future__ import annotations
 
 import contextlib
+from pathlib import Path
 
 import pytest
 from yz.solver import warmup
@@ -47,20 +48,65 @@ def test_the_decision_families_split_off_when_there_is_a_core(monkeypatch):
 
 
 def test_two_groups_compile_at_once_with_progress(monkeypatch, nothing_compiled):
+    """Each group in a process of its own, this one only waiting (so that Ctrl-C here is
+    answered at once): nothing runs a family here."""
     monkeypatch.setattr(warmup, "_cores", lambda: 2)
     from yz.solver.kernel_cache import KERNEL_CACHE_DIR, compiled
 
-    (KERNEL_CACHE_DIR / "compiled-follow").unlink(missing_ok=True)  # the helper marks it again
+    def not_here(*args, **kwargs):
+        raise AssertionError("a family was compiled in the waiting process")
+
+    monkeypatch.setattr(warmup, "_run", not_here)
+    for family in ("follow", "saved-forward"):  # the processes mark them again
+        (KERNEL_CACHE_DIR / f"compiled-{family}").unlink(missing_ok=True)
     report = Recorder()
     warmup.ensure_compiled(("saved-forward", "follow"), report)
     assert len(report.notes) == 1 and "saved-forward, follow" in report.notes[0]
     assert report.steps[-1] == (2, 2)
     done = [d for d, _ in report.steps]
     assert done == sorted(done)  # the bar never goes back
-    # "saved-forward" was compiled here; "follow" by the helper process (marked there, on
-    # disk).
-    assert nothing_compiled == ["saved-forward"]
-    assert compiled("follow")
+    # Both were compiled by the compiling processes (marked there, on disk), none here.
+    assert nothing_compiled == []
+    assert compiled("follow") and compiled("saved-forward")
+
+
+def hold_a_temporary(folder: str, ready) -> None:
+    """A compiling process killed mid-write, as far as the files go: a numba temporary file
+    open, and a finished one."""
+    import time
+
+    (Path(folder) / "layer._values-1.py311.nbi").write_bytes(b"a whole index")
+    with open(Path(folder) / "layer._values-1.py311.nbi.tmp.0123456789abcdef", "wb") as f:
+        f.write(b"half an index")
+        f.flush()
+        ready.send("writing")
+        time.sleep(600)
+
+
+def test_an_interrupted_wait_kills_the_compiling_processes(monkeypatch, tmp_path):
+    """Whatever stops the waiting (Ctrl-C) kills the compiling processes at once and removes
+    the temporary files they were writing, and only theirs; finished files stay."""
+    import multiprocessing
+    from multiprocessing import connection
+
+    context = multiprocessing.get_context("spawn")
+    reader, writer = context.Pipe(duplex=False)
+    process = context.Process(target=hold_a_temporary, args=(str(tmp_path), writer), daemon=True)
+    process.start()
+    assert reader.poll(60) and reader.recv() == "writing"
+    others = tmp_path / "another.nbi.tmp.fedcba9876543210"  # another program's, not open here
+    others.write_bytes(b"")
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(connection, "wait", interrupted)
+    compilers = warmup._Compilers([])
+    compilers.running = [(process, reader, ["values"])]
+    with pytest.raises(KeyboardInterrupt), compilers:
+        compilers.wait(lambda done: None)
+    assert process.exitcode is not None  # killed, not left to finish
+    assert sorted(p.name for p in tmp_path.iterdir()) == [others.name, "layer._values-1.py311.nbi"]
 
 
 def test_a_helper_that_cannot_start_leaves_the_work_here(monkeypatch, nothing_compiled):

@@ -214,6 +214,8 @@ def test_a_whole_game_through_the_api(client):
     assert game["banked"] == review["total"] == boxes + game["upper_bonus"] + \
         game["yahtzee_bonus"]
     assert review["lost"] == pytest.approx(sum(d["loss"] for d in game["log"]))
+    assert review["total"] == pytest.approx(review["expected_at_start"] - review["lost"]
+                                            + review["luck"])
     assert 0 < review["p_at_most"] <= 1 and len(review["worst"]) == 3
     assert game["lost"] == pytest.approx(review["lost"])
     again = post(client, "/api/state", {"rules": NO_BONUS, "state": game["state"]})["game"]
@@ -232,6 +234,25 @@ def test_coach_warns_then_plays_when_confirmed(client):
     assert body["game"]["state"]["moves"] == [{"keep": []}]
     cheap = post(client, "/api/move", {**req, "coach_threshold": 100.0})
     assert "warning" not in cheap and cheap["decision"] is not None
+
+
+def test_keeping_every_die_stops_rolling(client):
+    """Holding every die and rolling is the coach's "keep all": the rolling stops there (as
+    in `yz play`), judged once at what stopping is worth."""
+    game = post(client, "/api/new", {"rules": NO_BONUS, "seed": 3})["game"]
+    req = {"rules": NO_BONUS, "state": game["state"]}
+    game = post(client, "/api/move", {**req, "move": {"score": "large_straight"}})["game"]
+    assert game["rolls_left"] == 2
+    hint = post(client, "/api/hint", {"rules": NO_BONUS, "state": game["state"]})
+    stop = next(o for o in hint["options"] if o["kind"] == "keep" and not o["reroll"])
+    body = post(client, "/api/move", {"rules": NO_BONUS, "state": game["state"],
+                                      "move": {"keep": game["dice"]}})
+    assert body["game"]["phase"] == "score" and body["game"]["rolls_left"] == 0
+    assert body["game"]["dice"] == game["dice"]
+    assert body["decision"]["loss"] == pytest.approx(stop["loss"]) and stop["loss"] > 1
+    warned = post(client, "/api/move", {"rules": NO_BONUS, "state": game["state"],
+                                        "move": {"keep": game["dice"]}, "coach_threshold": 1})
+    assert warned["warning"]["loss"] == pytest.approx(stop["loss"])
 
 
 def test_undo(client):

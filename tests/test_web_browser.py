@@ -109,6 +109,7 @@ def test_play_a_whole_seeded_game_in_the_browser(server, browser, tmp_path):
                 page.click("#roll")
             page.wait_for_selector("#warning:not([hidden])")
             assert "Coach:" in page.inner_text("#warning")
+            assert "more than your coach threshold of 0.5 points" in page.inner_text("#warning")
             assert moves_made(page) == before
             page.click("#warn-play")
             page.wait_for_function(f"() => window.yz.game.state.moves.length === {before + 1}")
@@ -131,6 +132,8 @@ def test_play_a_whole_seeded_game_in_the_browser(server, browser, tmp_path):
     assert f"P(score ≤ {total})" in page.inner_text("#rank")
     review = page.inner_text("#review")
     assert f"{game.lost():.2f}" in review and "worst decisions" in review
+    luck = game.review()["luck"]
+    assert f"the dice {'took' if luck < 0 else 'gave'} {abs(luck):.2f} (luck)" in review
     log_rows = page.query_selector_all("#log tbody tr")
     assert len(log_rows) == len(game.log)
     path = shot(page, tmp_path, "serve-review.png")

@@ -12,9 +12,13 @@ class YzError(Exception):
     flag).
     """
 
-    def __init__(self, message: str, param: str | None = None):
+    def __init__(self, message: str, param: str | None = None,
+                 problems: list[str] | None = None):
         super().__init__(message)
         self.param = param
+        # Each problem on its own, where the message lists several (a rule file's, each with
+        # its file:line:col), for a front end that shows them apart.
+        self.problems = problems
 
 
 class RulesError(YzError):
@@ -34,14 +38,16 @@ class WorkTooLong(InputError):
     """A piece of work estimated to take longer than the budget, refused before it starts
     (`yz.solver.budget`)."""
 
-    def __init__(self, what: str, seconds: float, budget: float, why: str):
+    def __init__(self, what: str, seconds: float, budget: float, why: str,
+                 at_least: bool = False):
+        """`at_least`: `seconds` is a lower bound (refused at once, before any measuring)."""
         self.what, self.seconds, self.budget = what, seconds, budget
         self.hint = ""  # another way to go ahead, added by a front end that has one
         shown, cap = duration(seconds), duration(budget)
         if shown == cap:  # just over the budget: a finer figure, or it reads as "10 > 10"
             shown, cap = duration(seconds, finer=True), duration(budget, finer=True)
-        self.estimate = (f"{what} would take about {shown} on this machine "
-                         f"(estimated {why}), more than the budget of {cap}")
+        self.estimate = (f"{what} would take {'at least' if at_least else 'about'} {shown} on "
+                         f"this machine (estimated {why}), more than the budget of {cap}")
         super().__init__(f"{self.estimate}; give a larger budget (max_seconds, or None for "
                          "none) to go ahead.", param="max_seconds")
 

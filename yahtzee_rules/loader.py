@@ -736,7 +736,8 @@ def _validate(data: dict, marks: dict[Path_, Mark], origin: str) -> RuleSet:
     if total > len(lines):
         lines.append(f"... and {total - len(lines):,} more (fix these first)")
     count = f"{total:,} problems" if total > 1 else "1 problem"
-    raise RulesError(f"{origin}: {count} in the rule set:\n  " + "\n  ".join(lines)) from None
+    raise RulesError(f"{origin}: {count} in the rule set:\n  " + "\n  ".join(lines),
+                     problems=lines) from None
 
 
 def _refuse_oversized(data: dict, marks: dict[Path_, Mark], origin: str) -> None:

@@ -269,7 +269,8 @@ function showWarning(w, m) {
   const box = $("#warning");
   box.querySelector(".text").replaceChildren(
     el("b", {}, "Coach: "), `${w.chosen.label} costs `, el("b", {}, fmt(w.loss)),
-    ` points of expected final score (more than your ${w.threshold}). The best is `,
+    ` points of expected final score (more than your coach threshold of ${w.threshold} ` +
+    `points). The best is `,
     el("b", {}, w.best.label), ` (expected final ${fmt(w.best.expected_final)}).`);
   box.hidden = false;
   $("#warn-play").onclick = () => { box.hidden = true; move(m, true); };
@@ -581,9 +582,13 @@ function drawReview() {
     `${d.chosen.label}, cost ${fmt(d.loss)} (best: ${d.best.label})`));
   box.replaceChildren(...[
     el("h2", {}, "Game over"), el("div", {class: "big", id: "final-total"}, r.total),
-    el("div", {}, `optimal play averages ${fmt(r.expected_at_start)}; you lost `,
-      el("b", {}, fmt(r.lost)), ` points to the best moves over ${r.decisions} decisions ` +
-      `(${r.best_decisions} best, mean loss ${fmt(r.mean_loss, 3)}).`),
+    el("div", {}, `optimal play averages ${fmt(r.expected_at_start)}; your total is ` +
+      `${fmt(Math.abs(r.total - r.expected_at_start))} points ` +
+      `${r.total < r.expected_at_start ? "below" : "above"} that: your decisions cost `,
+      el("b", {}, fmt(r.lost)), ` (each one's loss in expected final score against the best ` +
+      `move, added up, over ${r.decisions} decisions: ${r.best_decisions} best, mean loss ` +
+      `${fmt(r.mean_loss, 3)}) and the dice ${r.luck < 0 ? "took" : "gave"} `,
+      el("b", {}, fmt(Math.abs(r.luck))), " (luck)."),
     worst.length ? el("div", {class: "gap"}, "Your worst decisions:")
       : el("div", {}, "Every decision was a best one."),
     worst.length ? el("ol", {}, ...worst) : null,
