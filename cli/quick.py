@@ -164,7 +164,7 @@ def _checked_memo(spec: str) -> dict | None:
     if meta_file.parent != path.parent or meta_file.stat().st_size > 1 << 20:
         return None
     meta = _read_sealed(meta_file)
-    if meta is None or meta["sha256"] != memo["meta_sha256"] or meta.get("sd") is None:
+    if meta is None or meta["sha256"] != memo["meta_sha256"]:
         return None
     values_file = meta_file.with_name(meta_file.name[: -len(".json")] + ".values.npy")
     if meta.get("file_bytes") != meta.get("data_offset", -1) + 8 * int(meta["size"]) or \

@@ -86,6 +86,20 @@ def test_the_memo_and_the_full_command_print_the_same(isolated_cache):
         assert without_time(memo) == without_time(full)
 
 
+def test_a_game_first_solved_without_its_sd_is_answered_from_the_memo(house, tmp_path):
+    """Solved from Python without the SD, its SD then computed by `yz solve` into a file of
+    its own: the strategy's metadata has no SD, the memo has it, and answers."""
+    from yz.solver import Model
+
+    Model(str(house)).solve()
+    code, first, _, imported = yz("solve", "-v", str(house), cwd=tmp_path)
+    assert code == 0 and "numpy" in imported and "standard deviation" in first
+    code, again, _, imported = yz("solve", "-v", str(house), cwd=tmp_path)
+    assert (code, imported) == (0, [])
+    assert without_time(again).splitlines()[:2] == without_time(first).splitlines()[:2]
+    assert "from the cache" in again
+
+
 def test_a_changed_rule_file_or_what_it_extends_is_solved_again(house, tmp_path):
     yz("solve", "-v", str(house), cwd=tmp_path)
     (tmp_path / "base.yaml").write_text(TINY.format(name="base", rolls=3))  # the parent changes
