@@ -19,7 +19,8 @@ them (`yz.solver.kernels.rule`, which the scorer runs) costs no more than itself
 from __future__ import annotations
 
 from importlib import import_module
-from typing import TYPE_CHECKING
+
+TYPE_CHECKING = False  # (not typing's: its import would cost `yz solve`'s memo start-up)
 
 # Where each name of the package lives (a module of this package, or yz.rules').
 _WHERE = {

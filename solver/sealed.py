@@ -18,10 +18,12 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import tempfile
-from collections.abc import Callable
 from pathlib import Path
-from typing import IO, Any
+
+TYPE_CHECKING = False  # (typing costs a start-up that `yz solve`'s memo does not pay)
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import IO, Any
 
 MAX_SEALED_BYTES = 1 << 20  # a sealed JSON file is metadata: never larger
 TEMP_PREFIX = ".tmp-yz-"
@@ -62,6 +64,8 @@ def read_sealed(path: Path, max_bytes: int = MAX_SEALED_BYTES) -> dict:
 def write_atomic(path: Path, write: Callable[[IO[bytes]], Any]) -> None:
     """Write through `write(file)` to a temporary file in the same folder, then rename."""
     path.parent.mkdir(parents=True, exist_ok=True)
+    import tempfile  # (here: its import costs the memo's start-up a third)
+
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=TEMP_PREFIX, suffix=path.suffix)
     try:
         with os.fdopen(fd, "wb") as fh:
