@@ -104,12 +104,14 @@ class Model:
     def _cached(self, key: str):
         return self._memo.get(key)
 
-    def ensure_compiled(self, work: str) -> None:
-        """Compile what this kind of work needs on this game, once per installation, saying so
-        to `report` first (`warmup.ensure_compiled`)."""
+    def ensure_compiled(self, *works: str) -> None:
+        """Compile what these kinds of work need on this game, once per installation, saying
+        so to `report` first, in one stage (`warmup.ensure_compiled`): a caller that will do
+        several kinds compiles them together, so its progress has one compile stage."""
         from .warmup import ensure_compiled, work_families
 
-        ensure_compiled(work_families(work, self.layout), self.report)
+        ensure_compiled(tuple(f for work in works for f in work_families(work, self.layout)),
+                        self.report)
 
     def load_cached(self, with_pmf: bool | None = None) -> bool:
         """Load the values and the exact distribution of optimal play from the cache, never

@@ -268,3 +268,22 @@ def test_the_web_library_never_names_a_command_line_option():
     for module in (app, guards, rulesets, server, settings, solving):
         text = Path(module.__file__).read_text()
         assert not re.search(r"--[a-z]", text.replace("---", "")), module.__name__
+
+
+def test_a_solves_shown_progress_never_goes_back():
+    """Whatever order its stages report in (a stage estimated long, then the next one, or a
+    compile after the solve), the percentage shown only grows and the time left only falls."""
+    from yz.solver import Model
+    from yz.web.solving import Job
+
+    job = Job(Model("no-bonus", use_cache=False), estimate=10.0, compile_estimate=5.0,
+              last_polled=time.monotonic())
+    shown = []
+    for stage, done, total in [("compiling", 0, None), ("solving", 1, 10), ("solving", 9, 10),
+                               ("compiling", 0, None), ("solving", 2, 10),
+                               ("distribution", 1, 10), ("distribution", 10, 10)]:
+        job.report(stage, done, total)
+        view = job.view(0)
+        shown.append((view["percent"], -view["eta_seconds"]))
+    assert shown == sorted(shown), shown
+    assert shown[-1][0] == 100.0

@@ -63,6 +63,7 @@ class Job:
     done: int = 0
     total: int | None = None
     stage_started: float = field(default_factory=time.monotonic)
+    shown: float = 0.0  # the largest share shown so far: progress never goes back
 
     def report(self, stage: str, done: int = 0, total: int | None = None) -> None:
         if stage != self.stage:
@@ -84,8 +85,11 @@ class Job:
         before = order.index(self.stage) if self.stage in spans else 0
         spent = sum(spans[s] for s in order[:before]) + fraction * spans.get(self.stage, 0.0)
         whole = sum(spans.values())
+        # (a stage's estimate can be long, and the next stage then starts below it)
+        self.shown = max(self.shown, spent / whole if whole else 0.0)
+        spent = self.shown * whole
         out = {"status": "solving", "stage": self.stage, "done": self.done, "total": self.total,
-               "percent": round(100 * spent / whole, 1) if whole else 0.0,
+               "percent": round(100 * self.shown, 1),
                "eta_seconds": round(max(0.0, whole - spent), 1),
                "estimate_seconds": round(whole, 1)}
         if self.stage == "queued":
@@ -230,6 +234,10 @@ class Solver:
         model = Model(t, max_seconds=None, report=_JobReporter(self, job))  # checked before
         try:
             self._check_waited_for(job)
+            # Everything the job will compile, first and at once: one compile stage, the one
+            # its progress weighs (a second one, after the solve, would go back).
+            model.ensure_compiled("solve", *(("distribution",) if with_distribution(model)
+                                             else ()))
             solution = model.solve()
             self._check_waited_for(job)
             # (None for games with saved rolls: the page plays them without it)
