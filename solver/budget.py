@@ -127,6 +127,12 @@ def free_cores(threads: int) -> float:
     return n * threads / (threads + others)
 
 
+def slowdown(threads: int) -> float:
+    """How much longer work on `threads` threads takes now than on a quiet machine (1.0 when
+    the cores it needs are free; see `free_cores`)."""
+    return min(threads, cores()) / free_cores(threads)
+
+
 def thread_count(threads: int | None = None) -> int:
     """The threads the kernels use: `threads` (at most the cores), or every core."""
     most = cores()
@@ -504,13 +510,22 @@ class Budget:
         return self.problem.layout
 
     def check_time(self, what: str, seconds: float, basis: str | None = None,
-                   at_least: bool = False) -> None:
+                   at_least: bool = False, here_now: bool = False) -> None:
         """WorkTooLong when `seconds` (an estimate) exceeds `max_seconds`; work that goes
         ahead and is expected to take minutes is announced with its estimate. `basis` says
         what the estimate comes from (default: the game's states); `at_least`: it is a lower
-        bound."""
+        bound. An estimate is a quiet machine's (this project's rates) unless `here_now` (it
+        was timed or scaled on this machine as it is): it is then stretched by the share of
+        the cores other work takes (`slowdown`), so a busy machine never starts work under
+        the guard that then runs past it."""
         name = self.problem.name
         basis = basis or f"from its {self._layout.reachable:,} states"
+        if not here_now:
+            factor = slowdown(self.problem.threads)
+            if factor > 1.05:
+                seconds *= factor
+                basis += f", on the {free_cores(self.problem.threads):.1f} cores other work " \
+                         "leaves free"
         if self.max_seconds is not None and seconds > self.max_seconds:
             raise WorkTooLong(f"{what} {name}", seconds, self.max_seconds, basis, at_least)
         if seconds > ANNOUNCE_WORK_SECONDS and self.report is not None:

@@ -540,12 +540,13 @@ class Model:
         floor = self.budget.simulate_floor_seconds(games)
         if self.max_seconds is not None and floor > self.max_seconds:  # before any solve
             self.budget.check_time(what, floor, "from the time a turn takes to play here, "
-                                   "before any of its choices", at_least=True)
+                                   "before any of its choices", at_least=True, here_now=True)
         solution = self.play_solution(strategy)
         self.ensure_compiled("simulate")
         seconds, timed = estimate_seconds(solution, games, strategy, self.report.note)
         if timed:
-            self.budget.check_time(what, seconds, f"from {timed:,} games timed here just now")
+            self.budget.check_time(what, seconds, f"from {timed:,} games timed here just now",
+                                   here_now=True)
         with self.report.stage(f"playing {games:,} games", "games") as step:
             return simulate(solution, games, seed, strategy, step, keep_scores)
 

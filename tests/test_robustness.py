@@ -104,6 +104,30 @@ def test_the_budget_is_the_models():
     assert Model("no-bonus", use_cache=False, max_seconds=None).solve().expected_score > 0
 
 
+def test_a_busy_machine_stretches_the_estimate_the_guard_checks(monkeypatch):
+    """A quiet machine's estimate under the guard starts; the same work with other work
+    taking the cores is refused, the estimate stretched by the cores left and saying so."""
+    import os
+
+    from yz.solver.budget import free_cores
+
+    monkeypatch.setattr(os, "getloadavg", lambda: (0.5, 0.5, 0.5))  # quiet
+    quiet = Model("official-free-joker", use_cache=False)
+    seconds = quiet.budget.values_seconds()
+    threads = quiet.problem.threads
+    guard = seconds * 1.5
+    Model("official-free-joker", use_cache=False, max_seconds=guard).budget.check_time(
+        "solving", seconds)
+    monkeypatch.setattr(os, "getloadavg", lambda: (1.0 + 4 * threads,) * 3)  # 4x the work
+    assert free_cores(threads) == pytest.approx(threads / 5)
+    busy = Model("official-free-joker", use_cache=False, max_seconds=guard)
+    with pytest.raises(WorkTooLong, match="cores other work leaves free") as info:
+        busy.budget.check_time("solving", seconds)
+    assert info.value.seconds == pytest.approx(5 * seconds)
+    # Work timed here just now is this machine's as it is: not stretched again.
+    busy.budget.check_time("playing", seconds, "from games timed here", here_now=True)
+
+
 # ---------------------------------------------------------------- Ctrl-C everywhere
 
 
