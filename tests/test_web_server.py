@@ -156,6 +156,9 @@ def test_an_origin_on_another_port_is_refused_by_the_real_server(running):
     other = f"http://localhost:{address[1] + 1 if address[1] < 65535 else 1234}"
     answer = get(address, host=host, origin=other)
     assert answer.startswith(b"HTTP/1.1 403") and other.encode() in answer
+    # A sandboxed or local-file page's requests say `Origin: null`: not this server's page
+    # (whose own requests carry its origin: its referrer policy is same-origin).
+    assert get(address, host=host, origin="null").startswith(b"HTTP/1.1 403")
 
 
 def test_a_port_in_use_is_one_line_naming_it():

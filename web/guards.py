@@ -24,7 +24,10 @@ PAGE_POLICY = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src
                "frame-ancestors 'none'")
 SECURITY_HEADERS = [
     (b"x-content-type-options", b"nosniff"),
-    (b"referrer-policy", b"no-referrer"),
+    # (not no-referrer: under it a browser sends `Origin: null` with the page's own POSTs,
+    # which a sandboxed page of anyone's sends too; same-origin keeps the real origin, which
+    # the origin check needs, and tells no other site anything)
+    (b"referrer-policy", b"same-origin"),
     (b"x-frame-options", b"DENY"),
     (b"cross-origin-opener-policy", b"same-origin"),
     (b"cross-origin-resource-policy", b"same-origin"),
@@ -95,7 +98,7 @@ class TrustedHosts:
                                     f"open it as http://127.0.0.1 or http://localhost (or the "
                                     "host it was started with).")
         origin = headers.get(b"origin", b"").decode("latin-1")
-        if origin and origin != "null" and not same_origin(origin, scope.get("scheme", "http"),
+        if origin and not same_origin(origin, scope.get("scheme", "http"),
                                                             host, self.settings):
             return await send_error(send, 403, f"Origin: requests from {origin[:100]!r} are "
                                     "not accepted; use the page this server serves.")
