@@ -22,6 +22,39 @@ def pytest_sessionstart(session):
     warm_up()
 
 
+def pytest_configure(config):
+    """A slow slice's seed, drawn once before xdist starts its workers (they inherit it, and
+    so collect the same tests)."""
+    import os
+    import random
+    import sys
+
+    if os.environ.get("YZ_SLOW_SLICE", "").isdigit() and not hasattr(config, "workerinput"):
+        seed = os.environ.setdefault("YZ_SLICE_SEED", str(random.randrange(1 << 30)))
+        print(f"slow slice: {os.environ['YZ_SLOW_SLICE']} slow tests drawn with "
+              f"YZ_SLICE_SEED={seed}", file=sys.stderr)
+
+
+def pytest_collection_modifyitems(config, items):
+    """`YZ_SLOW_SLICE=N`: keep N of the slow tests selected, drawn at random (tests/slow_slice.py).
+    Every xdist worker draws the same (the seed is fixed before the workers start)."""
+    import os
+    import random
+
+    from slow_slice import NOT_IN_A_SLICE
+
+    size = os.environ.get("YZ_SLOW_SLICE", "")
+    if not size.isdigit():
+        return
+    slow = [item for item in items if item.get_closest_marker("slow")
+            and item.originalname not in NOT_IN_A_SLICE]
+    seed = os.environ["YZ_SLICE_SEED"]  # (pytest_configure)
+    kept = set(random.Random(int(seed)).sample(range(len(slow)), min(int(size), len(slow))))
+    chosen = [item for i, item in enumerate(slow) if i in kept]
+    config.hook.pytest_deselected(items=[item for item in items if item not in chosen])
+    items[:] = chosen
+
+
 @pytest.fixture(scope="module")
 def shared_cache(tmp_path_factory):
     return tmp_path_factory.mktemp("yz-cache")

@@ -33,6 +33,7 @@ from naive import (
     naive_target,
 )
 from random_rules import QUICK, SLOW, as_yaml, rule_documents
+from slow_slice import slow_examples
 from test_saved_rolls import check_moves_within_the_bound
 from yz.rules import RulesError, rules_from_text
 from yz.rules.position import Position
@@ -150,14 +151,14 @@ def test_random_rule_sets_match_the_twin(doc, seed):
 
 
 @pytest.mark.slow
-@settings(max_examples=5000, deadline=None, print_blob=True,
+@settings(max_examples=slow_examples(5000), deadline=None, print_blob=True,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 @given(rule_documents(SLOW), st.integers(0, 2**31))
 def test_random_rule_sets_match_the_twin_slow(doc, seed):
     check_rule_set(doc, seed)
 
 
-@settings(max_examples=int(os.environ.get("YZ_RANDOM_BANK_EXAMPLES", "60")), deadline=None,
+@settings(max_examples=int(os.environ.get("YZ_RANDOM_BANK_EXAMPLES", "30")), deadline=None,
           derandomize=True, print_blob=True,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 @given(rule_documents(QUICK, saved_rolls=True))

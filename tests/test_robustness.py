@@ -150,7 +150,7 @@ def test_ctrl_c_stops_target_play_in_the_middle_of_a_layer(isolated_cache):
     from test_terminal import run_in_pty
 
     run = run_in_pty(["target", "-v", "official-free-joker", "--max-target", "400",
-                      "--targets", "350"], 100, timeout=HANG_GUARD + 240,
+                      "--targets", "350", "--yes"], 100, timeout=HANG_GUARD + 240,
                      interrupt_when="target play, official-free-joker", interrupt_after=3)
     assert run.code == 130, run
     assert run.text.rstrip().endswith("interrupted"), run

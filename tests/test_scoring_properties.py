@@ -12,6 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from naive import naive_box_points, naive_full_value, naive_score
 from random_rules import plain_patterns
+from slow_slice import slow_examples
 from test_scoring_examples import table_box_points
 from yz.rules import builtin_names, compile_rules, load_rules
 from yz.rules.models import RuleSet
@@ -260,13 +261,27 @@ def rule_sets(draw, max_dice: int = 6, max_faces: int = 8):
                                    "categories": cats, **extra})
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(rules=rule_sets(), rng=st.randoms(use_true_random=False))
-def test_random_rules_table_equals_naive(rules, rng):
+def check_random_rules_table(rules, rng) -> None:
     t = compile_rules(rules)
     check_table_matches_naive(rules, t, rng)
     check_bounds(rules, t)
     check_joker_table(rules, t)
+
+
+# 60 random rule sets in every run (new ones each run: hypothesis draws at random), 1,500
+# under `pytest -m slow`.
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(rules=rule_sets(), rng=st.randoms(use_true_random=False))
+def test_random_rules_table_equals_naive(rules, rng):
+    check_random_rules_table(rules, rng)
+
+
+@pytest.mark.slow
+@settings(max_examples=slow_examples(1500), deadline=None,
+          suppress_health_check=[HealthCheck.too_slow])
+@given(rules=rule_sets(), rng=st.randoms(use_true_random=False))
+def test_random_rules_table_equals_naive_slow(rules, rng):
+    check_random_rules_table(rules, rng)
 
 
 @QUICK

@@ -173,9 +173,25 @@ def _kernel_moves(game, mask, flag, u, rolls, out, first):
             row[5], row[6], row[7], row[8] = made, won, joker, nm
 
 
-@pytest.mark.parametrize("name", ["official-free-joker", "official-forced-joker", "yatzy",
-                                  "gist", "no-yahtzee-bonus", "generala", "yatzy-in-order"])
+TRANSITION_GAMES = ["official-free-joker", "official-forced-joker", "yatzy", "gist",
+                    "no-yahtzee-bonus", "generala", "yatzy-in-order"]
+
+
+@pytest.mark.parametrize("name", TRANSITION_GAMES)
 def test_kernel_transition_matches_the_numpy_twin(name):
+    """The check below on 1,500 of the box sets where a Joker or a Yahtzee bonus acts, drawn
+    at random each run (every one of them under `pytest -m slow`)."""
+    check_transition_against_the_twin(name, int(np.random.default_rng().integers(1 << 31)),
+                                      exhaustive=False)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", TRANSITION_GAMES)
+def test_kernel_transition_matches_the_numpy_twin_everywhere(name):
+    check_transition_against_the_twin(name, 11, exhaustive=True)
+
+
+def check_transition_against_the_twin(name: str, seed: int, exhaustive: bool) -> None:
     """`end_turn` (numba) and `yz.rules.position.box_choices` (its NumPy twin) agree on every
     roll and box: in every box set for the Yahtzee rolls where a Joker or a Yahtzee bonus acts
     on them (in 400 sampled box sets where neither does), and in sampled box sets for all
@@ -187,11 +203,12 @@ def test_kernel_transition_matches_the_numpy_twin(name):
     t = compile_rules(load_rules(name))
     game = kernel_tables(t)
     T = t.upper_threshold
-    rng = np.random.default_rng(11)
+    rng = np.random.default_rng(seed)
     n_masks = 1 << t.n_categories
     full = n_masks - 1
     acts = t.yahtzee_box >= 0 and (t.joker_mode != 0 or t.yahtzee_bonus > 0)
-    every = list(range(full)) if acts else [int(m) for m in rng.integers(0, full, size=400)]
+    every = list(range(full)) if acts and exhaustive else \
+        [int(m) for m in rng.integers(0, full, size=1500 if acts else 400)]
     sampled = [int(m) for m in rng.integers(0, full, size=40)]
     yahtzee_rolls = [int(r) for r in np.flatnonzero(t.YAHTZEE_FACE >= 0)]
     out = np.zeros((t.n_distinct_rolls, t.n_categories, 9), dtype=np.int64)
@@ -214,7 +231,7 @@ def test_kernel_transition_matches_the_numpy_twin(name):
                     choices = box_choices(t, r, pos, first)
                     for ch in choices:
                         k = out[r, ch.box]
-                        assert k[0] == int(ch.legal), (mask, r, ch.key)
+                        assert k[0] == int(ch.legal), (seed, mask, r, ch.key)
                         assert k[1] == ch.points and k[2] == ch.total, (mask, r, ch.key)
                         assert k[3] == min(T, ch.upper_after), (mask, r, ch.key)
                         assert k[4] == int(ch.flag_after and t.flag_box >= 0)
