@@ -158,7 +158,8 @@ def solve_bytes(t: RuleTables, layout: StateLayout, with_sd: bool, threads: int 
     sizes = layout.LAYER_PTR[1:] - layout.LAYER_PTR[:-1]
     held = int((sizes[1:] + sizes[:-1]).max()) if layered and len(sizes) > 1 else layout.size
     store = held * 8 * (2 if with_sd else 1)
-    per_set = layout.OFFSET.nbytes + n_sets * (8 + 5 * 8 * layout.n_flags)  # U0/U1, rows
+    # The kernels' OFFSET (`StateLayout.OFFSET`), U0/U1 and rows.
+    per_set = n_sets * (8 * layout.n_flags * layout.most_banks + 8 + 5 * 8 * layout.n_flags)
     scratch = thread_count(threads) * t.n_keeps * cols * 8 * (3 if with_sd else 1)
     return store + per_set + scratch
 
@@ -406,7 +407,7 @@ def solve_seconds(t: RuleTables, layout: StateLayout, cols: int = MAX_BATCH_COLS
     keep_stages, box_stages = turn_stages(t, layout)
     keep_steps = t.n_keeps * t.n_faces * keep_stages
     box_steps = t.n_distinct_rolls * t.n_categories * box_stages
-    rows = int((layout.OFFSET >= 0).sum())
+    rows = layout.n_rows
     narrow = max(1.0, VECTOR_COLS / max(1, cols))
     # The rates were fitted to reachable states; with saved rolls many reachable banks share
     # one stored entry (totals below U0), so the stored ones count (measured: Yatzy and Maxi
