@@ -174,16 +174,19 @@ def turn_tables(solution: Solution, pos: Position, final_value=None) -> TurnTabl
 
     `final_value(pos, roll, first, left)` gives (box, value) pairs of a final roll, or with
     `first` of the first roll kept to claim a first-roll bonus; with saved rolls, of filling a
-    box with `left` re-rolls unused (default: `box_values`).
+    box with `left` re-rolls unused (default: the solution's values, `successor_stops`).
     """
     t = solution.tables
-    final_value = final_value or (lambda p, r, first=False, left=0: box_values(solution, p, r,
-                                                                             first, left))
     top = most_rolls_left(t, pos)
+    if final_value is None:
+        stops = successor_stops(solution, pos)
 
-    def stops(left: int, first: bool = False) -> np.ndarray:
-        return np.array([max(v for _, v in final_value(pos, r, first, left))
-                         for r in range(t.n_distinct_rolls)])
+        def final_value(p: Position, r: int, first: bool = False, left: int = 0):
+            return box_values(solution, p, r, first, left)
+    else:
+        def stops(left: int, first: bool = False) -> np.ndarray:
+            return np.array([max(v for _, v in final_value(pos, r, first, left))
+                             for r in range(t.n_distinct_rolls)])
 
     banked = solution.layout.saves_rolls  # any roll may fill a box (the first with its bonus)
     rolls = [stops(0, banked and top == 0)]
@@ -201,6 +204,49 @@ def turn_tables(solution: Solution, pos: Position, final_value=None) -> TurnTabl
         rolls[-1] = first
     start = float(t.ROLL_PROB @ rolls[-1])
     return TurnTables(rolls, keeps, start)
+
+
+def successor_stops(solution: Solution, pos: Position):
+    """stops(left, first): for every roll, the best box to fill with it (its points and the
+    value of the state it leads to, as `box_values` adds them) when `left` re-rolls go unused
+    (`first`: the turn's first roll, kept for a first-roll bonus). The boxes each roll may
+    fill are listed once, and the values of every state the turn can lead to, at every bank
+    of saved rolls it can leave, are read at once: from a store on disk, only those rows
+    (`solver.store`)."""
+    t, layout = solution.tables, solution.layout
+    firsts = (False, True) if t.has_first_roll_bonus else (False,)
+    lists = {}
+    for first in firsts:
+        total, mask, flag, upper, ends = [], [], [], [], []
+        for r in range(t.n_distinct_rolls):
+            for c in box_choices(t, r, pos, first):
+                if c.legal:
+                    total.append(c.total)
+                    mask.append(pos.mask | (1 << c.box))
+                    flag.append(int(c.flag_after))
+                    upper.append(c.upper_after)
+            ends.append(len(total))
+        lists[first] = (np.array(total, dtype=np.float64), layout.indices(mask, flag, upper),
+                        np.array([0, *ends[:-1]], dtype=np.int64))
+    k = len(pos.filled) + 1  # the layer every successor is in
+    banks = sorted({bank_after(t, pos.saved_rolls, left)
+                    for left in range(most_rolls_left(t, pos) + 1)})
+    if banks[-1] >= layout.banks[k]:
+        raise ValueError(f"no turn-start state of layer {k} has {banks[-1]} saved rolls")
+    states, where = np.unique(np.concatenate([idx for _, idx, _ in lists.values()]),
+                              return_inverse=True)
+    at = states[None, :] + np.array(banks, dtype=np.int64)[:, None] * layout.BANK_STRIDE[k]
+    values = np.asarray(solution.values[at], dtype=np.float64)  # [bank, state]
+    cut = len(lists[False][1])
+    where = {False: where[:cut], True: where[cut:]}
+
+    def stops(left: int, first: bool = False) -> np.ndarray:
+        first = first and t.has_first_roll_bonus
+        total, _, starts = lists[first]
+        row = banks.index(bank_after(t, pos.saved_rolls, left))
+        return np.maximum.reduceat(total + values[row][where[first]], starts)
+
+    return stops
 
 
 # Memory for the turn tables kept with a solution (a game replays positions, and every roll of
