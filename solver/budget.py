@@ -40,6 +40,11 @@ CHOICE_BYTES = 64 << 20
 PART_SECONDS = 0.5
 # States per chunk of a layered solve, about: 8 MB of values (a layer of 4M: 4 tasks).
 CHUNK_STATES = 1 << 20
+# Bytes per checksum block of a layered solve's chunk files: advice reads a few rows of many
+# chunks and checks only the blocks those rows are in (Maxi Yatzy: about 1,000 of 64 KiB).
+STORE_BLOCK_BYTES = 1 << 16
+# Chunk files of a store kept open (memory-mapped) at once; each holds a file descriptor.
+STORE_OPEN_FILES = 256
 # Batches narrower than this many columns lose the vector units: a game with so many keeps
 # that only 2 columns fit the scratch table (8 dice of 10 faces) ran 7.5x slower per step.
 VECTOR_COLS = 16
