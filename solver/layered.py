@@ -534,34 +534,39 @@ class StoreIndex:
 def store_index(problem: Problem, index: Any, folder: Path) -> StoreIndex:
     """The index of a manifest, checked to list every stored state but the full card's, each
     once, in the layer it belongs to; StoreError otherwise."""
+    import itertools
+
     layout = problem.layout
-    start, end, chunk, row, keys, entries = [], [], [], [], [], []
     try:
         if len(index) != problem.tables.n_categories:
             raise ValueError
-        for k, chunks in enumerate(index):
-            lo, hi = int(layout.LAYER_PTR[k]), int(layout.LAYER_PTR[k + 1])
-            for i, flat in enumerate(chunks):
-                a = np.asarray(flat[::2], dtype=np.int64)
-                b = np.asarray(flat[1::2], dtype=np.int64)
-                if len(flat) % 2 or not len(a) or (b <= a).any() or a.min() < lo or \
-                        b.max() > hi:
-                    raise ValueError
-                start.append(a), end.append(b), chunk.append(np.full(len(a), len(keys)))
-                row.append(np.cumsum(b - a) - (b - a))
-                keys.append(f"{k}/{i}")
-                entries.append(int((b - a).sum()))
-        START, END = np.concatenate(start), np.concatenate(end)
-        order = np.argsort(START, kind="stable")
-        START, END = START[order], END[order]
-        if START[0] != 0 or END[-1] != layout.LAYER_PTR[-2] or \
-                (START[1:] != END[:-1]).any():
+        flats = [flat for chunks in index for flat in chunks]
+        keys = tuple(f"{k}/{i}" for k, chunks in enumerate(index) for i in range(len(chunks)))
+        sizes = np.array([len(flat) for flat in flats], dtype=np.int64)
+        if (sizes < 2).any() or (sizes % 2).any():
+            raise ValueError
+        ends = np.fromiter(itertools.chain.from_iterable(flats), dtype=np.int64,
+                           count=int(sizes.sum())).reshape(-1, 2)
+        start, end = ends[:, 0], ends[:, 1]
+        chunk = np.repeat(np.arange(len(flats)), sizes // 2)
+        layer = np.repeat([k for k, chunks in enumerate(index) for _ in chunks], sizes // 2)
+        width = end - start
+        row = np.cumsum(width) - width  # (from the first chunk's first row: made per chunk)
+        firsts = np.concatenate([[0], np.cumsum(sizes // 2)[:-1]])
+        entries = np.add.reduceat(width, firsts)
+        row -= np.repeat(row[firsts], sizes // 2)
+        if (width <= 0).any() or (start < layout.LAYER_PTR[layer]).any() or \
+                (end > layout.LAYER_PTR[layer + 1]).any():
+            raise ValueError
+        order = np.argsort(start, kind="stable")
+        start, end = start[order], end[order]
+        if start[0] != 0 or end[-1] != layout.LAYER_PTR[-2] or \
+                (start[1:] != end[:-1]).any():
             raise ValueError
     except (TypeError, ValueError, IndexError, OverflowError):
         raise StoreError(f"store: {folder} lists chunks that do not fit these rules.",
                          param="store") from None
-    return StoreIndex(START, END, np.concatenate(chunk)[order], np.concatenate(row)[order],
-                      tuple(keys), np.array(entries, dtype=np.int64))
+    return StoreIndex(start, end, chunk[order], row[order], keys, entries)
 
 
 def read_manifest(problem: Problem, folder: Path, report: Reporter = SILENT
