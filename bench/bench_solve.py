@@ -101,7 +101,7 @@ def rates() -> None:
         end = time.perf_counter()
         keep_steps = t.n_keeps * t.n_faces * (t.rolls - 1)
         box_steps = t.n_distinct_rolls * t.n_categories
-        n_rows = int((layout.OFFSET >= 0).sum())
+        n_rows = layout.n_rows
         rows.append([1.0, layout.reachable * keep_steps, layout.reachable * box_steps,
                      n_rows * (keep_steps + box_steps)])
         measured.append(end - start)

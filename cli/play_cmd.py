@@ -27,6 +27,10 @@ def play_cmd(
     own_dice: Annotated[bool, typer.Option(
         "--own-dice", help="Roll real dice and type them in, instead of the program "
         "rolling.")] = False,
+    store: Annotated[str | None, typer.Option(
+        "--store", metavar="FOLDER", help="Read the values from a finished `yz solve --store` "
+        "folder of this rule set instead of solving (for games too big to solve here, such "
+        "as maxi-yatzy).")] = None,
     quiet: QuietOpt = False,
     yes: YesOpt = False,
 ) -> None:
@@ -35,9 +39,10 @@ def play_cmd(
     After each decision (dice to keep, box to score) you learn whether it was the best one
     and, if not, what the best was and what yours cost in expected final score. At the end:
     the score card, the points lost, your worst decisions and how your score ranks in the
-    exact distribution of final scores. Reads one answer per line from standard input.
+    exact distribution of final scores (not with --store). Reads one answer per line from
+    standard input.
     """
-    play_game(variant, seed, coach_threshold, own_dice, quiet, yes)
+    play_game(variant, seed, coach_threshold, own_dice, quiet, yes, store)
 
 
 @app.command("serve")
@@ -55,7 +60,11 @@ def serve_cmd(
     max_solve_seconds: Annotated[float, typer.Option(
         "--max-solve-seconds", metavar="S", min=1.0, help="Refuse rule sets whose exact "
         "solve is estimated to take longer than S seconds on this machine (they can be "
-        "played with yz play).")] = 60.0,
+        "played with yz play, or here from a store).")] = 60.0,
+    store: Annotated[list[str] | None, typer.Option(
+        "--store", metavar="VARIANT=FOLDER", help="Play VARIANT (a built-in, example:NAME "
+        "or a rule file) from FOLDER, a finished `yz solve --variant VARIANT --store FOLDER`, "
+        "whatever its size; repeat for more.")] = None,
 ) -> None:
     """Play along in a browser: a local web page and its JSON API.
 
@@ -63,7 +72,7 @@ def serve_cmd(
     press, ask for hints, let the coach stop costly moves, and read the review. Needs the
     web extra: pip install 'yz[web]'. The API is documented at /docs.
     """
-    serve(host, port, allow_host or [], max_solve_seconds)
+    serve(host, port, allow_host or [], max_solve_seconds, store or [])
 
 
 # ---------------------------------------------------------------- yz play
@@ -84,7 +93,7 @@ def _ask(prompt: str) -> str:
 
 
 def play_game(variant: str, seed: int | None, threshold: float | None, own_dice: bool,
-              quiet: bool, yes: bool = False) -> None:
+              quiet: bool, yes: bool = False, store: str | None = None) -> None:
     import secrets
 
     from yz.rules import YzError
@@ -93,13 +102,21 @@ def play_game(variant: str, seed: int | None, threshold: float | None, own_dice:
     if seed is None:
         seed = secrets.randbelow(1_000_000)
     check_seed(seed)
+    from yz.rules import WorkTooLong
+
     model = model_for(variant, quiet, yes=yes)
-    game = model.coach(seed, own_dice)
+    try:
+        game = model.coach(seed, own_dice, store=store)
+    except WorkTooLong as exc:
+        exc.hint = (f", or make a store of its values once (yz solve --variant {variant} "
+                    "--store FOLDER --no-sd --yes) and play from it with --store FOLDER")
+        raise
     solution = game.solution
     t = solution.tables
     how = "your own dice" if own_dice else f"seed {seed}"
+    source = f" (values read from {store})" if store is not None else ""
     typer.echo(f"yz play: {t.rules.name}, {t.n_categories} turns, {how}; optimal play "
-               f"averages {solution.expected_score:.2f}.")
+               f"averages {solution.expected_score:.2f}{source}.")
     typer.echo(HELP_LINE)
     shown_turn = 0
     try:
@@ -129,9 +146,9 @@ def play_game(variant: str, seed: int | None, threshold: float | None, own_dice:
             typer.echo(review_text(game, None))
         return
     typer.echo("\n" + card_text(game))
-    # (big games with saved rolls: their exact distribution is not computed)
+    # (big games with saved rolls, and games from a store: no exact distribution)
     typer.echo(review_text(game, model.distribution() if model.has_distribution_of_play
-                           else None))
+                           and store is None else None))
 
 
 class _Quit(Exception):
@@ -310,22 +327,52 @@ WEB_MISSING = ("error: yz serve needs the web extra (FastAPI, uvicorn, fastapi-o
                "'.[web]'), then run yz serve again.")
 
 
-def serve(host: str, port: int, allow_hosts: list[str], max_solve_seconds: float) -> None:
+def serve(host: str, port: int, allow_hosts: list[str], max_solve_seconds: float,
+          stores: list[str] = ()) -> None:
     try:  # the web extra: uvicorn, FastAPI and the docs' files
         import fastapi_offline  # noqa: F401
         import uvicorn  # noqa: F401
         from yz.web.server import bind
         from yz.web.server import serve as run_server
-        from yz.web.settings import LOOPBACK_NAMES, WebSettings
     except ImportError:
         typer.echo(WEB_MISSING, err=True)
         raise typer.Exit(2) from None
-    settings = WebSettings(max_solve_seconds=max_solve_seconds,
-                           hosts=(*LOOPBACK_NAMES, host, *allow_hosts),
-                           offline_command="yz play --variant {rules}")
+    settings = serve_settings(host, allow_hosts, max_solve_seconds, stores)
     sock = bind(host, port)
 
     def started(url: str) -> None:
         typer.echo(f"yz serve: open {url} (API documented at /docs); Ctrl-C stops.", err=True)
 
-    run_server(settings, sock, started)
+    run_server(settings, sock, started, _reporter())
+
+
+def serve_settings(host: str, allow_hosts: list[str], max_solve_seconds: float,
+                   stores: list[str]):
+    """The web server's settings from the command's options: the names it answers to, its
+    solve limit, its stores (VARIANT=FOLDER each), and the commands it names for a rule set
+    too big to solve here."""
+    from yz.web.settings import LOOPBACK_NAMES, WebSettings
+
+    return WebSettings(max_solve_seconds=max_solve_seconds,
+                       hosts=(*LOOPBACK_NAMES, host, *allow_hosts),
+                       offline_command="yz play --variant {rules}",
+                       store_command="yz solve --variant {rules} --store FOLDER --no-sd --yes "
+                       "(about {time} here), then yz serve --store {rules}=FOLDER",
+                       stores=tuple(_store_spec(spec) for spec in stores))
+
+
+def _store_spec(spec: str) -> tuple[str, str]:
+    """(rule set, folder) of a --store VARIANT=FOLDER."""
+    from yz.rules import InputError
+
+    variant, sep, folder = spec.partition("=")
+    if not sep or not variant.strip() or not folder.strip():
+        raise InputError(f"--store: '{spec}' is not VARIANT=FOLDER (e.g. "
+                         "maxi-yatzy=maxi-store).")
+    return variant.strip(), folder.strip()
+
+
+def _reporter():
+    from .report import TerminalReporter
+
+    return TerminalReporter(bars=True, notes=True)

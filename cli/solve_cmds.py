@@ -56,7 +56,7 @@ def advise_cmd(
     card: CardOpt = None,
     store: Annotated[str | None, typer.Option(
         "--store", metavar="FOLDER", help="Read the values from a finished `yz solve --store` "
-        "folder instead of solving (only the layer the position needs; for games too big "
+        "folder instead of solving (only the rows the position needs; for games too big "
         "for the cache, such as maxi-yatzy).")] = None,
     top: Annotated[int, typer.Option("--top", min=0, metavar="N",
                                      help="How many alternatives to list.")] = 5,

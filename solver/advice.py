@@ -26,7 +26,8 @@ from yz.rules import InputError, RuleTables
 from yz.rules.position import BoxChoice, Position, box_choices, most_rolls_left
 
 from .dp import Solution
-from .kernels.state import bank_after
+from .kernels.rule import box_verdict, end_turn, may_fill
+from .kernels.state import bank_after, has
 from .kernels.ties import box_rank, keep_rank, stop_rank
 
 
@@ -174,16 +175,19 @@ def turn_tables(solution: Solution, pos: Position, final_value=None) -> TurnTabl
 
     `final_value(pos, roll, first, left)` gives (box, value) pairs of a final roll, or with
     `first` of the first roll kept to claim a first-roll bonus; with saved rolls, of filling a
-    box with `left` re-rolls unused (default: `box_values`).
+    box with `left` re-rolls unused (default: the solution's values, `successor_stops`).
     """
     t = solution.tables
-    final_value = final_value or (lambda p, r, first=False, left=0: box_values(solution, p, r,
-                                                                             first, left))
     top = most_rolls_left(t, pos)
+    if final_value is None:
+        stops = successor_stops(solution, pos)
 
-    def stops(left: int, first: bool = False) -> np.ndarray:
-        return np.array([max(v for _, v in final_value(pos, r, first, left))
-                         for r in range(t.n_distinct_rolls)])
+        def final_value(p: Position, r: int, first: bool = False, left: int = 0):
+            return box_values(solution, p, r, first, left)
+    else:
+        def stops(left: int, first: bool = False) -> np.ndarray:
+            return np.array([max(v for _, v in final_value(pos, r, first, left))
+                             for r in range(t.n_distinct_rolls)])
 
     banked = solution.layout.saves_rolls  # any roll may fill a box (the first with its bonus)
     rolls = [stops(0, banked and top == 0)]
@@ -201,6 +205,81 @@ def turn_tables(solution: Solution, pos: Position, final_value=None) -> TurnTabl
         rolls[-1] = first
     start = float(t.ROLL_PROB @ rolls[-1])
     return TurnTables(rolls, keeps, start)
+
+
+def successor_stops(solution: Solution, pos: Position):
+    """stops(left, first): for every roll, the best box to fill with it (its points and the
+    value of the state it leads to, as `box_values` adds them) when `left` re-rolls go unused
+    (`first`: the turn's first roll, kept for a first-roll bonus). The rule of a turn's end
+    (`kernels.rule`) is run once per box and normal score: rolls end a turn alike when they
+    score alike in a box, unless they are Yahtzees with the Yahtzee box filled (the Joker and
+    the bonus look at them), which are run one by one, as the kernels' moves are told apart
+    (`kernels.outcomes.add_move`). The values of every state the turn can lead to, at every
+    bank of saved rolls it can leave, are then read at once: from a store on disk, only
+    those rows (`solver.store`)."""
+    t, layout, K = solution.tables, solution.layout, solution.problem.K
+    mask, flag, u = pos.mask, int(pos.yahtzee_full), pos.upper_total
+    boxes = np.array([c for c in range(t.n_categories) if not has(mask, c)], dtype=np.int64)
+    n = t.n_distinct_rolls
+    extra = np.array([box_verdict(K, mask, r)[3] for r in range(n)], dtype=bool)
+    plain = np.flatnonzero(~extra)
+    keys = K.SCORE_KEY[np.ix_(plain, boxes)]
+    _, first_at, alike = np.unique(keys, return_index=True, return_inverse=True)
+
+    def ends(first: bool):
+        """[roll, open box]: points of the turn (-inf where the box may not be filled) and
+        the state it leads to (mask, flag, upper total)."""
+        out = np.zeros((4, n, len(boxes)))
+        out[0] = -np.inf
+        one = np.zeros((4, len(first_at)))
+        for i, at in enumerate(first_at):  # the rule once per (box, normal score)
+            r, j = plain[at // len(boxes)], at % len(boxes)
+            one[:, i] = _end(K, mask, flag, u, r, boxes[j], first, (-1, False, False, False))
+        out[:, plain] = one[:, alike.reshape(keys.shape)]
+        for r in np.flatnonzero(extra):  # Yahtzees with the Yahtzee box filled: each alone
+            verdict = box_verdict(K, mask, r)
+            for j, c in enumerate(boxes):
+                out[:, r, j] = _end(K, mask, flag, u, r, c, first, verdict)
+        return out
+
+    lists = {first: ends(first) for first in ((False, True) if t.has_first_roll_bonus
+                                              else (False,))}
+    legal = {first: np.isfinite(o[0]) for first, o in lists.items()}
+    at = {first: layout.indices(*(o[1:][:, legal[first]].astype(np.int64)))
+          for first, o in lists.items()}
+    k = len(pos.filled) + 1  # the layer every successor is in
+    banks = sorted({bank_after(t, pos.saved_rolls, left)
+                    for left in range(most_rolls_left(t, pos) + 1)})
+    if banks[-1] >= layout.banks[k]:
+        raise ValueError(f"no turn-start state of layer {k} has {banks[-1]} saved rolls")
+    states, where = np.unique(np.concatenate(list(at.values())), return_inverse=True)
+    reads = states[None, :] + np.array(banks, dtype=np.int64)[:, None] * layout.BANK_STRIDE[k]
+    values = np.asarray(solution.values[reads], dtype=np.float64)  # [bank, state]
+    cut = int(legal[False].sum())
+    state_of = {}
+    for first, pieces in ((False, where[:cut]), (True, where[cut:])):
+        if first in legal:
+            full = np.zeros((n, len(boxes)), dtype=np.int64)  # (not legal: any state read)
+            full[legal[first]] = pieces
+            state_of[first] = full
+
+    def stops(left: int, first: bool = False) -> np.ndarray:
+        first = first and t.has_first_roll_bonus
+        row = banks.index(bank_after(t, pos.saved_rolls, left))
+        return np.max(lists[first][0] + values[row][state_of[first]], axis=1)
+
+    return stops
+
+
+def _end(K, mask: int, flag: int, u: int, r: int, c: int, first: bool, verdict) -> tuple:
+    """(points of the turn, next mask, next flag, next upper total) of scoring roll r in box
+    c under `box_verdict`'s `verdict`; -inf points where the box may not be filled."""
+    only_box, lower_only, use_joker, extra = verdict
+    if not may_fill(K, mask, c, only_box, lower_only):
+        return -np.inf, mask, flag, u
+    _, gained, next_mask, next_flag, next_u, *_ = end_turn(K, mask, flag, u, r, c, use_joker,
+                                                           extra, first)
+    return gained, next_mask, next_flag, next_u
 
 
 # Memory for the turn tables kept with a solution (a game replays positions, and every roll of
@@ -225,13 +304,8 @@ def memo_turn_tables(solution: Solution, pos: Position) -> TurnTables:
 def _size_ranges(t: RuleTables) -> list[tuple[int, int, int]]:
     """(size, first, last+1) index ranges of the keeps, largest size first."""
     sizes = t.KEEP_SIZE
-    out = []
-    start = 0
-    for k in range(1, len(sizes) + 1):
-        if k == len(sizes) or sizes[k] != sizes[start]:
-            out.append((int(sizes[start]), start, k))
-            start = k
-    return out
+    cuts = [0, *(np.flatnonzero(np.diff(sizes)) + 1).tolist(), len(sizes)]
+    return [(int(sizes[a]), a, b) for a, b in itertools.pairwise(cuts)]
 
 
 def keep_average(t: RuleTables, roll_values: np.ndarray) -> np.ndarray:

@@ -40,6 +40,11 @@ CHOICE_BYTES = 64 << 20
 PART_SECONDS = 0.5
 # States per chunk of a layered solve, about: 8 MB of values (a layer of 4M: 4 tasks).
 CHUNK_STATES = 1 << 20
+# Bytes per checksum block of a layered solve's chunk files: advice reads a few rows of many
+# chunks and checks only the blocks those rows are in (Maxi Yatzy: about 1,000 of 64 KiB).
+STORE_BLOCK_BYTES = 1 << 16
+# Chunk files of a store kept open (memory-mapped) at once; each holds a file descriptor.
+STORE_OPEN_FILES = 256
 # Batches narrower than this many columns lose the vector units: a game with so many keeps
 # that only 2 columns fit the scratch table (8 dice of 10 faces) ran 7.5x slower per step.
 VECTOR_COLS = 16
@@ -164,7 +169,8 @@ def solve_bytes(t: RuleTables, layout: StateLayout, with_sd: bool, threads: int 
     sizes = layout.LAYER_PTR[1:] - layout.LAYER_PTR[:-1]
     held = int((sizes[1:] + sizes[:-1]).max()) if layered and len(sizes) > 1 else layout.size
     store = held * 8 * (2 if with_sd else 1)
-    per_set = layout.OFFSET.nbytes + n_sets * (8 + 5 * 8 * layout.n_flags)  # U0/U1, rows
+    # The kernels' OFFSET (`StateLayout.OFFSET`), U0/U1 and rows.
+    per_set = n_sets * (8 * layout.n_flags * layout.most_banks + 8 + 5 * 8 * layout.n_flags)
     scratch = thread_count(threads) * t.n_keeps * cols * 8 * (3 if with_sd else 1)
     return store + per_set + scratch
 
@@ -412,7 +418,7 @@ def solve_seconds(t: RuleTables, layout: StateLayout, cols: int = MAX_BATCH_COLS
     keep_stages, box_stages = turn_stages(t, layout)
     keep_steps = t.n_keeps * t.n_faces * keep_stages
     box_steps = t.n_distinct_rolls * t.n_categories * box_stages
-    rows = int((layout.OFFSET >= 0).sum())
+    rows = layout.n_rows
     narrow = max(1.0, VECTOR_COLS / max(1, cols))
     # The rates were fitted to reachable states; with saved rolls many reachable banks share
     # one stored entry (totals below U0), so the stored ones count (measured: Yatzy and Maxi

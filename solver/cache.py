@@ -34,11 +34,11 @@ from yz.rules import RuleTables, YzError
 
 from .dp import SOLVER_VERSION
 from .sealed import (
+    CheckedFile,
     CorruptCache,
     array_block_sums,
     read_sealed,
     save_table,
-    sha256,
     write_sealed,
 )
 
@@ -201,14 +201,18 @@ def store_array(t: RuleTables, what: str, array: np.ndarray, info: dict | None =
 
 class CheckedArray:
     """A cached table, memory-mapped, each block of rows checked against its checksum the first
-    time it is read (a whole check of a 1 GB table would cost more than an answer)."""
+    time it is read (`sealed.CheckedFile`: a whole check of a 1 GB table would cost more than
+    an answer)."""
 
     def __init__(self, path: Path, meta: dict):
         self.path = path
         self.meta = meta
-        self.array = np.load(path, mmap_mode="r", allow_pickle=False)
-        self.rows_per_block = int(meta["rows_per_block"])
-        self._checked: set[int] = set()
+        shape, dtype = tuple(int(n) for n in meta["shape"]), np.dtype(meta["dtype"])
+        self.file = CheckedFile(path, list(meta["blocks"]), int(meta["block_bytes"]),
+                                int(meta["data_offset"]), int(meta["file_bytes"]))
+        self.array = np.ndarray(shape, dtype, buffer=self.file.buffer,
+                                offset=int(meta["data_offset"]))
+        self.row_bytes = dtype.itemsize * int(np.prod(shape[1:]))
 
     @property
     def info(self) -> dict:
@@ -216,15 +220,7 @@ class CheckedArray:
 
     def rows(self, start: int, stop: int) -> np.ndarray:
         """Rows start .. stop - 1, checked; CorruptCache if a block was altered."""
-        flat = self.array.reshape(self.array.shape[0], -1)
-        for b in range(start // self.rows_per_block, (stop - 1) // self.rows_per_block + 1):
-            if b not in self._checked:
-                lo = b * self.rows_per_block
-                data = np.ascontiguousarray(flat[lo: lo + self.rows_per_block]).tobytes()
-                if sha256(data) != self.meta["blocks"][b]:
-                    raise CorruptCache(f"{self.path}: checksum mismatch in block {b} (the file "
-                                       "was altered or truncated)")
-                self._checked.add(b)
+        self.file.check(start * self.row_bytes, stop * self.row_bytes)
         return self.array[start:stop]
 
     def row(self, i: int) -> np.ndarray:
@@ -244,15 +240,10 @@ def load_array(t: RuleTables, what: str) -> CheckedArray | None:
             meta.get("solver_version") != SOLVER_VERSION or meta.get("what") != what:
         raise CorruptCache(f"{meta_file}: written for other rules, solver or format")
     try:
-        checked = CheckedArray(array_path(t, what), meta)
-    except (OSError, ValueError) as exc:
-        raise CorruptCache(f"{array_path(t, what)}: unreadable ({type(exc).__name__}: {exc})") \
-            from None
-    a = checked.array
-    if list(a.shape) != meta.get("shape") or str(a.dtype) != meta.get("dtype") or \
-            len(meta.get("blocks", [])) != -(-a.shape[0] // checked.rows_per_block):
-        raise CorruptCache(f"{array_path(t, what)}: the table has the wrong shape or type")
-    return checked
+        return CheckedArray(array_path(t, what), meta)
+    except (KeyError, TypeError, ValueError) as exc:  # (a file of the size but not the shape)
+        raise CorruptCache(f"{array_path(t, what)}: not the table its metadata describes "
+                           f"({type(exc).__name__}: {exc})") from None
 
 
 def remove_array(t: RuleTables, what: str) -> None:

@@ -55,7 +55,9 @@ class Solution:
     """A solved rule set: the value of every turn-start state, and how it was obtained."""
 
     problem: Problem = field(repr=False)
-    values: np.ndarray = field(repr=False)  # the flat value store (solver.state), float64
+    # The flat value store (solver.state), float64; or a layered solve's values read from its
+    # folder as they are asked for (`solver.store.StoreValues`, indexed alike).
+    values: np.ndarray = field(repr=False)
     seconds: float
     states: int
     cached: bool = False

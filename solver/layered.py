@@ -13,11 +13,24 @@ of the folder:
     layer-KK/chunk-NNNNN.npy      a chunk's values (shape (n,)), or values and second moments
                                   of the final score (shape (2, n)) with the SD
 
+The manifest holds, beside the rules it solves:
+
+    chunks        per layer, each chunk's batches [first, last) (`Chunk`)
+    index         per layer, each chunk's store ranges [a0, b0, a1, b1, ...] in the order its
+                  file holds them: where any state's value lies (chunk and row), read
+                  without the kernels (`solver.store`)
+    done          the finished chunks ("layer/index") with their file's SHA-256
+    blocks        the same chunks' file size and the SHA-256 of every STORE_BLOCK_BYTES of
+                  their file (`block_bytes`), concatenated: a reader of a few rows checks only
+                  the blocks they are in
+
 A chunk is recorded in the manifest once its file is complete, so a killed run resumes at its
-first unrecorded chunk; a chunk file is checked against its SHA-256 whenever it is read, and a
-damaged one is solved again. On Dask, the workers must see the folder at the same path (a
-shared file system); a worker lost mid-chunk costs only that chunk, which Dask runs again.
-A worker holds at most the layer above and its own chunks: two layers.
+first unrecorded chunk; a whole chunk file read is checked against its SHA-256, and a damaged
+one is solved again. Folders written before the block checksums (format 1) are read too: each
+finished chunk is checked once, whole, and its block checksums recorded (`read_manifest`).
+On Dask, the workers must see the folder at the same path (a shared file system); a worker
+lost mid-chunk costs only that chunk, which Dask runs again. A worker holds at most the layer
+above and its own chunks: two layers.
 """
 
 from __future__ import annotations
@@ -38,12 +51,15 @@ import numpy as np
 from yz.rules import InputError, RuleSet, SolverError, compile_rules
 
 from . import sealed
-from .budget import CHUNK_STATES
+from .budget import CHUNK_STATES, STORE_BLOCK_BYTES
 from .dp import SOLVER_VERSION, layer_plan, parts, sweep_part
 from .problem import Problem
+from .report import SILENT, Reporter
 
-STORE_FORMAT = 1
+STORE_FORMAT = 2  # 1: before the index and the block checksums (read, and brought up to 2)
 MANIFEST = "solve.json"
+# A manifest's most bytes: Maxi Yatzy's with the SD lists 193,000 block checksums (12 MB).
+MANIFEST_BYTES = 1 << 27
 RETRIES = 3  # Dask runs a chunk again this often when its worker dies
 # Kept by each process: the problem of the rule set it works for, and the layer it last read.
 _PROBLEM: dict[str, Any] = {}
@@ -137,12 +153,23 @@ def chunk_path(folder: Path, layer: int, index: int) -> Path:
 
 def _read_chunk(path: Path, sha: str, rows: int) -> np.ndarray:
     """A chunk file, checked against its SHA-256; StoreError when damaged."""
+    return _chunk_array(path, _chunk_bytes(path, sha), rows)
+
+
+def _chunk_bytes(path: Path, sha: str) -> bytes:
+    """A chunk file's bytes, checked against its SHA-256; StoreError when damaged."""
     try:
         data = path.read_bytes()
     except OSError as exc:
         raise StoreError(f"{path}: unreadable ({exc})") from None
     if hashlib.sha256(data).hexdigest() != sha:
-        raise StoreError(f"{path}: checksum mismatch (the file was altered or truncated)")
+        raise StoreError(f"{path}: checksum mismatch (the file was altered or truncated); "
+                         "resume the layered solve into its folder to solve it again.",
+                         param="store")
+    return data
+
+
+def _chunk_array(path: Path, data: bytes, rows: int) -> np.ndarray:
     array = np.load(io.BytesIO(data), allow_pickle=False)
     if array.dtype != np.float64 or array.ndim != rows or (rows == 2 and array.shape[0] != 2):
         raise StoreError(f"{path}: not a chunk of this solve")
@@ -197,7 +224,7 @@ def _scatter(problem: Problem, chunk: Chunk, data: np.ndarray, VAL: np.ndarray,
 
 
 def solve_chunk(rules_data: dict, folder: str, chunk: list[int], above: list[list],
-                with_sd: bool, threads: int = 1, expect: str = "") -> str:
+                with_sd: bool, threads: int = 1, expect: str = "") -> list:
     """A task: solve one chunk (`Chunk.spec`: [layer, index, first batch, last batch]; see
     `chunk_task`) for the rule set `rules_data` (plain rule data, as
     `RuleSet.model_dump(mode="json")` gives it); `expect`: the coordinator's `solver_stamp`,
@@ -217,11 +244,12 @@ def solver_stamp(problem) -> str:
 
 
 def chunk_task(problem: Problem, folder: Path, chunk: Chunk, above: list[list],
-               with_sd: bool) -> str:
+               with_sd: bool) -> list:
     """Solve `chunk` from the finished layer above (its chunks `above`: [first batch, last
-    batch, file SHA-256] each), write it to the folder and return its file's SHA-256. The
-    chunks' bounds come from the store's manifest: a solve resumed with another chunk size
-    goes on with the chunks it began with."""
+    batch, file SHA-256] each), write it to the folder and return its file's SHA-256 and
+    block checksums ([sha, `file_record`]). The chunks' bounds come from the store's
+    manifest: a solve resumed with another chunk size goes on with the chunks it began
+    with."""
     layer = chunk.layer
     VAL, M2 = _tables_with_layer(problem, folder, layer + 1, above, with_sd)
     R, ptr, per_row = layer_plan(problem, layer)
@@ -235,17 +263,31 @@ def chunk_task(problem: Problem, folder: Path, chunk: Chunk, above: list[list],
     np.save(buf, data, allow_pickle=False)
     raw = buf.getvalue()
     sealed.write_bytes(chunk_path(folder, layer, chunk.index), raw)
-    return hashlib.sha256(raw).hexdigest()
+    return [hashlib.sha256(raw).hexdigest(), file_record(raw)]
+
+
+def file_record(raw: bytes, block_bytes: int | None = None) -> dict:
+    """What the manifest's `blocks` holds of a chunk file: its size and the SHA-256 of every
+    `block_bytes` (default STORE_BLOCK_BYTES) of it from its first byte, concatenated."""
+    return {"bytes": len(raw), "sums": "".join(sealed.array_block_sums(
+        np.frombuffer(raw, dtype=np.uint8), block_bytes or STORE_BLOCK_BYTES))}
 
 
 # ---------------------------------------------------------------- the coordinator
+
+
+# What a manifest must say to be this solve's (besides its format).
+IDENTITY = ("solver_version", "digest", "variant", "size", "with_sd")
 
 
 def _manifest_base(problem: Problem, with_sd: bool, layers: list[list[Chunk]]) -> dict:
     t = problem.tables
     return {"format": STORE_FORMAT, "solver_version": SOLVER_VERSION, "digest": t.digest,
             "variant": t.rules.name, "size": problem.layout.size, "with_sd": with_sd,
-            "chunks": [[[c.first, c.last] for c in chunks] for chunks in layers]}
+            "block_bytes": STORE_BLOCK_BYTES,
+            "chunks": [[[c.first, c.last] for c in chunks] for chunks in layers],
+            "index": [[[x for a, b in chunk_slices(problem, c) for x in (a, b)]
+                       for c in chunks] for chunks in layers]}
 
 
 def open_store(problem: Problem, folder: Path, with_sd: bool, chunk_states: int
@@ -258,11 +300,14 @@ def open_store(problem: Problem, folder: Path, with_sd: bool, chunk_states: int
     have = check_store(problem, folder, with_sd)
     if have is None:
         layers = plan(problem, chunk_states)
-        return {**_manifest_base(problem, with_sd, layers), "done": {}}, layers
+        return {**_manifest_base(problem, with_sd, layers), "done": {}, "blocks": {}}, layers
     layers = _chunks_of(problem, have.get("chunks"), folder)
-    done = have.get("done")
-    return {**_manifest_base(problem, with_sd, layers),
-            "done": done if isinstance(done, dict) else {}}, layers
+    done, blocks = have.get("done"), have.get("blocks")
+    done = done if isinstance(done, dict) else {}
+    # (a folder of format 1 has no block checksums: the run records them as it checks)
+    blocks = {k: v for k, v in blocks.items() if k in done} \
+        if isinstance(blocks, dict) and have.get("block_bytes") == STORE_BLOCK_BYTES else {}
+    return {**_manifest_base(problem, with_sd, layers), "done": done, "blocks": blocks}, layers
 
 
 def check_store(problem: Problem, folder: str | os.PathLike, with_sd: bool) -> dict | None:
@@ -271,7 +316,6 @@ def check_store(problem: Problem, folder: str | os.PathLike, with_sd: bool) -> d
     manifest. Reads only the manifest: cheap enough to run before a time estimate."""
     folder = Path(folder).expanduser().resolve()
     base = _manifest_base(problem, with_sd, [])
-    del base["chunks"]
     path = folder / MANIFEST
     if folder.exists() and not folder.is_dir():
         raise StoreError(f"store: {folder} is a file, not a folder.", param="store")
@@ -281,11 +325,12 @@ def check_store(problem: Problem, folder: str | os.PathLike, with_sd: bool) -> d
                              f"({MANIFEST}); give an empty or new folder.", param="store")
         return None
     try:
-        have = sealed.read_sealed(path)
+        have = sealed.read_sealed(path, MANIFEST_BYTES)
     except sealed.CorruptCache as exc:
         raise StoreError(f"store: {exc}; give another folder, or remove this one if it is "
                          "yz's.", param="store") from None
-    if {k: have.get(k) for k in base} != base:
+    if have.get("format") not in (1, STORE_FORMAT) or \
+            any(have.get(k) != base[k] for k in IDENTITY):
         raise StoreError(f"store: {folder} holds a solve of '{have.get('variant')}' with other "
                          "rules, solver version or options; give another folder.",
                          param="store")
@@ -317,6 +362,7 @@ def solve_layered(problem: Problem, folder: str | os.PathLike, with_sd: bool = F
     manifest, layers = open_store(problem, folder_, with_sd, chunk_states)
     folder_.mkdir(parents=True, exist_ok=True)
     done: dict[str, str] = manifest["done"]
+    blocks: dict[str, dict] = manifest["blocks"]
     resumed = len(done)
     _write_manifest(folder_, manifest)
     rules_data = problem.rules.model_dump(mode="json")
@@ -328,6 +374,7 @@ def solve_layered(problem: Problem, folder: str | os.PathLike, with_sd: bool = F
     solved = 0
 
     checked: set[str] = set()  # chunks solved or checked by this run
+    recorded: list[str] = []  # chunks whose block checksums were just recorded
 
     def damaged(chunks: list[Chunk]) -> list[Chunk]:
         """The finished chunks among `chunks` whose files are missing or fail their checksum
@@ -339,14 +386,20 @@ def solve_layered(problem: Problem, folder: str | os.PathLike, with_sd: bool = F
             if key in checked or key not in done:
                 continue
             try:
-                _read_chunk(chunk_path(folder_, c.layer, c.index), done[key],
-                            2 if with_sd else 1)
+                path = chunk_path(folder_, c.layer, c.index)
+                raw = _chunk_bytes(path, done[key])
+                _chunk_array(path, raw, 2 if with_sd else 1)
                 checked.add(key)
+                if key not in blocks:  # (a folder written before the block checksums)
+                    blocks[key] = file_record(raw)
+                    recorded.append(key)
             except StoreError:
                 bad.append(c)
                 del done[key]
+                blocks.pop(key, None)
                 finished -= size[key]
-        if bad:
+        if bad or recorded:
+            recorded.clear()
             _write_manifest(folder_, manifest)
         return bad
 
@@ -359,9 +412,9 @@ def solve_layered(problem: Problem, folder: str | os.PathLike, with_sd: bool = F
                 continue
             above = [[c.first, c.last, done[f"{k + 1}/{c.index}"]] for c in layers[k + 1]] \
                 if k + 1 < n else []
-            for c, sha in run.map(k, todo, above):
+            for c, (sha, record) in run.map(k, todo, above):
                 key = f"{k}/{c.index}"
-                done[key] = sha
+                done[key], blocks[key] = sha, record
                 finished += size[key]
                 checked.add(key)
                 solved += 1
@@ -414,55 +467,177 @@ def _chunk_size(problem: Problem, chunk: Chunk) -> int:
 
 
 def read_store(problem, folder: str | os.PathLike, layers: Iterable[int] | None = None,
-               moments: bool = True) -> tuple[np.ndarray, np.ndarray | None]:
+               moments: bool = True, report: Reporter = SILENT
+               ) -> tuple[np.ndarray, np.ndarray | None]:
     """The whole value table (and second moments, when solved with the SD) of a finished
-    layered solve in `folder`, every chunk checked; StoreError when it is not finished. With
-    `layers`, only those layers are read (and must be finished): the rest of the table reads
-    0 and takes no memory (what advice in one position needs: the layer after it). Without
-    `moments` the second moments are left out (None)."""
+    layered solve in `folder`, every chunk read whole and checked (`read_manifest`: what is
+    refused, and the folders of an older yz); StoreError when it is not finished. With
+    `layers`, only those layers are read: the rest of the table reads 0 and takes no memory.
+    Without `moments` the second moments are left out (None). Advice reads only the rows a
+    position needs instead (`solver.store`)."""
     problem = getattr(problem, "problem", problem)  # (a Model will do: its problem is read)
+    folder_ = store_folder(folder)
+    manifest, _ = read_manifest(problem, folder_, report)
+    with_sd = bool(manifest["with_sd"]) and moments
+    size = problem.layout.size
+    wanted = range(problem.tables.n_categories) if layers is None else set(layers)
+    VAL = np.zeros(size) if layers is None else lazy_zeros(size)
+    M2 = None if not with_sd else np.zeros(size) if layers is None else lazy_zeros(size)
+    for k, chunks in enumerate(manifest["index"]):
+        if k not in wanted:
+            continue
+        for i, flat in enumerate(chunks):
+            path = chunk_path(folder_, k, i)
+            data = _read_chunk(path, manifest["done"][f"{k}/{i}"],
+                               2 if manifest["with_sd"] else 1)
+            values = data if data.ndim == 1 else data[0]
+            at = 0
+            for a, b in zip(flat[::2], flat[1::2], strict=True):
+                if b - a > values.size - at:
+                    raise StoreError(f"store: {path} holds fewer values than its chunk "
+                                     "lists.", param="store")
+                VAL[a:b] = values[at:at + b - a]
+                if M2 is not None:
+                    M2[a:b] = data[1, at:at + b - a]
+                at += b - a
+    return VAL, M2
+
+
+def store_folder(folder: str | os.PathLike) -> Path:
+    """The folder of a finished layered solve, resolved; StoreError for a blank name, a file,
+    or a folder that holds no solve of yz."""
     if not str(folder).strip():
-        raise StoreError("store: give the folder a layered solve wrote (yz solve --store).",
-                         param="store")
+        raise StoreError("store: give the folder of a finished layered solve.", param="store")
     folder_ = Path(folder).expanduser().resolve()
     if folder_.exists() and not folder_.is_dir():
         raise StoreError(f"store: {folder_} is a file, not a folder.", param="store")
     if not (folder_ / MANIFEST).is_file():
         raise StoreError(f"store: {folder_} holds no solve of yz ({MANIFEST}); give the "
                          "folder a layered solve wrote.", param="store")
+    return folder_
+
+
+@dataclass(frozen=True)
+class StoreIndex:
+    """Where every stored state's value lies in a store's chunk files (from its manifest's
+    `index`): the store ranges [START, END), sorted, each with its chunk (a number: `keys`
+    names it "layer/index") and the row of its first value in that chunk's file."""
+
+    START: np.ndarray  # int64 [range]
+    END: np.ndarray
+    CHUNK: np.ndarray
+    ROW: np.ndarray
+    keys: tuple[str, ...]  # [chunk]
+    entries: np.ndarray  # int64 [chunk]: values each chunk file holds
+
+
+def store_index(problem: Problem, index: Any, folder: Path) -> StoreIndex:
+    """The index of a manifest, checked to list every stored state but the full card's, each
+    once, in the layer it belongs to; StoreError otherwise."""
+    import itertools
+
+    layout = problem.layout
     try:
-        manifest = sealed.read_sealed(folder_ / MANIFEST)
+        if len(index) != problem.tables.n_categories:
+            raise ValueError
+        flats = [flat for chunks in index for flat in chunks]
+        keys = tuple(f"{k}/{i}" for k, chunks in enumerate(index) for i in range(len(chunks)))
+        sizes = np.array([len(flat) for flat in flats], dtype=np.int64)
+        if (sizes < 2).any() or (sizes % 2).any():
+            raise ValueError
+        ends = np.fromiter(itertools.chain.from_iterable(flats), dtype=np.int64,
+                           count=int(sizes.sum())).reshape(-1, 2)
+        start, end = ends[:, 0], ends[:, 1]
+        chunk = np.repeat(np.arange(len(flats)), sizes // 2)
+        layer = np.repeat([k for k, chunks in enumerate(index) for _ in chunks], sizes // 2)
+        width = end - start
+        row = np.cumsum(width) - width  # (from the first chunk's first row: made per chunk)
+        firsts = np.concatenate([[0], np.cumsum(sizes // 2)[:-1]])
+        entries = np.add.reduceat(width, firsts)
+        row -= np.repeat(row[firsts], sizes // 2)
+        if (width <= 0).any() or (start < layout.LAYER_PTR[layer]).any() or \
+                (end > layout.LAYER_PTR[layer + 1]).any():
+            raise ValueError
+        order = np.argsort(start, kind="stable")
+        start, end = start[order], end[order]
+        if start[0] != 0 or end[-1] != layout.LAYER_PTR[-2] or \
+                (start[1:] != end[:-1]).any():
+            raise ValueError
+    except (TypeError, ValueError, IndexError, OverflowError):
+        raise StoreError(f"store: {folder} lists chunks that do not fit these rules.",
+                         param="store") from None
+    return StoreIndex(start, end, chunk[order], row[order], keys, entries)
+
+
+def read_manifest(problem: Problem, folder: Path, report: Reporter = SILENT
+                  ) -> tuple[dict, StoreIndex]:
+    """The manifest of the finished layered solve of `problem`'s rules in `folder`
+    (`store_folder`), checked: StoreError, with the reason, for a damaged manifest, a solve of
+    other rules or by another version of yz, an unfinished solve or an index that does not
+    fit the rules (a solve with or without the SD will do). A folder written before the block
+    checksums (an older yz) is read once, every chunk checked whole, and its index and block
+    checksums recorded in its manifest (said to `report` first; where the folder cannot be
+    written, the checksums serve this process only). Returns the manifest and its index
+    (`store_index`)."""
+    try:
+        manifest = sealed.read_sealed(folder / MANIFEST, MANIFEST_BYTES)
     except sealed.CorruptCache as exc:
         raise StoreError(f"store: {exc}", param="store") from None
-    with_sd = bool(manifest.get("with_sd")) and moments
-    if manifest.get("format") != STORE_FORMAT or manifest.get("solver_version") != \
-            SOLVER_VERSION:
-        raise StoreError(f"store: {folder_} was written by another version of yz.",
+    if manifest.get("format") not in (1, STORE_FORMAT) or \
+            manifest.get("solver_version") != SOLVER_VERSION:
+        raise StoreError(f"store: {folder} was written by another version of yz "
+                         f"(format {manifest.get('format')!r}, solver version "
+                         f"{manifest.get('solver_version')!r}); solve it again.",
                          param="store")
     if manifest.get("digest") != problem.tables.digest or \
             manifest.get("size") != problem.layout.size:
-        raise StoreError(f"store: {folder_} holds a solve of other rules "
-                         f"('{manifest.get('variant')}').", param="store")
-    plan_ = _chunks_of(problem, manifest.get("chunks"), folder_)
-    done = manifest.get("done") or {}
-    size = problem.layout.size
-    if layers is None:
-        VAL, M2 = np.zeros(size), np.zeros(size) if with_sd else None
-    else:
-        wanted = set(layers)
-        plan_ = [chunks for k, chunks in enumerate(plan_) if k in wanted]
-        VAL, M2 = lazy_zeros(size), lazy_zeros(size) if with_sd else None
-    for chunks in plan_:
-        for c in chunks:
-            sha = done.get(f"{c.layer}/{c.index}")
-            if sha is None:
-                raise StoreError(f"store: {folder_} holds an unfinished solve (layer "
-                                 f"{c.layer}, chunk {c.index}); resume the layered solve "
-                                 "into it to finish it.", param="store")
-            rows = 2 if manifest.get("with_sd") else 1
-            _scatter(problem, c, _read_chunk(chunk_path(folder_, c.layer, c.index), sha, rows),
-                     VAL, M2)
-    return VAL, M2
+        raise StoreError(f"store: {folder} holds a solve of other rules "
+                         f"('{manifest.get('variant')}'), not of {problem.name}.",
+                         param="store")
+    index = manifest.get("index")
+    if manifest.get("format") == 1 or not isinstance(index, list):
+        # (the index from the chunk plan: the kernels' batches, once)
+        layers = _chunks_of(problem, manifest.get("chunks"), folder)
+        index = _manifest_base(problem, bool(manifest.get("with_sd")), layers)["index"]
+    table = store_index(problem, index, folder)
+    done = manifest.get("done") if isinstance(manifest.get("done"), dict) else {}
+    for key in table.keys:
+        if key not in done:
+            k, i = key.split("/")
+            raise StoreError(f"store: {folder} holds an unfinished solve (layer {k}, chunk {i} "
+                             "not solved yet); resume the layered solve into it to finish it.",
+                             param="store")
+    blocks = manifest.get("blocks") if isinstance(manifest.get("blocks"), dict) else {}
+    block_bytes = manifest.get("block_bytes", STORE_BLOCK_BYTES)
+    missing = [key for key in table.keys if key not in blocks]
+    manifest = {**manifest, "format": STORE_FORMAT, "index": index, "done": done,
+                "blocks": blocks, "block_bytes": block_bytes}
+    if missing:
+        _record_blocks(folder, manifest, missing, report)
+    return manifest, table
+
+
+def _record_blocks(folder: Path, manifest: dict, keys: list[str], report: Reporter) -> None:
+    """Check the chunk files `keys` whole, once, and record their block checksums in the
+    manifest (a folder of an older yz), written back where the folder allows."""
+    paths = {key: chunk_path(folder, *map(int, key.split("/"))) for key in keys}
+    sizes = {key: path.stat().st_size if path.is_file() else 0 for key, path in paths.items()}
+    total = sum(sizes.values())
+    report.note(f"{folder} was written by an older yz: checking its {len(keys):,} chunk files "
+                f"({total / 1e9:.1f} GB) once, whole, and recording their block checksums for "
+                "quick reads")
+    done = 0
+    with report.stage(f"checking {folder.name} once", "bytes") as step:
+        for key in keys:
+            raw = _chunk_bytes(paths[key], manifest["done"][key])
+            manifest["blocks"][key] = file_record(raw, manifest["block_bytes"])
+            done += sizes[key]
+            step(done, total)
+    try:
+        _write_manifest(folder, manifest)
+    except OSError as exc:
+        report.note(f"could not record the block checksums in {folder / MANIFEST} ({exc}); "
+                    "the folder will be checked whole again next time")
 
 
 def _chunks_of(problem: Problem, chunks: Any, folder: Path) -> list[list[Chunk]]:
@@ -513,7 +688,8 @@ class _Runner:
                 raise
 
     def map(self, k: int, chunks: list[Chunk], above: list[list]):
-        """(chunk, its file's SHA-256) for each chunk of layer k, as it finishes."""
+        """(chunk, [its file's SHA-256, `file_record`]) for each chunk of layer k, as it
+        finishes."""
         if self.client is None:
             for c in chunks:
                 yield c, chunk_task(self.problem, self.folder, c, above, self.with_sd)
@@ -534,7 +710,7 @@ class _Runner:
         try:
             for fut in as_completed(list(futures)):
                 c = futures[fut]
-                sha = fut.result()
+                sha = fut.result()  # ([SHA-256, file record])
                 path = chunk_path(self.folder, k, c.index)
                 if not path.is_file():
                     raise StoreError(f"store: a Dask worker wrote {path}, which this process "

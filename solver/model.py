@@ -611,10 +611,10 @@ class Model:
         `position`: a Position, or the boxes filled as `position()` takes them (default: the
         game's start). Without dice, only the position's value. `store`: a folder of a
         finished layered solve (`solve_layered`) to read the values from, instead of solving
-        (only the layer after the position is read). `opponent`: rank the moves by the chance
-        of beating it instead (a `versus.Opponent`, or the `Distribution` of its final score:
-        `final_score_from` its card), the best response from here to its fixed strategy
-        (`versus.advise_to_win`). Everything is checked before any solve."""
+        (only the rows the position needs are read: `store_solution`). `opponent`: rank the
+        moves by the chance of beating it instead (a `versus.Opponent`, or the `Distribution`
+        of its final score: `final_score_from` its card), the best response from here to its
+        fixed strategy (`versus.advise_to_win`). Everything is checked before any solve."""
         from yz.rules.position import check_bonus_points, check_saved_rolls, most_rolls_left
 
         from .advice import advise, advise_target, check_rolls_left, check_target
@@ -639,8 +639,7 @@ class Model:
             return self._advise_to_win(position, dice, rolls_left, banked, opponent, target,
                                        store)
         if target is None:
-            solution = self.solve() if store is None else self.store_solution(
-                store, [len(position.filled) + 1])
+            solution = self.solve() if store is None else self.store_solution(store)
             return advise(solution, position, dice, rolls_left, banked)
         from .target import check_max_target
 
@@ -675,32 +674,35 @@ class Model:
             return advise_to_win(solution, position, dice, rolls_left, banked, opponent,
                                  TAIL, step)
 
-    def store_solution(self, folder, layers=None) -> Solution:
-        """The values of a finished layered solve in `folder` (`layered.read_store`, without
-        the second moments; with `layers`, only those are read and the rest of the table
-        reads 0, the game's value included). The last one read is kept: the positions of
-        one layer share it, and the advisor's memo with it."""
-        from pathlib import Path
+    def store_solution(self, folder) -> Solution:
+        """The values of the finished layered solve (`solve_layered`) of these rules in
+        `folder`, read where they lie: nothing is loaded, and each question reads only the
+        rows it needs, checking only the blocks they are in (`solver.store.StoreValues`).
+        StoreError, with the reason, for a folder that is not such a store; a folder of an
+        older yz is checked whole once first (said to `report`). The last store opened is
+        kept: the positions of a game share it (and the advisor's memo with it)."""
+        from .store import StoreValues
 
-        from . import layered
+        key = str(Path(folder).expanduser().resolve())
+        with self._memo.lock:
+            have = self._memo.get("store")
+            if have is not None and have[0] == key:
+                return have[1]
+            start = time.perf_counter()
+            values = StoreValues(self.problem, folder, self.report)
+            solution = Solution(self.problem, values, time.perf_counter() - start,
+                                self.layout.reachable, cached=True)
+            self._memo.put("store", (key, solution))  # (the one before is let go)
+            return solution
 
-        key = (str(Path(folder).expanduser().resolve()),
-               None if layers is None else tuple(sorted(set(layers))))
-        have = self._memo.get("store")
-        if have is not None and have[0] == key:
-            return have[1]
-        start = time.perf_counter()
-        values, _ = layered.read_store(self.problem, folder, layers, moments=False)
-        solution = Solution(self.problem, values, time.perf_counter() - start,
-                            self.layout.reachable, cached=True)
-        self._memo.put("store", (key, solution))  # (the one before is let go)
-        return solution
-
-    def coach(self, seed: int = 0, own_dice: bool = False):
-        """A game of this rule set played along with the optimal strategy (`coach.Game`)."""
+    def coach(self, seed: int = 0, own_dice: bool = False, store=None):
+        """A game of this rule set played along with the optimal strategy (`coach.Game`);
+        with `store`, its values are read from that layered solve's folder
+        (`store_solution`) instead of solved."""
         from .coach import Game
 
-        return Game(self.solve(), seed, own_dice)
+        return Game(self.solve() if store is None else self.store_solution(store), seed,
+                    own_dice)
 
 
 def tables_of(rules: RuleSet, report: Reporter = SILENT) -> RuleTables:

@@ -9,6 +9,9 @@ seals and checks them (the strategy cache, a layered solve's folder, `yz solve`'
   the sealed metadata with the byte offset where the data starts (`save_table`), so a reader
   can check it without parsing the file's header (`file_block_sums`: `yz solve`'s memo checks
   a table before numpy is even imported).
+- A big file is read where it lies (`CheckedFile`: memory-mapped), each block checked the
+  first time a byte of it is read in this process and remembered as checked, so an answer that
+  reads a few rows of gigabytes checks only the blocks those rows are in.
 
 The standard library only, at import: numpy is imported by the functions that take arrays.
 """
@@ -17,7 +20,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+import mmap
 import os
+import threading
 from pathlib import Path
 
 TYPE_CHECKING = False  # (typing costs a start-up that `yz solve`'s memo does not pay)
@@ -139,3 +144,65 @@ def table_intact(path: Path, facts: dict) -> bool:
         return file_block_sums(path, offset, block, len(sums) + 1) == sums
     except (OSError, KeyError, TypeError, ValueError):
         return False
+
+
+# ---------------------------------------------------------------- reading where it lies
+
+
+# The blocks found intact in this process, by file: (path, device, inode, size, modification
+# time) -> block numbers. A file replaced or rewritten since is another key, checked afresh.
+_CHECKED: dict[tuple, set[int]] = {}
+_CHECKED_LOCK = threading.Lock()
+
+
+class CheckedFile:
+    """A file memory-mapped for reading, whose bytes from `offset` on are checked in blocks of
+    `block_bytes` against their SHA-256 (`sums`, as `save_table` or `file_block_sums` gave
+    them) the first time a byte of a block is read (`check`); a block once found intact is not
+    hashed again in this process. CorruptCache when the file has not `size` bytes (when given),
+    cannot be read, or a block read fails its checksum."""
+
+    def __init__(self, path: Path, sums, block_bytes: int, offset: int = 0,
+                 size: int | None = None):
+        self.path, self.sums, self.block_bytes, self.offset = path, sums, block_bytes, offset
+        try:
+            with open(path, "rb") as fh:
+                st = os.fstat(fh.fileno())
+                if size is not None and st.st_size != size:
+                    raise CorruptCache(f"{path}: {st.st_size:,} bytes, not the {size:,} it was "
+                                       "written with (the file was altered or truncated)")
+                self.buffer = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) \
+                    if st.st_size else b""
+        except OSError as exc:
+            raise CorruptCache(f"{path}: unreadable ({type(exc).__name__}: {exc})") from None
+        if block_bytes < 1 or len(sums) * block_bytes < st.st_size - offset:
+            raise CorruptCache(f"{path}: its checksums do not cover the file")
+        key = (str(path), st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+        with _CHECKED_LOCK:
+            self._checked = _CHECKED.setdefault(key, set())
+
+    def check(self, start: int, stop: int) -> None:
+        """Check every block holding a byte of [start, stop) (counted from `offset`)."""
+        if stop > start:
+            self.check_blocks(range(start // self.block_bytes,
+                                    (stop - 1) // self.block_bytes + 1))
+
+    def check_blocks(self, blocks) -> None:
+        """Check these blocks (numbers from 0), each once per process."""
+        for b in blocks:
+            b = int(b)
+            if b in self._checked:
+                continue
+            lo = self.offset + b * self.block_bytes
+            if not 0 <= b < len(self.sums) or \
+                    sha256(self.buffer[lo:lo + self.block_bytes]) != self.sums[b]:
+                raise CorruptCache(f"{self.path}: block {b} (bytes {lo:,} to "
+                                   f"{lo + self.block_bytes - 1:,}) fails its checksum (the file "
+                                   "was altered or damaged after it was written)")
+            with _CHECKED_LOCK:
+                self._checked.add(b)
+
+    def close(self) -> None:
+        """Unmap the file (no view of `buffer` may be alive)."""
+        if isinstance(self.buffer, mmap.mmap):
+            self.buffer.close()

@@ -20,9 +20,13 @@ Values are stored in one flat array, layer by layer, and inside a layer by bank,
 then u:
 
     store[OFFSET[mask, flag + n_flags * bank] + (u - U0[mask])]     for U0[mask] <= u <= U1[mask]
+    OFFSET[mask, flag + n_flags * bank] = BASE[mask, flag] + bank * BANK_STRIDE[k]   (k: layer)
 
 so a batch of the DP, which rolls as often as its bank allows, holds one bank, and a game
-without saved rolls has one bank, the layout above with bank 0. Only totals that can matter
+without saved rolls has one bank, the layout above with bank 0. Every bank of a layer holds
+the same states, so the layout keeps BASE and each layer's BANK_STRIDE (Maxi Yatzy: 8 MB);
+the whole OFFSET, which the kernels take (344 MB for Maxi Yatzy, mostly banks a layer does not
+have), is built the first time a kernel needs it. Only totals that can matter
 are stored: above U1 (what the filled boxes can have made) no play arrives, and below U0 the
 bonus is out of reach whatever comes, so those totals all share the value at U0 (`index` clips
 them). Each layer is a contiguous slice (`layer_slice`), which is what the DP sweeps, the
@@ -32,6 +36,7 @@ cache checksums and (for big games) float32 or memory-mapped storage work on.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 from yz.rules import RuleTables
@@ -74,7 +79,8 @@ class StateLayout:
     flag_box: int  # the box whose non-zero score raises the flag, -1 without a flag
     U0: np.ndarray  # int64 [mask]
     U1: np.ndarray  # int64 [mask]
-    OFFSET: np.ndarray  # int64 [mask, flag + n_flags * bank]; -1 where there is no such state
+    BASE: np.ndarray  # int64 [mask, flag]: store index of (mask, flag, U0) with bank 0; -1: none
+    BANK_STRIDE: np.ndarray  # int64 [layer]: entries of one bank of the layer
     layer_masks: tuple[np.ndarray, ...]  # int64 masks with k boxes filled, k = 0 .. n_boxes
     LAYER_PTR: np.ndarray  # int64 [n_boxes + 2]: store slice of layer k
     reachable: int  # turn-start states some play reaches (the full card excluded)
@@ -95,15 +101,51 @@ class StateLayout:
         threshold, totals below the first stored one share its value. ValueError for a state
         that does not exist."""
         flag = flag if self.n_flags == 2 else 0
-        column = flag + self.n_flags * bank
-        base = int(self.OFFSET[mask, column]) if 0 <= column < self.OFFSET.shape[1] else -1
-        if base < 0:
+        base = int(self.BASE[mask, flag]) if 0 <= mask < len(self.BASE) else -1
+        k = int(self.MASK_LAYER[mask]) if base >= 0 else 0
+        if base < 0 or not 0 <= bank < self.banks[k]:
             raise ValueError(f"no turn-start state has box set {mask:#b} with flag {flag}"
                              + (f" and {bank} saved rolls" if bank else ""))
         u = min(max(u, int(self.U0[mask])), self.threshold)
         if u > int(self.U1[mask]):
             raise ValueError(f"upper total {u} cannot be reached with box set {mask:#b}")
-        return base + u - int(self.U0[mask])
+        return base + bank * int(self.BANK_STRIDE[k]) + u - int(self.U0[mask])
+
+    def indices(self, mask: np.ndarray, flag: np.ndarray, u: np.ndarray,
+                bank: np.ndarray | int = 0) -> np.ndarray:
+        """`index` of many states at once (int64 arrays, or a bank for all), for states that
+        exist: what the advisor asks of a turn's successors."""
+        mask = np.asarray(mask, dtype=np.int64)
+        flag = np.asarray(flag, dtype=np.int64) if self.n_flags == 2 else np.zeros_like(mask)
+        u0 = self.U0[mask]
+        u = np.minimum(np.maximum(np.asarray(u, dtype=np.int64), u0), self.threshold)
+        return (self.BASE[mask, flag] + np.asarray(bank, dtype=np.int64)
+                * self.BANK_STRIDE[self.MASK_LAYER[mask]] + u - u0)
+
+    @property
+    def n_rows(self) -> int:
+        """Runs of stored upper totals, one per (mask, flag, bank) that exists: the rows the
+        DP solves."""
+        return int(((self.BASE >= 0).sum(axis=1) * np.asarray(self.banks)[self.MASK_LAYER]).sum())
+
+    @cached_property
+    def MASK_LAYER(self) -> np.ndarray:
+        """int8 [mask]: the layer of each box set (its filled boxes)."""
+        return popcounts(self.n_boxes)
+
+    @cached_property
+    def OFFSET(self) -> np.ndarray:
+        """int64 [mask, flag + n_flags * bank]: store index of (mask, flag, U0[mask]) with that
+        bank; -1 where there is no such state (the kernels' `Layout`; built on first use)."""
+        n_banks = self.most_banks
+        out = np.full((len(self.BASE), self.n_flags * n_banks), -1, dtype=np.int64)
+        k = self.MASK_LAYER
+        for bank in range(n_banks):
+            cols = slice(self.n_flags * bank, self.n_flags * (bank + 1))
+            has_bank = (np.asarray(self.banks)[k] > bank)[:, None] & (self.BASE >= 0)
+            out[:, cols] = np.where(has_bank, self.BASE + bank * self.BANK_STRIDE[k][:, None],
+                                    -1)
+        return out
 
     @property
     def start(self) -> int:
@@ -127,7 +169,7 @@ class StateLayout:
             m = np.tile(m1, n_banks)
             f = np.tile(f1, n_banks)
             b = np.repeat(np.arange(n_banks, dtype=np.int64), len(m1))
-            out = self.OFFSET[m, f + self.n_flags * b]
+            out = self.BASE[m, f] + b * self.BANK_STRIDE[k]
             order = np.argsort(out, kind="stable")
             m, f, b, out = m[order], f[order], b[order], out[order]
             u0 = self.U0[m].astype(np.int64)
@@ -230,24 +272,24 @@ def build_layout(t: RuleTables) -> StateLayout:
     if n_flags == 2:
         has_flag = has(masks, flag_box)
     banks = tuple(t.banks_in_layer(k) for k in range(n_cat + 1))
-    OFFSET = np.full((n_masks, n_flags * t.n_banks), -1, dtype=np.int64)
+    BASE = np.full((n_masks, n_flags), -1, dtype=np.int64)
+    stride = np.zeros(n_cat + 1, dtype=np.int64)
     ptr = [0]  # ptr[k]: where layer k starts
     for k in range(n_cat + 1):
+        # Bank 0's states of the layer; every further bank holds the same, one stride on.
         ms = order[layer_start[k]:layer_start[k + 1]]
         row_w = np.stack([width[ms], np.where(has_flag[ms], width[ms], 0)], axis=1)
-        at = ptr[-1]
-        for bank in range(banks[k]):
-            ends = at + np.cumsum(row_w.ravel())
-            starts = (ends - row_w.ravel()).reshape(-1, 2)
-            OFFSET[ms, n_flags * bank] = starts[:, 0]
-            if n_flags == 2:
-                OFFSET[ms[has_flag[ms]], n_flags * bank + 1] = starts[has_flag[ms], 1]
-            at = int(ends[-1]) if len(ends) else at
-        ptr.append(at)
+        ends = ptr[-1] + np.cumsum(row_w.ravel())
+        starts = (ends - row_w.ravel()).reshape(-1, 2)
+        BASE[ms, 0] = starts[:, 0]
+        if n_flags == 2:
+            BASE[ms[has_flag[ms]], 1] = starts[has_flag[ms], 1]
+        stride[k] = int(row_w.sum())
+        ptr.append(ptr[-1] + banks[k] * int(stride[k]))
     LAYER_PTR = np.array(ptr, dtype=np.int64)
-    return StateLayout(n_cat, n_flags, T, flag_box, U0, U1, OFFSET, layer_masks, LAYER_PTR,
-                       _reachable_count(t, masks, counted, n_flags, flag_box), banks,
-                       t.bank_start)
+    return StateLayout(n_cat, n_flags, T, flag_box, U0, U1, BASE, stride, layer_masks,
+                       LAYER_PTR, _reachable_count(t, masks, counted, n_flags, flag_box),
+                       banks, t.bank_start)
 
 
 def _counted_subset(masks: np.ndarray, counted: np.ndarray) -> np.ndarray:

@@ -4,6 +4,7 @@ browser tests' server and chromium."""
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
 
@@ -74,20 +75,31 @@ def isolated_cache(request, tmp_path, monkeypatch):
 @pytest.fixture
 def server():
     """`yz serve`'s own server (its protocol, guards and limits) on a free loopback port."""
-    from yz.web.server import bind, make_server
     from yz.web.settings import WebSettings
 
+    with serving(WebSettings()) as url:
+        yield url
+
+
+@contextlib.contextmanager
+def serving(settings):
+    """A `yz serve` server with these settings on a free loopback port, in a background
+    thread: its address."""
+    from yz.web.server import bind, make_server
+
     sock = bind("127.0.0.1", 0)
-    srv = make_server(WebSettings())
+    srv = make_server(settings)
     thread = threading.Thread(target=srv.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
     deadline = time.monotonic() + 30
     while not srv.started:
         assert time.monotonic() < deadline, "the server did not start"
         time.sleep(0.05)
-    yield f"http://127.0.0.1:{sock.getsockname()[1]}"
-    srv.should_exit = True
-    thread.join(timeout=10)
+    try:
+        yield f"http://127.0.0.1:{sock.getsockname()[1]}"
+    finally:
+        srv.should_exit = True
+        thread.join(timeout=10)
 
 
 @pytest.fixture(scope="session")

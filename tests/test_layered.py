@@ -1,6 +1,6 @@
 """The layered solve (`solver.layered`): the same bits as the one-process solve, here and on a
 Dask cluster with a worker killed mid-layer; resumed after a kill; damaged chunks solved again;
-a folder that is not its own left untouched."""
+a folder that is not its own left untouched. (Advice read from its folder: test_store.py.)"""
 
 from __future__ import annotations
 
@@ -272,68 +272,6 @@ def test_options_that_do_not_go_together(tmp_path, args, message):
                          capture_output=True, text=True, cwd=tmp_path, timeout=HANG_GUARD)
     assert out.returncode == 2 and message in out.stderr
     assert not (tmp_path / "S").exists()
-
-
-def test_advice_from_a_store_is_the_one_process_advice(tmp_path):
-    """`Model.advise(store=...)` reads only the layer after the position, and ranks every move
-    as the one-process solve's advice does, to the bit."""
-    import random
-
-    from yz.rules.position import parse_filled
-
-    model = model_of("carried")
-    solve_layered(model.problem, tmp_path / "s", chunk_states=SMALL_CHUNKS)
-    reference = model_of("carried")
-    t = model.tables
-    rng = random.Random(5)
-    for n in range(t.n_categories):
-        filled = {key: 0 if key != "chance" else 12 for key in rng.sample(list(t.rules.keys), n)}
-        for bank in {0, t.banks_in_layer(n) - 1}:
-            pos = parse_filled(filled, t, saved_rolls=bank)
-            dice = tuple(sorted(rng.randint(1, 6) for _ in range(4)))
-            got = model.advise(pos, dice, store=tmp_path / "s")
-            want = reference.advise(pos, dice)
-            assert got.position_value == want.position_value
-            assert [(a.label(), a.value) for a in got.actions] == \
-                [(a.label(), a.value) for a in want.actions]
-    with pytest.raises(InputError, match="store: a target is played from its own tables"):
-        model_of("plain").advise(target=50, store=tmp_path / "s")
-
-
-def test_advise_from_a_store_on_the_command_line(tmp_path):
-    game = tmp_path / "game.yaml"
-    game.write_text(VARIANTS["carried"])
-    store = tmp_path / "store"
-    solve_layered(model_of("carried").problem, store, chunk_states=SMALL_CHUNKS)
-    cmd = [sys.executable, "-m", "yz.cli.main", "advise", "-v", str(game), "--store",
-           str(store), "--filled", "fours=8,yatzy=0", "--saved-rolls", "3", "-d", "6,6,6,2",
-           "--json"]
-    out = subprocess.run(cmd, capture_output=True, text=True, timeout=HANG_GUARD,
-                         cwd=Path.home())
-    assert out.returncode == 0, out.stderr
-    want = model_of("carried").advise("fours=8,yatzy=0", (2, 6, 6, 6), saved_rolls=3)
-    assert json.loads(out.stdout)["best"]["value"] == want.best.value
-    (store / "layer-03" / "chunk-00000.npy").write_bytes(b"damaged")  # the layer it reads
-    out = subprocess.run(cmd, capture_output=True, text=True, timeout=HANG_GUARD)
-    assert out.returncode == 2 and "Traceback" not in out.stderr, out.stderr
-    assert "store" in out.stderr and out.stderr.count("\n") == 1, out.stderr
-
-
-def test_advice_from_a_store_reads_it_once_per_layer(tmp_path):
-    """Positions of one layer share the values read (a loop over positions of a big game must
-    not hold a table per call); a store solved with the SD is read without its moments."""
-    model = model_of("carried")
-    solve_layered(model.problem, tmp_path / "s", with_sd=True, chunk_states=SMALL_CHUNKS)
-    first = model.store_solution(tmp_path / "s", [2])
-    again = model.store_solution(tmp_path / "s", [2])
-    assert again is first
-    model.advise("fours=8", (1, 2, 3, 4), store=tmp_path / "s")
-    model.advise("fives=10", (1, 2, 3, 4), store=tmp_path / "s")
-    assert model.store_solution(tmp_path / "s", [2]) is first
-    assert len(first.memo) == 2  # the advisor's memo, kept with the values read
-    assert model.store_solution(tmp_path / "s", [3]) is not first
-    values, moments = read_store(model, tmp_path / "s", moments=False)
-    assert moments is None and np.array_equal(values, read_store(model, tmp_path / "s")[0])
 
 
 def test_a_position_brings_its_own_saved_rolls():

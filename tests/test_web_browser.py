@@ -16,7 +16,7 @@ pytest.importorskip("fastapi")
 pytest.importorskip("uvicorn")
 pytest.importorskip("playwright.sync_api")
 
-from browser_support import CHROMIUM, shot
+from browser_support import CHROMIUM, press, shot
 
 pytestmark = pytest.mark.skipif(not Path(CHROMIUM).exists(),
                                 reason="needs Debian's chromium (apt-get install chromium)")
@@ -29,19 +29,7 @@ def moves_made(page) -> int:
 def click_move(page, game, option) -> None:
     """Play an option by clicking: hold exactly the kept dice and Roll, or click the box."""
     n = moves_made(page)
-    if option.kind == "score":
-        page.click(f"#card tr[data-box='{option.box.key}']")
-    else:
-        want = list(option.keep)
-        dice = page.query_selector_all("#dice .die")
-        for die in dice:
-            value = int(die.get_attribute("data-value"))
-            hold = value in want
-            if hold:
-                want.remove(value)
-            if (die.get_attribute("data-held") == "1") != hold:
-                die.click()
-        page.click("#roll")
+    press(page, option)
     page.wait_for_function(f"() => window.yz.game.state.moves.length === {n + 1}")
 
 

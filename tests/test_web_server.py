@@ -245,7 +245,7 @@ def test_yz_serve_passes_its_options_to_the_server(monkeypatch):
 
     seen = {}
 
-    def fake_serve(settings, sock, on_start):
+    def fake_serve(settings, sock, on_start, report=None):
         seen["settings"] = settings
         seen["address"] = sock.getsockname()
         on_start("http://127.0.0.1:1/")
@@ -253,12 +253,20 @@ def test_yz_serve_passes_its_options_to_the_server(monkeypatch):
 
     monkeypatch.setattr(server, "serve", fake_serve)
     result = CliRunner().invoke(app, ["serve", "--port", "0", "--max-solve-seconds", "5",
-                                      "--allow-host", "yz.lan", "--allow-host", "box"])
+                                      "--allow-host", "yz.lan", "--allow-host", "box",
+                                      "--store", "maxi-yatzy=maxi store", "--store",
+                                      "rules.yaml=/s/r"])
     assert result.exit_code == 0, result.output
     settings = seen["settings"]
     assert settings.max_solve_seconds == 5.0
     assert {"127.0.0.1", "localhost", "::1", "yz.lan", "box"} <= set(settings.hosts)
     assert settings.offline_command.format(rules="x.yaml") == "yz play --variant x.yaml"
+    assert settings.stores == (("maxi-yatzy", "maxi store"), ("rules.yaml", "/s/r"))
+    assert settings.store_command.format(rules="x", time="1 hour") == (
+        "yz solve --variant x --store FOLDER --no-sd --yes (about 1 hour here), then yz serve "
+        "--store x=FOLDER")
+    bad = CliRunner().invoke(app, ["serve", "--port", "0", "--store", "maxi-yatzy"])
+    assert bad.exit_code == 2 and "--store: 'maxi-yatzy' is not VARIANT=FOLDER" in bad.output
     assert seen["address"][0] == "127.0.0.1"
     assert "yz serve: open http://127.0.0.1:1/" in result.output
 

@@ -6,7 +6,8 @@ game's state (`{"seed", "own_dice", "moves"}`); the server replays the moves wit
 So the server keeps no games: two tabs or two people never share one.
 
 What the server does keep is the compiled rule sets (`web.rulesets`) and the solved
-strategies (`web.solving`: from yz's disk cache, or solved one at a time in one worker thread).
+strategies (`web.solving`: from yz's disk cache, or solved one at a time in one worker thread,
+or read from the store of a layered solve the server was given).
 Every request first passes the guards (`web.guards`: Host and origin, body size, security
 headers); every bad request gets a 4xx JSON answer `{"error": "..."}` naming the problem.
 """
@@ -32,6 +33,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from yz.rules import InputError, YzError
 from yz.solver import Model
 from yz.solver.budget import MAX_MOVES
+from yz.solver.report import SILENT, Reporter
 
 from .guards import BodyLimit, SecurityHeaders, TrustedHosts
 from .rulesets import RuleSets, rules_json
@@ -137,11 +139,13 @@ def static_dir() -> Path:
     return Path(str(resources.files("yz.web").joinpath("static")))
 
 
-def create_app(settings: WebSettings | None = None) -> FastAPI:
-    """The app of `yz serve` (page at /, API under /api, its documentation at /docs)."""
+def create_app(settings: WebSettings | None = None, report: Reporter = SILENT) -> FastAPI:
+    """The app of `yz serve` (page at /, API under /api, its documentation at /docs); the
+    settings' stores are checked and opened first (StoreError when one is not a finished
+    layered solve of its rule set), saying to `report` what takes a while."""
     settings = settings or WebSettings()
-    rule_sets = RuleSets(settings)
-    solver = Solver(settings)
+    rule_sets = RuleSets(settings, report)
+    solver = Solver(settings, rule_sets.stores)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI):
@@ -250,7 +254,8 @@ def _add_rule_routes(app: FastAPI, rule_sets: RuleSets, solver: Solver) -> None:
               responses=_errors(429))
     def check_rules(req: RulesRequest) -> dict:
         model = model_of(rule_sets, req.rules)
-        return {"rules": rules_json(model), **solver.status(model, start=False)}
+        return {"rules": rules_json(model, rule_sets.from_store(model)),
+                **solver.status(model, start=False)}
 
     @app.post("/api/prepare", summary="Solve a rule set (once; later from the cache)",
               description="Starts the solve and the exact distribution if needed and answers "
@@ -262,7 +267,7 @@ def _add_rule_routes(app: FastAPI, rule_sets: RuleSets, solver: Solver) -> None:
     def prepare(req: RulesRequest) -> dict:
         model = model_of(rule_sets, req.rules)
         status = solver.status(model)
-        out = {"rules": rules_json(model), **status}
+        out = {"rules": rules_json(model, rule_sets.from_store(model)), **status}
         if status["status"] == "ready":
             solution, dist = solver.get(model)
             out.update(expected_score=solution.expected_score,

@@ -5,7 +5,10 @@ values and nesting (a hostile text is refused at the event that crosses one, bef
 is read), may only `extends` a built-in or a shipped example (never a path on the server),
 and must be small enough to build its tables in well under a second. A rule set whose solve
 would take longer than the server allows (`Model.prepare_seconds`, estimated from its size) is
-refused with the estimate, unless yz's cache already holds it.
+refused with the estimate and how to play it anyway, unless yz's cache already holds it or the
+server was given a store of it (`WebSettings.stores`: the folder of its finished layered
+solve, read row by row as the games need: `solver.store`), whatever its size. A store's rule
+file that is not a built-in is listed under its own name.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from collections import OrderedDict
 from yz.rules import InputError, RulesError, YzError
 from yz.solver import Model
 from yz.solver.budget import duration
+from yz.solver.report import SILENT, Reporter
 
 from .settings import MAX_YAML_DEPTH, MAX_YAML_NODES, WebSettings
 from .solving import Busy, with_distribution
@@ -34,13 +38,38 @@ class RuleSets:
     """Models of rule references, checked against the server's limits; the model (with what
     it has solved), or the refusal, memoised."""
 
-    def __init__(self, settings: WebSettings) -> None:
+    def __init__(self, settings: WebSettings, report: Reporter = SILENT) -> None:
         self.settings = settings
         self._lock = threading.Lock()
         self._models: OrderedDict[tuple, Model | YzError] = OrderedDict()
         self._builds = threading.BoundedSemaphore(BUILDS_AT_ONCE)
         self._building = 0  # builds running or waiting
         self._listing: list[dict] = []
+        self.served: dict[str, object] = {}  # name -> RuleSet of a store's rule file
+        self.stores: dict[str, object] = {}  # tables digest -> Solution read from its store
+        self._open_stores(report)
+
+    def _open_stores(self, report: Reporter) -> None:
+        """The stores the server was given, each checked (a finished layered solve of its rule
+        set: StoreError with the reason otherwise) and opened: nothing of it is read yet."""
+        from yz.rules import load_rules
+
+        names = _shipped_names()
+        for ref, folder in self.settings.stores:
+            rules = load_rules(ref)
+            if ref not in names:  # a rule file: listed by its rule set's name
+                if rules.name in names:
+                    raise RulesError(f"store: the rule file {ref} names its rule set "
+                                     f"'{rules.name}', as a built-in is named; give it a name "
+                                     "of its own (its name: line) to serve it here.",
+                                     param="store")
+                self.served[rules.name] = rules
+            model = Model(rules, report=report)
+            self.stores[model.tables.digest] = model.store_solution(folder)
+
+    def from_store(self, model: Model) -> bool:
+        """Whether this server plays the rule set from a store of its values."""
+        return model.tables.digest in self.stores
 
     def model(self, variant: str | None, yaml: str | None, queue: bool = False) -> Model:
         """The model of a built-in (`variant`) or of pasted YAML text, one of them; Busy when
@@ -69,7 +98,7 @@ class RuleSets:
             self._building += 1
         try:
             with self._builds:
-                hit = build_model(variant, yaml, self.settings)
+                hit = build_model(variant, yaml, self.settings, self.served, self.stores)
         except YzError as exc:
             hit = exc.with_traceback(None)
         finally:
@@ -82,17 +111,18 @@ class RuleSets:
         return hit
 
     def listing(self) -> list[dict]:
-        """The built-ins and shipped examples, each marked playable here or not and why."""
+        """The built-ins, shipped examples and stores' rule files, each marked playable here
+        or not and why, and whether it is played from a store."""
         if not self._listing:  # shipped files: read once (two first requests both read them)
-            from yz.rules import builtin_names, example_names, load_rules
+            from yz.rules import load_rules
 
             rows = []
-            for name in [*builtin_names(), *(f"example:{n}" for n in example_names())]:
-                rules = load_rules(name)
+            for name in [*_shipped_names(), *self.served]:
+                rules = self.served.get(name) or load_rules(name)
                 row = {"variant": name, "name": rules.name, "boxes": len(rules.categories),
-                       "description": rules.description, "playable": True}
+                       "description": rules.description, "playable": True, "store": False}
                 try:
-                    self.model(name, None, queue=True)
+                    row["store"] = self.from_store(self.model(name, None, queue=True))
                 except YzError as exc:
                     row.update(playable=False, why=str(exc))
                 rows.append(row)
@@ -100,11 +130,19 @@ class RuleSets:
         return self._listing
 
 
-def build_model(variant: str | None, yaml: str | None, settings: WebSettings) -> Model:
-    """Load, check and compile a rule reference; refuse what is too big before the work."""
+def build_model(variant: str | None, yaml: str | None, settings: WebSettings,
+                served: dict | None = None, stores: dict | None = None) -> Model:
+    """Load, check and compile a rule reference (a built-in, a store's rule set by its name
+    in `served`, or pasted text); refuse what is too big before the work, unless `stores`
+    has its values (by the tables' digest)."""
     from yz.rules import load_rules
 
-    rules = load_rules(_builtin(variant)) if variant is not None else pasted_rules(yaml)
+    served = served or {}
+    if variant is not None and variant in served:
+        rules = served[variant]
+    else:
+        rules = load_rules(_builtin(variant, served)) if variant is not None \
+            else pasted_rules(yaml)
     rolls = math.comb(rules.dice + rules.faces - 1, rules.dice)
     if rolls > MAX_ROLLS:
         raise RulesError(f"{rules.name}: {rules.dice} dice of {rules.faces} faces make "
@@ -112,18 +150,23 @@ def build_model(variant: str | None, yaml: str | None, settings: WebSettings) ->
                          f"{MAX_ROLLS:,} (fewer dice or faces); play it with "
                          f"{_offline(settings, variant)}.", param="rules")
     model = Model(rules)
-    _check_solvable(model, settings, variant)
+    if model.tables.digest not in (stores or {}):  # (a store is played whatever its size)
+        _check_solvable(model, settings, variant)
     return model
 
 
-def _builtin(variant: str) -> str:
+def _shipped_names() -> list[str]:
     from yz.rules import builtin_names, example_names
 
-    names = [*builtin_names(), *(f"example:{n}" for n in example_names())]
+    return [*builtin_names(), *(f"example:{n}" for n in example_names())]
+
+
+def _builtin(variant: str, served: dict | None = None) -> str:
+    names = _shipped_names()
     if variant not in names:
         raise RulesError(f"variant: '{variant}' is not a built-in rule set; the built-ins are "
-                         f"{', '.join(names)} (paste a rule set's text to play your own).",
-                         param="rules")
+                         f"{', '.join([*names, *(served or {})])} (paste a rule set's text to "
+                         "play your own).", param="rules")
     return variant
 
 
@@ -153,10 +196,14 @@ def _check_solvable(model: Model, settings: WebSettings, variant: str | None) ->
         return
     estimate = model.budget.prepare_seconds()
     if estimate > settings.max_solve_seconds:
+        rules = variant if variant is not None else "rules.yaml (the pasted text, saved)"
+        store = settings.store_command.format(
+            rules=rules, time=duration(model.budget.values_seconds()))
         raise RulesError(f"{model.name}: solving it exactly would take about "
                          f"{duration(estimate)} on this machine (estimated from its "
                          f"{model.layout.reachable:,} states), more than this server's limit "
-                         f"of {duration(settings.max_solve_seconds)}; play it with "
+                         f"of {duration(settings.max_solve_seconds)}. To play it here, make a "
+                         f"store of its values once: {store}. Or play it with "
                          f"{_offline(settings, variant)}.", param="rules")
     model.budget.check_solve_memory()
     if with_distribution(model):
@@ -168,7 +215,9 @@ def _offline(settings: WebSettings, variant: str | None) -> str:
         rules=variant if variant is not None else "rules.yaml (the pasted text, saved)")
 
 
-def rules_json(model: Model) -> dict:
+def rules_json(model: Model, from_store: bool = False) -> dict:
+    """The rule set as the page shows it; `from_store`: played from a store of its values
+    (then without the exact distribution)."""
     t, r = model.tables, model.rules
     return {"variant": r.name, "description": r.description, "dice": r.dice,
             "faces": r.faces, "rolls": r.rolls,
@@ -178,4 +227,5 @@ def rules_json(model: Model) -> dict:
             if t.upper_threshold else None,
             "yahtzee_bonus": t.yahtzee_bonus or None, "joker": r.joker.mode,
             "saved_rolls": r.saved_rolls.model_dump() if r.saved_rolls else None,
-            "has_distribution": with_distribution(model)}
+            "has_distribution": with_distribution(model) and not from_store,
+            "from_store": from_store}

@@ -115,13 +115,15 @@ def bind(host: str, port: int) -> socket.socket:
     return sock
 
 
-def make_server(settings: WebSettings):
-    """The uvicorn server of the app, with this server's protocol and limits."""
+def make_server(settings: WebSettings, report=None):
+    """The uvicorn server of the app, with this server's protocol and limits (`report`: what
+    opening the settings' stores says)."""
     import uvicorn
 
     from .app import create_app
 
-    config = uvicorn.Config(create_app(settings), http=protocol_for(settings), ws="none",
+    app = create_app(settings) if report is None else create_app(settings, report)
+    config = uvicorn.Config(app, http=protocol_for(settings), ws="none",
                             lifespan="on", log_level="warning", backlog=BACKLOG,
                             timeout_keep_alive=KEEP_ALIVE_SECONDS,
                             # Connections are capped by the protocol (which makes room);
@@ -131,9 +133,9 @@ def make_server(settings: WebSettings):
 
 
 def serve(settings: WebSettings, sock: socket.socket,
-          on_start: Callable[[str], None] | None = None) -> None:
+          on_start: Callable[[str], None] | None = None, report=None) -> None:
     """Serve the app on a bound socket until interrupted."""
-    server = make_server(settings)
+    server = make_server(settings, report)
     if on_start is not None:
         host, port = sock.getsockname()[:2]
         on_start(f"http://{f'[{host}]' if ':' in host else host}:{port}/")

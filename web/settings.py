@@ -17,7 +17,11 @@ MAX_BODY = 256 * 1024  # bytes of a request body
 @dataclass(frozen=True)
 class WebSettings:
     """Limits of one server. `offline_command` is how to play a rule set too big for the
-    page, on the command line (`{rules}`: the built-in's name, or a file of pasted rules)."""
+    page, on the command line (`{rules}`: the built-in's name, or a file of pasted rules);
+    `store_command` how to make a store of its values and serve it from there (`{rules}`
+    too, and `{time}`: the layered solve's estimate). `stores`: rule sets served from the
+    folders of their finished layered solves, whatever their size: (a built-in's name,
+    example:NAME or a rule file; the folder)."""
 
     max_solve_seconds: float = 60.0  # estimated, with compiled kernels (solver.limits)
     max_queued: int = 3  # solves running or waiting; more get 429
@@ -26,6 +30,9 @@ class WebSettings:
     max_connections: int = 64  # open at once; more are closed at once
     hosts: tuple[str, ...] = LOOPBACK_NAMES  # names the Host header may give
     offline_command: str = "yz on the command line, with the rules {rules}"
+    store_command: str = ("a layered solve of {rules} into a folder (about {time} here), "
+                          "given to this server as its store")
+    stores: tuple[tuple[str, str], ...] = ()
 
     def allows_host(self, name: str) -> bool:
         return name.lower() in {h.lower().strip("[]") for h in self.hosts}

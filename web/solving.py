@@ -9,6 +9,10 @@ while it waits; a solve nobody has polled for `abandon_after` seconds is cancell
 parts of its work (an exception raised in the model's progress report aborts it, and nothing
 is cached).
 
+A rule set the server was given a store of (`WebSettings.stores`, opened by `web.rulesets`) is
+always ready: its values are read from the store's folder, a few rows per position, and it is
+played without the exact distribution.
+
 A strategy is a table of numbers keyed by the digest of the game's scoring, so rule sets that
 score alike share it. Its names (boxes, description) are never shared: every answer is given
 with the tables of the request's own rule set.
@@ -100,8 +104,9 @@ class Job:
 class Solver:
     """Solved strategies and their exact distributions (see the module docstring)."""
 
-    def __init__(self, settings: WebSettings) -> None:
+    def __init__(self, settings: WebSettings, stores: dict | None = None) -> None:
         self.settings = settings
+        self.stores = stores or {}  # tables digest -> Solution read from a store
         self._pool: ThreadPoolExecutor | None = None  # made at the first solve
         self._lock = threading.Lock()
         self._jobs: dict[str, Job] = {}
@@ -149,6 +154,9 @@ class Solver:
         """The strategy from memory, or loaded from the disk cache in this thread (one load
         per rule set at a time), with `model`'s names; None when it must be solved."""
         t = model.tables
+        stored = self.stores.get(t.digest)
+        if stored is not None:
+            return _named((stored, None), model)
         with self._lock:
             hit = self._ready.get(t.digest)
             if hit is not None:

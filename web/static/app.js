@@ -11,6 +11,12 @@ const PASTE = "__paste__";
 const SHOWN_HINTS = 10;
 const POLL_MS = 400;
 const MAX_RULES_CHARS = 65536;  // a rule set's characters: web/settings.py's MAX_YAML_CHARS
+// Why a game is played without the exact distribution of its final scores.
+const NOTE_MEMORY = "This game saves rolls, and its exact distribution of final scores needs " +
+  "more memory than this server gives it; the expected score is exact.";
+const NOTE_STORE = "This game is played from a store of its values (a layered solve, read a " +
+  "few rows at a time): every move's worth and the expected score are exact; the exact " +
+  "distribution of final scores is not computed for it.";
 
 const yz = window.yz = {
   rules: null,      // {variant} or {yaml}
@@ -89,8 +95,8 @@ async function loadVariants() {
     failed = e;
   }
   const options = list.map((v) => {
-    const label = v.playable ? `${v.variant} (${v.boxes} boxes)`
-      : `${v.variant} (${v.boxes} boxes): too slow to solve here`;
+    const label = !v.playable ? `${v.variant} (${v.boxes} boxes): too slow to solve here`
+      : `${v.variant} (${v.boxes} boxes${v.store ? ", from a store" : ""})`;
     const opt = el("option", {value: v.variant, title: v.playable ? v.description : v.why},
       label);
     opt.disabled = !v.playable;
@@ -528,6 +534,7 @@ function drawChart() {
   const missing = !d && yz.info && yz.info.has_distribution === false;
   if (!d) $("#rank").replaceChildren();  // (a rank line of the game before goes too)
   $("#chart-note").hidden = !missing;
+  if (missing) $("#chart-note").textContent = yz.info.from_store ? NOTE_STORE : NOTE_MEMORY;
   chart.style.display = missing ? "none" : "";
   if (!d) return;
   const W = 320, H = 150, pad = 18;
