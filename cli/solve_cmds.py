@@ -433,6 +433,10 @@ def duel_cmd(
         "under one rule set (B the same as A, or left out): A's exact chances, and minimax "
         "against expected-score play seated first and second. Only for games whose joint "
         "states fit in memory (crag); the estimate is said first.")] = False,
+    minimax_only: Annotated[bool, typer.Option(
+        "--minimax-only", help="With --exact: only A's chances when both play minimax, not "
+        "minimax against expected-score play (one pass instead of up to three, and less "
+        "memory).")] = False,
     max_memory: Annotated[str | None, typer.Option(
         "--max-memory", metavar="SIZE", show_default=False,
         help="With --exact: refuse a solve needing more memory than this, e.g. 12G "
@@ -461,15 +465,15 @@ def duel_cmd(
         if b is not None and load_rules(b) != rules:
             raise InputError(f"--exact: both players play the same rule set; {b!r} is not "
                              f"{a!r} (give B as A, or leave it out).")
-        result = model_for(rules, quiet, as_json, max_memory=parse_size(max_memory),
-                           yes=yes).duel_exact()
+        model = model_for(rules, quiet, as_json, max_memory=parse_size(max_memory), yes=yes)
+        result = model.minimax() if minimax_only else model.duel_exact()
         if as_json:
             emit_json(result.to_dict())
         else:
             typer.echo(render.exact_duel_text(result))
         return
-    if max_memory is not None:
-        raise InputError("--max-memory goes with --exact.")
+    if max_memory is not None or minimax_only:
+        raise InputError("--max-memory and --minimax-only go with --exact.")
     check_strategy(strategy_a)
     check_strategy(strategy_b)
     if not best_response and (opponent_distribution or field != 1 or no_ceiling):

@@ -487,6 +487,10 @@ def turn_stages(t: RuleTables, layout: StateLayout) -> tuple[float, float]:
 # gathered and its results scattered in NumPy, the kernels called), besides the kernels' own
 # work: measured on a cut-down Crag (bench/bench_crag.py).
 MINIMAX_SECONDS_PER_SWEEP = 3e-3
+# What a process adds when a two-player solve starts: numba and its compiled kernels loaded,
+# thread pools, the layers' small tables (measured on cut-down Crags: 0.11 GiB above the
+# process before the solve, beside the tables' own estimate).
+MINIMAX_PROCESS_BYTES = 160 << 20
 # Seconds per (move x need) of an expected-score turn averaged in NumPy (`minimax`'s policy
 # evaluation), and the share of that NumPy work per stored difference that moves its tables.
 OPTIMAL_TURN_SECONDS_PER_CELL = 4e-9
@@ -516,18 +520,27 @@ def minimax_bytes(t: RuleTables, layout: StateLayout, sizes: list, tables: int,
     """Memory a two-player solve needs (`solver.minimax`): for the two adjacent joint layers
     that hold the most at once, their pairs' places and `tables` tables of their stored
     differences (the blocks of the layer after handed back as they are read, where the system
-    allows: `joint.peak_entries`); and a sweep's scratch: a layer of states by the needs of
-    both players' scores, a dozen such tables, and expected-score play's moves."""
-    from .joint import PAIR_BYTES, Table, peak_entries
+    allows: `joint.peak_entries`); a sweep's scratch: a layer of states by the needs of both
+    players' scores, a dozen such tables, and expected-score play's moves; and what the
+    process adds when the solve starts (MINIMAX_PROCESS_BYTES)."""
+    from .joint import PAIR_BYTES
 
-    held = max(peak_entries(now, after, Table.releases) * 8 * tables
-               + (now.pairs + after.pairs) * PAIR_BYTES
+    held = max(minimax_held(now, after) * 8 * tables + (now.pairs + after.pairs) * PAIR_BYTES
                for now, after in pairwise(sizes))
     widest = int(np.diff(layout.LAYER_PTR).max())
     scratch = widest * (2 * t.highest_score + 3) * 8 * 12
     if seats:
         scratch += 4 * (1 << 22) * 8 + 2 * widest * most_outcomes(t, layout) * 3 * 8
-    return held + scratch
+    return held + scratch + MINIMAX_PROCESS_BYTES
+
+
+def minimax_held(now, after) -> int:
+    """Entries of one table a two-player solve holds at most while joint layer `now` is swept
+    from the one `after` it (`joint.peak_entries`, blocks handed back where the system
+    allows)."""
+    from .joint import Table, peak_entries
+
+    return peak_entries(now, after, Table.releases)
 
 
 def minimax_seconds(t: RuleTables, layout: StateLayout, sizes: list, chances: bool,
@@ -691,13 +704,13 @@ class Budget:
         sizes = layer_sizes(t, layout)
         tables = minimax_tables(chances, seats)
         need = minimax_bytes(t, layout, sizes, tables, seats)
-        entries = max(a.entries + b.entries for a, b in pairwise(sizes))
+        held = max(minimax_held(a, b) for a, b in pairwise(sizes))
         if refuse:
             sampled = ", estimated from a sample" if any(s.sampled for s in sizes) else ""
             check_minimax_memory(t, layout, need, False, self.max_memory,
-                                 f"{tables} table{'s' if tables > 1 else ''} of the stored "
-                                 f"score differences of its two largest joint layers, "
-                                 f"{entries:,} entries each{sampled}")
+                                 f"{tables} table{'s' if tables > 1 else ''} of stored score "
+                                 f"differences, {held:,} entries each at the most while two "
+                                 f"adjacent joint layers are held{sampled}")
         seconds = minimax_seconds(t, layout, sizes, chances, seats, self.problem.batch_width())
         return need, seconds, sizes
 

@@ -270,3 +270,9 @@ def test_duel_exact_on_the_command_line(tmp_path):
     assert other.exit_code == 2 and "same rule set" in other.stderr
     mixed = runner.invoke(app, ["duel", str(game), str(game), "--exact", "--best-response"])
     assert mixed.exit_code == 2 and "--exact" in mixed.stderr
+    alone = runner.invoke(app, ["duel", str(game), "--exact", "--minimax-only", "--json"])
+    assert alone.exit_code == 0, alone.output
+    told = json.loads(alone.stdout)
+    assert told["minimax"]["win"] == want.minimax.win and told["minimax_first"] is None
+    lost = runner.invoke(app, ["duel", str(game), str(game), "--minimax-only"])
+    assert lost.exit_code == 2 and "go with --exact" in lost.stderr
