@@ -135,7 +135,13 @@ def test_every_joint_state_is_the_twins(game):
 
 
 def test_four_boxes_with_an_upper_bonus():
+    """Four boxes: the start, minimax against minimax (every state and both seats: -m slow)."""
     check_against_twin(rules_from_text(FOUR_BOXES), every_state=False, seats=False)
+
+
+@pytest.mark.slow
+def test_four_boxes_every_joint_state():
+    assert check_against_twin(rules_from_text(FOUR_BOXES)) > 20_000
 
 
 @settings(max_examples=12, deadline=None,
@@ -153,12 +159,14 @@ def point(score: int) -> Distribution:
     return Distribution("finished", "given", np.array([score]), np.ones(1))
 
 
-@pytest.mark.parametrize("game", [ONE_DIE, WITH_BONUS, FOUR_BOXES])
+@pytest.mark.parametrize("game", [ONE_DIE, WITH_BONUS, FOUR_BOXES,
+                                  WITH_BONUS + "saved_rolls: {cap: 1}\n",
+                                  WITH_BONUS + "saved_rolls: {carry_unused: false, start: 1}\n"])
 def test_with_no_choice_left_it_is_versus_best_response(game):
     """When the first player's card is full (A has no choice left), the second player's last
     turn is the one-player best response against A's exact final score (a single score):
-    `versus` from B's position (`advise` with an opponent), and from the empty card of a
-    one-box game, its blind best response."""
+    `versus` from B's position (`advise` with an opponent), with every bank of saved rolls B
+    can hold (the twin plays no saved rolls: this is their check)."""
     model = Model(rules_from_text(game), use_cache=False)
     duel = model.minimax(chances=False, keep=True)
     n = model.tables.n_categories
@@ -172,21 +180,21 @@ def test_with_no_choice_left_it_is_versus_best_response(game):
         open_box = int(rng.integers(n))
         filled = {k: int(rng.choice(model.tables.BOX_SCORES[c]))
                   for c, k in enumerate(keys) if c != open_box}
-        position = model.position(filled)
-        banked = position.banked(model.tables)
-        i = model.layout.index(position.mask, int(position.yahtzee_full),
-                               position.upper_total) - int(model.layout.LAYER_PTR[n - 1])
-        for a_final in (banked - 3, banked, banked + 2, banked + 9):
-            if a_final < 0:
-                continue
-            # A full card that can hold a_final (the joint state stores what is reachable).
-            full = np.flatnonzero((finished.low <= a_final) & (a_final <= finished.high))
-            if len(full) == 0:
-                continue
-            want = model.advise(filled, opponent=point(a_final)).position_value
-            got = layer.read(score.array, i, int(full[0]), banked - a_final)
-            assert got == pytest.approx(want, abs=TOL), (filled, a_final)
-            compared += 1
+        for bank in range(model.layout.banks[n - 1]):
+            position = model.position(filled, saved_rolls=bank)
+            banked = position.banked(model.tables)
+            i = model.layout.index(position.mask, int(position.yahtzee_full),
+                                   position.upper_total, bank) - \
+                int(model.layout.LAYER_PTR[n - 1])
+            for a_final in (banked - 3, banked, banked + 2, banked + 9):
+                # A full card that can hold a_final (the joint state stores what is reachable).
+                full = np.flatnonzero((finished.low <= a_final) & (a_final <= finished.high))
+                if a_final < 0 or len(full) == 0:
+                    continue
+                want = model.advise(position, opponent=point(a_final)).position_value
+                got = layer.read(score.array, i, int(full[0]), banked - a_final)
+                assert got == pytest.approx(want, abs=TOL), (filled, bank, a_final)
+                compared += 1
     assert compared >= 8
 
 
