@@ -463,6 +463,25 @@ def best_response_text(r) -> str:
                      right={1, 2, 3, 4, 5}) + note)
 
 
+def exact_duel_text(r) -> str:
+    """`yz duel A A --exact`: both players playing to win (minimax), and minimax against
+    expected-score play in either seat."""
+    def row(name: str, c) -> list[str]:
+        return [name, f"{100 * c.win:.4f}%", f"{100 * c.draw:.4f}%", f"{100 * c.loss:.4f}%",
+                f"{100 * c.score:.4f}%"]
+
+    rows = [row("A: minimax against minimax", r.minimax)]
+    if r.minimax_first is not None:
+        rows.append(row("minimax seated first (A) against optimal", r.minimax_first))
+        rows.append(row("minimax seated second (B) against optimal", r.minimax_second))
+    note = ("\nminimax: plays to win (P(win) + P(draw)/2), seeing the other's card; optimal: "
+            "plays for the expected score. Exact (ties between equally good moves broken by "
+            f"yz's tie rule); {r.states:,} joint states, {r.seconds:.1f} s.")
+    return (f"{r.variant}, two players, A first: exact chances of the player named\n"
+            + _table(["player", "wins", "draws", "loses", "score"], rows,
+                     right={1, 2, 3, 4}) + note)
+
+
 def target_text(table, rows) -> str:
     how = "from the cache" if table.cached else f"solved in {table.seconds:.1f} s"
     body = [[str(t), _pct(p), "-" if q is None else _pct(q),

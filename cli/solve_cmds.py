@@ -428,6 +428,19 @@ def duel_cmd(
     no_ceiling: Annotated[bool, typer.Option(
         "--no-ceiling", help="With --best-response: leave out the clairvoyant ceiling (a "
         "sweep as long as a target table up to B's top score).")] = False,
+    exact: Annotated[bool, typer.Option(
+        "--exact", help="Both players play to win, each seeing the other's card (minimax), "
+        "under one rule set (B the same as A, or left out): A's exact chances, and minimax "
+        "against expected-score play seated first and second. Only for games whose joint "
+        "states fit in memory (crag); the estimate is said first.")] = False,
+    minimax_only: Annotated[bool, typer.Option(
+        "--minimax-only", help="With --exact: only A's chances when both play minimax, not "
+        "minimax against expected-score play (one pass instead of up to three, and less "
+        "memory).")] = False,
+    max_memory: Annotated[str | None, typer.Option(
+        "--max-memory", metavar="SIZE", show_default=False,
+        help="With --exact: refuse a solve needing more memory than this, e.g. 12G "
+        "[default: three quarters of this machine's memory].")] = None,
     quiet: QuietOpt = False, as_json: JsonOpt = False,
     yes: YesOpt = False,
 ) -> None:
@@ -436,11 +449,31 @@ def duel_cmd(
     Each plays a solitaire game under its own rule set and strategy (e.g. the same rules,
     optimal against greedy); A wins, draw, B wins, from the exact distributions. With
     --best-response A plays to win (maximises P(win) + P(draw) / 2) against B's distribution.
+    With --exact both play to win seeing each other's card (minimax), A first.
     """
     from yz.rules import InputError, load_rules
     from yz.solver.strategies import check_strategy
     from yz.solver.versus import Opponent
 
+    if exact:
+        if best_response or opponent_distribution or field != 1 or no_ceiling or \
+                strategy_a != "optimal" or strategy_b != "optimal":
+            raise InputError("--exact: both players play minimax (to win, each seeing the "
+                             "other's card); leave out --best-response, its options and the "
+                             "strategies.")
+        rules = load_rules(a)
+        if b is not None and load_rules(b) != rules:
+            raise InputError(f"--exact: both players play the same rule set; {b!r} is not "
+                             f"{a!r} (give B as A, or leave it out).")
+        model = model_for(rules, quiet, as_json, max_memory=parse_size(max_memory), yes=yes)
+        result = model.minimax() if minimax_only else model.duel_exact()
+        if as_json:
+            emit_json(result.to_dict())
+        else:
+            typer.echo(render.exact_duel_text(result))
+        return
+    if max_memory is not None or minimax_only:
+        raise InputError("--max-memory and --minimax-only go with --exact.")
     check_strategy(strategy_a)
     check_strategy(strategy_b)
     if not best_response and (opponent_distribution or field != 1 or no_ceiling):

@@ -2,15 +2,17 @@
 
     Model(rules)          everything about one rule set, as methods (solver.model): solve,
                           moments, figures, distribution, targets, advise, simulate, duel,
-                          coach, solve_layered
+                          coach, solve_layered, minimax and duel_exact (two players both
+                          playing to win)
     warm_up()             compile every kind of work's kernels now (`yz warmup`)
 
 What the methods return: `Solution` (solve), `Moments` and `ExactFigures` (moments, figures),
 `Distribution` (distribution), `TargetTable` (targets), `Advice` of `Action`s at a `Position`
 (advise, position), `Simulation` (simulate), `Game` (coach), `LayeredSolution`
-(solve_layered). What they raise: `YzError`s with one-paragraph messages (`InputError`,
-`RulesError`, `SolverError`, and `WorkTooLong` for work over the model's time budget). A
-`Reporter` passed to the model receives its notes and the progress of each stage.
+(solve_layered), `ExactDuel` (minimax, duel_exact). What they raise: `YzError`s with
+one-paragraph messages (`InputError`, `RulesError`, `SolverError`, and `WorkTooLong` for work
+over the model's time budget). A `Reporter` passed to the model receives its notes and the
+progress of each stage.
 
 Names are loaded when first used (PEP 562), so a module of the package that needs none of
 them (`yz.solver.kernels.rule`, which the scorer runs) costs no more than itself.
@@ -29,14 +31,14 @@ _WHERE = {
     "Solution": ".dp", "Moments": ".exact", "ExactFigures": ".exact",
     "Distribution": ".distribution", "TargetTable": ".target", "Advice": ".advice",
     "Action": ".advice", "Simulation": ".simulate", "Game": ".coach",
-    "LayeredSolution": ".layered", "Position": "yz.rules.position",
+    "LayeredSolution": ".layered", "ExactDuel": ".minimax", "Position": "yz.rules.position",
     "YzError": "yz.rules.errors", "InputError": "yz.rules.errors",
     "RulesError": "yz.rules.errors", "SolverError": "yz.rules.errors",
     "WorkTooLong": "yz.rules.errors",
 }
 
 __all__ = ["SILENT", "SOLVER_VERSION", "STRATEGIES", "Action", "Advice", "Distribution",
-           "ExactFigures", "Game", "InputError", "LayeredSolution", "Model", "Moments",
+           "ExactDuel", "ExactFigures", "Game", "InputError", "LayeredSolution", "Model", "Moments",
            "Position", "Reporter", "RulesError", "Simulation", "Solution", "SolverError",
            "TargetTable", "WorkTooLong", "YzError", "warm_up"]
 
@@ -50,6 +52,7 @@ if TYPE_CHECKING:
     from .dp import SOLVER_VERSION, Solution
     from .exact import ExactFigures, Moments
     from .layered import LayeredSolution
+    from .minimax import ExactDuel
     from .model import Model
     from .report import SILENT, Reporter
     from .simulate import Simulation

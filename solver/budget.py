@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from itertools import pairwise
 from typing import Any
 
 import numpy as np
@@ -492,6 +493,103 @@ def turn_stages(t: RuleTables, layout: StateLayout) -> tuple[float, float]:
     return float(share @ keep), float(share @ boxes)
 
 
+# ---------------------------------------------------------------- two players (solver.minimax)
+
+# Seconds of Python per sweep of a joint layer for one state of the other player (its tables
+# gathered and its results scattered in NumPy, the kernels called), besides the kernels' own
+# work: measured on a cut-down Crag (bench/bench_crag.py).
+MINIMAX_SECONDS_PER_SWEEP = 3e-3
+# What a process adds when a two-player solve starts: numba and its compiled kernels loaded,
+# thread pools, the layers' small tables (measured on cut-down Crags: 0.11 GiB above the
+# process before the solve, beside the tables' own estimate).
+MINIMAX_PROCESS_BYTES = 160 << 20
+# Seconds per (move x need) of an expected-score turn averaged in NumPy (`minimax`'s policy
+# evaluation), and the share of that NumPy work per stored difference that moves its tables.
+OPTIMAL_TURN_SECONDS_PER_CELL = 4e-9
+
+
+def minimax_tables(chances: bool, seats: int) -> int:
+    """Tables of one entry per stored difference a two-player solve holds for each joint
+    layer: minimax's values (and its chances of a draw), and for each of `seats` seats of
+    minimax against expected-score play a score and a chance of a draw."""
+    return 1 + int(chances) + 2 * seats
+
+
+def minimax_index_bytes(layout: StateLayout) -> int:
+    """What the pairs of the two largest adjacent joint layers take to index alone (their
+    places, `joint.PAIR_BYTES` each), from the layers' sizes: a floor of the solve's memory
+    that costs nothing to compute (official Yahtzee is refused on it at once)."""
+    from .joint import PAIR_BYTES, joint_order
+
+    sizes = np.diff(layout.LAYER_PTR).astype(np.int64)
+    order = joint_order(len(sizes) - 1)
+    pairs = [int(sizes[km]) * int(sizes[ko]) for km, ko in order]
+    return max(a + b for a, b in pairwise(pairs)) * PAIR_BYTES
+
+
+def minimax_bytes(t: RuleTables, layout: StateLayout, sizes: list, tables: int,
+                  seats: int) -> int:
+    """Memory a two-player solve needs (`solver.minimax`): for the two adjacent joint layers
+    that hold the most at once, their pairs' places and `tables` tables of their stored
+    differences (the blocks of the layer after handed back as they are read, where the system
+    allows: `joint.peak_entries`); a sweep's scratch: a layer of states by the needs of both
+    players' scores, a dozen such tables, and expected-score play's moves; and what the
+    process adds when the solve starts (MINIMAX_PROCESS_BYTES)."""
+    from .joint import PAIR_BYTES
+
+    held = max(minimax_held(now, after) * 8 * tables + (now.pairs + after.pairs) * PAIR_BYTES
+               for now, after in pairwise(sizes))
+    widest = int(np.diff(layout.LAYER_PTR).max())
+    scratch = widest * (2 * t.highest_score + 3) * 8 * 12
+    if seats:
+        scratch += 4 * (1 << 22) * 8 + 2 * widest * most_outcomes(t, layout) * 3 * 8
+    return held + scratch + MINIMAX_PROCESS_BYTES
+
+
+def minimax_held(now, after) -> int:
+    """Entries of one table a two-player solve holds at most while joint layer `now` is swept
+    from the one `after` it (`joint.peak_entries`, blocks handed back where the system
+    allows)."""
+    from .joint import Table, peak_entries
+
+    return peak_entries(now, after, Table.releases)
+
+
+def minimax_seconds(t: RuleTables, layout: StateLayout, sizes: list, chances: bool,
+                    seats: int, cols: int = MAX_BATCH_COLS) -> float:
+    """A rough estimate of the seconds a two-player solve takes here: every stored difference
+    is a column of a need sweep (at target play's rate per state and need,
+    `target_seconds`; the decision kernel's where chances are carried), every pair a row of
+    one, every state of the other player in a joint layer one sweep (MINIMAX_SECONDS_PER_SWEEP);
+    against expected-score play, each seat again: half its layers minimax's sweeps, half
+    expected-score turns averaged in NumPy over its moves."""
+    values = VALUES_SHARE * (solve_seconds(t, layout, cols) - SOLVE_OVERHEAD_SECONDS)
+    per_column = values / max(1, layout.reachable) * TARGET_SECONDS_PER_NEED
+    entries = sum(s.entries for s in sizes)
+    pairs = sum(s.pairs for s in sizes)
+    sweeps = sum(int(layout.LAYER_PTR[s.ko + 1] - layout.LAYER_PTR[s.ko]) for s in sizes)
+    kernel = per_column * (entries + TARGET_ROW_NEEDS * pairs)
+    seconds = kernel * (DECISION_FACTOR if chances else 1.0) + sweeps * MINIMAX_SECONDS_PER_SWEEP
+    if seats:
+        turns = entries * most_outcomes(t, layout) * OPTIMAL_TURN_SECONDS_PER_CELL
+        seconds += seats * (0.5 * kernel * DECISION_FACTOR + 0.5 * turns
+                        + sweeps * MINIMAX_SECONDS_PER_SWEEP)
+    return seconds
+
+
+def check_minimax_memory(t: RuleTables, layout: StateLayout, need: int, at_least: bool,
+                         max_memory: int | None, what: str) -> None:
+    """InputError, with the estimate, when a two-player solve needs more than `max_memory`
+    bytes (default: three quarters of this machine's memory)."""
+    limit = memory_limit(max_memory)
+    if need > limit:
+        raise InputError(
+            f"the two-player solve of {t.rules.name} needs {'at least' if at_least else 'about'}"
+            f" {need / 2**30:,.1f} GiB ({what}), more than the {limit / 2**30:.1f} GiB "
+            "allowed; it is for games whose joint states (both players' turn-start states and "
+            "the score difference) fit in memory, such as crag.", param="max_memory")
+
+
 # ---------------------------------------------------------------- one model's budget
 
 
@@ -606,6 +704,36 @@ class Budget:
 
     def check_need_memory(self, n_need: int, tables: int, what: str) -> None:
         check_need_memory(self._t, self._layout, n_need, tables, self.max_memory, what)
+
+    def minimax_estimate(self, chances: bool, against_optimal: bool = False,
+                         seats: int | None = None, refuse: bool = True
+                         ) -> tuple[int, float, list]:
+        """(bytes, seconds, joint layer sizes) of a two-player solve (`solver.minimax`) with
+        minimax's chances of a draw (`chances`) and `seats` seats of minimax against
+        expected-score play (default: both with `against_optimal`, else none), refusing at
+        once (InputError, with the estimate) when it does not fit in `max_memory`: first on
+        what its largest pairs take to index alone, from the layers' sizes, then (with
+        `refuse`) on the whole estimate."""
+        from .joint import layer_sizes
+
+        seats = (2 if against_optimal else 0) if seats is None else seats
+        t, layout = self._t, self._layout
+        floor = minimax_index_bytes(layout)
+        check_minimax_memory(t, layout, floor, True, self.max_memory,
+                             "the places of the pairs of turn-start states of its two "
+                             "largest joint layers alone")
+        sizes = layer_sizes(t, layout)
+        tables = minimax_tables(chances, seats)
+        need = minimax_bytes(t, layout, sizes, tables, seats)
+        held = max(minimax_held(a, b) for a, b in pairwise(sizes))
+        if refuse:
+            sampled = ", estimated from a sample" if any(s.sampled for s in sizes) else ""
+            check_minimax_memory(t, layout, need, False, self.max_memory,
+                                 f"{tables} table{'s' if tables > 1 else ''} of stored score "
+                                 f"differences, {held:,} entries each at the most while two "
+                                 f"adjacent joint layers are held{sampled}")
+        seconds = minimax_seconds(t, layout, sizes, chances, seats, self.problem.batch_width())
+        return need, seconds, sizes
 
     def need_seconds(self, n_need: int, windows: bool, payloads: bool) -> float:
         """`need_seconds` for this problem's batches."""

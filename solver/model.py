@@ -431,6 +431,74 @@ class Model:
                             chances_of(mean_play, opponent), above, top, tail,
                             time.perf_counter() - begin)
 
+    def minimax(self, chances: bool = True, against_optimal: bool = False,
+                keep: bool = False):
+        """Two players of this rule set, both playing to win and each seeing the other's card
+        (`minimax`, kept apart from `optimal`, which plays for the expected score): the exact
+        value of the game for the first player, A, and with `chances` A's exact win, draw and
+        loss (`solver.minimax.ExactDuel`). With `against_optimal`, also minimax against
+        expected-score play, seated first and seated second (the minimax player's chances).
+        Only for games whose joint states (both players' turn-start states and the score
+        difference) fit in `max_memory`: the estimate (memory and time) is announced first,
+        and a game that does not fit is refused at once (InputError, with the estimate).
+        Where minimax with both seats at once does not fit, the seats are solved one at a
+        time beside minimax's values. `keep`: every joint layer's tables come along in
+        `ExactDuel.layers` (tests, tiny games)."""
+        from .minimax import BOTH, FIRST, SECOND, ExactDuel, chances_of, solve_minimax
+
+        key = ("minimax", chances, against_optimal)
+        have = self._cached(key)
+        if have is not None and not keep:
+            return have
+        passes = [(chances, (FIRST, SECOND) if against_optimal else ())]
+        need, seconds, sizes = self.budget.minimax_estimate(chances, against_optimal,
+                                                            refuse=not against_optimal)
+        if against_optimal and need > budgets.memory_limit(self.max_memory):
+            # One seat at a time (minimax's own values solved again beside each): less memory.
+            passes = [(chances, ()), (False, (FIRST,)), (False, (SECOND,))]
+            estimates = [self.budget.minimax_estimate(c, seats=len(s)) for c, s in passes]
+            need = max(e[0] for e in estimates)
+            seconds = sum(e[1] for e in estimates)
+        entries = sum(s.entries for s in sizes)
+        pairs = sum(s.pairs for s in sizes)
+        self.report.note(
+            f"two players of {self.name} both playing to win: {pairs:,} pairs of turn-start "
+            f"states, {entries:,} joint states; about {need / 2**30:.2f} GiB of memory and "
+            f"{budgets.duration(seconds)} on this machine"
+            + (f", in {len(passes)} passes" if len(passes) > 1 else ""))
+        self.budget.check_time("the two-player solve of", seconds,
+                               f"from its {entries:,} joint states")
+        solution = self.solve() if against_optimal else Solution(
+            self.problem, np.zeros(self.layout.size), 0.0, self.layout.reachable)
+        self.ensure_compiled("minimax-optimal" if against_optimal else
+                             "minimax" if chances else "minimax-value")
+        begin = time.perf_counter()
+        found: dict = {}
+        for number, (with_chances, seats) in enumerate(passes, 1):
+            label = f"two players of {self.name} playing to win" + (
+                f" (pass {number} of {len(passes)})" if len(passes) > 1 else "")
+            with self.report.stage(label, "joint states") as step:
+                result = solve_minimax(solution, with_chances, seats, step, keep)
+            found.update({k: v for k, v in result.items() if k != BOTH or number == 1})
+        value, draw = found[BOTH]
+        first = second = None
+        if against_optimal:
+            first = chances_of(*found[FIRST])
+            a_score, a_draw = found[SECOND]  # (A plays for the expected score: B's chances)
+            second = chances_of(1.0 - a_score, a_draw)
+        duel = ExactDuel(self.name, value, None if draw is None else chances_of(value, draw),
+                         first, second, found["pairs"], found["states"], need,
+                         time.perf_counter() - begin, found.get("layers", {}))
+        if not keep:
+            self._memo.put(key, duel)
+        return duel
+
+    def duel_exact(self):
+        """`minimax(chances=True, against_optimal=True)`: the first player's exact chances
+        when both play to win, and minimax against expected-score play seated first and
+        second (`yz duel A A --exact`)."""
+        return self.minimax(chances=True, against_optimal=True)
+
     def _load_figures(self, what: str) -> dict | None:
         if not self.use_cache:
             return None

@@ -69,7 +69,9 @@ AFTER_SECONDS = {"values": 7, "decisions": 10, "moments": 9, "follow": 12, "play
 WORK_FAMILIES = {"solve": ("values",), "solve-sd": ("decisions",), "sd": ("decisions",),
                  "moments": ("moments",), "figures": ("follow",),
                  "distribution": ("follow", "forward"), "targets": ("targets",),
-                 "simulate": ("play",), "versus": ("versus",)}
+                 "simulate": ("play",), "versus": ("versus",),
+                 "minimax-value": ("targets",), "minimax": ("versus",),
+                 "minimax-optimal": ("versus", "follow")}
 
 
 # The families compiled in a second process when there is a core for it (see the module

@@ -930,3 +930,113 @@ class NaiveUtility(NaiveTarget):
 
     def start(self) -> tuple:
         return self.value((frozenset(), 0, False), 0, self.moves.game.start_bank())
+
+
+# ---------------------------------------------------------------- two players playing to win
+
+
+class NaiveDuel:
+    """Two players of the same rules, A first, in turn, each seeing the other's card; a win
+    counts 1, a draw 1/2 (only for tiny games, without saved rolls). Written from the README's
+    words, by plain recursion over (the mover's state, the other's state, the mover's lead d),
+    the turn by `NaiveMultisetGame`'s dice (rolls as multisets, every keep, every legal box),
+    sharing no code with yz's solver.
+
+    `minimax(mover, other, d)`: (the mover's best P(win) + P(draw)/2 when both play to win,
+    and the lowest and highest P(draw) under play that keeps the best: ties between equally
+    good moves may be broken either way).
+
+    `versus(seat, mover, other, d)`: a minimax player against an expected-score player who is
+    seated first ("first": the minimax player is A) or second: (low, high) of the mover's
+    P(win) + P(draw)/2 and of P(draw), over the ways of breaking ties of both players (the
+    minimax player chooses by `minimax`'s values, the other by the expected points of the
+    solitaire game, `NaiveMultisetGame.value`).
+    """
+
+    TIE = 1e-12  # minimax values this close are equally good
+    EV_TIE = 1e-9  # and expected scores
+
+    def __init__(self, rules):
+        self.game = NaiveMultisetGame(rules)
+        self.n = len(self.game.keys)
+        self.memo: dict = {}
+
+    @staticmethod
+    def _end(d: int) -> tuple[float, float]:
+        return (1.0 if d > 0 else 0.5 if d == 0 else 0.0), (1.0 if d == 0 else 0.0)
+
+    def minimax(self, mover, other, d: int) -> tuple[float, float, float]:
+        """See the class docstring; states are (filled, upper capped, flag)."""
+        if len(mover[0]) == self.n:  # A to move with both cards full: A reads the result
+            v, dr = self._end(d)
+            return v, dr, dr
+        key = ("m", mover, other, d)
+        if key not in self.memo:
+            def after(points, nxt):  # (key, payload ranges) of a move
+                v, lo, hi = self.minimax(other, nxt, -(d + points))
+                return 1.0 - v, ((lo, hi),)
+
+            v, ((lo, hi),) = self._turn(mover, after, self.TIE)
+            self.memo[key] = (v, lo, hi)
+        return self.memo[key]
+
+    def versus(self, seat: str, mover, other, d: int):
+        """See the class docstring: ((score low, high), (draw low, high)) of the mover."""
+        if len(mover[0]) == self.n:
+            v, dr = self._end(d)
+            return (v, v), (dr, dr)
+        key = ("v", seat, mover, other, d)
+        if key not in self.memo:
+            a_moves = len(mover[0]) == len(other[0])
+            plays_minimax = a_moves == (seat == "first")
+
+            def after(points, nxt):
+                (s_lo, s_hi), draw = self.versus(seat, other, nxt, -(d + points))
+                if plays_minimax:
+                    choose = 1.0 - self.minimax(other, nxt, -(d + points))[0]
+                else:
+                    choose = points + self.game.value(*nxt)
+                return choose, ((1.0 - s_hi, 1.0 - s_lo), draw)
+
+            _v, ranges = self._turn(mover, after, self.TIE if plays_minimax else self.EV_TIE)
+            self.memo[key] = ranges
+        return self.memo[key]
+
+    def _turn(self, state, after, tie: float):
+        """One turn from `state`: every roll, keep and legal box, each final move worth
+        `after(points gained, next state)` = (what the mover chooses by, payload ranges);
+        chance nodes average both, decisions take the best and join the ranges of the moves
+        within `tie` of it."""
+        g = self.game
+        filled, _upper, yfull = state
+
+        def best_box(dice, first):
+            options = [after(*g.move(state, key, box, ybonus))
+                       for key, box, ybonus in g.legal_boxes(filled, yfull, first)[dice]]
+            return _pick(options, tie)
+
+        hold = {dice: best_box(dice, g.is_first(0)) for dice, _ in g.rolls}
+        for _ in range(g.rules.rolls - 1):
+            kept = {k: _average([(q, hold[dice]) for dice, q in outcomes])
+                    for k, outcomes in g.after.items()}
+            hold = {dice: _pick([kept[k] for k in g.keeps[dice]], tie) for dice, _ in g.rolls}
+        if g.rules.rolls > 1:
+            hold = {dice: _pick([v, best_box(dice, True)], tie) for dice, v in hold.items()}
+        return _average([(p, hold[dice]) for dice, p in g.rolls])
+
+
+def _pick(options: list, tie: float):
+    """The best of (key, ranges) options, with each range the union over those within `tie`
+    of the best key."""
+    top = max(o[0] for o in options)
+    tied = [o for o in options if o[0] >= top - tie]
+    return top, tuple((min(o[1][i][0] for o in tied), max(o[1][i][1] for o in tied))
+                      for i in range(len(options[0][1])))
+
+
+def _average(weighted: list):
+    """The probability-weighted average of (key, ranges) options."""
+    key = sum(w * o[0] for w, o in weighted)
+    first = weighted[0][1][1]
+    return key, tuple((sum(w * o[1][i][0] for w, o in weighted),
+                       sum(w * o[1][i][1] for w, o in weighted)) for i in range(len(first)))

@@ -36,7 +36,7 @@ def test_variants_lists_every_builtin():
     result = yz("variants")
     assert result.exit_code == 0
     for name in ("official-free-joker", "official-forced-joker", "no-upper-bonus",
-                 "no-yahtzee-bonus", "no-bonus", "yatzy", "gist", "generala", "maxi-yatzy",
+                 "no-yahtzee-bonus", "no-bonus", "yatzy", "gist", "generala", "crag", "maxi-yatzy",
                  "maxi-yatzy-no-saved-rolls", "yatzy-in-order", "yatzy-saved-rolls"):
         assert name in result.stdout
     rows = yz_json("variants")

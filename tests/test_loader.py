@@ -20,9 +20,9 @@ from yz.rules import (
 from yz.rules.models import RuleSet
 
 BUILTINS = [
-    "generala", "gist", "maxi-yatzy", "maxi-yatzy-no-saved-rolls", "no-bonus", "no-upper-bonus",
-    "no-yahtzee-bonus", "official-forced-joker", "official-free-joker", "yatzy", "yatzy-in-order",
-    "yatzy-saved-rolls",
+    "crag", "generala", "gist", "maxi-yatzy", "maxi-yatzy-no-saved-rolls", "no-bonus",
+    "no-upper-bonus", "no-yahtzee-bonus", "official-forced-joker", "official-free-joker",
+    "yatzy", "yatzy-in-order", "yatzy-saved-rolls",
 ]
 BIG = ("maxi-yatzy", "maxi-yatzy-no-saved-rolls", "yatzy-saved-rolls")
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "house-rules.yaml"
@@ -50,7 +50,7 @@ def test_builtin_loads_compiles_and_round_trips(name):
 def test_category_keys_are_stable_snake_case(name):
     keys = load_rules(name).keys
     assert {"ones", "twos", "threes", "fours", "fives", "sixes"} <= set(keys)
-    assert "chance" in keys or name == "generala"  # Generala has no Chance
+    assert "chance" in keys or name in ("crag", "generala")  # Crag and Generala have none
     assert all(k == k.lower() and " " not in k for k in keys)
 
 

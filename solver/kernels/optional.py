@@ -115,14 +115,21 @@ def prefers(box, r, col, value, current, c):
     """Whether a move into box c worth `value` replaces the choice recorded at (r, col), worth
     `current`: it is better, or (when choices are recorded in `box`) as good and of a lower
     rank (`ties.better`; a box's rank is its place on the card). Without `box` only a better
-    value counts, which gives the same values."""
+    value counts, which gives the same values.
+
+    As good and into the same box it replaces the choice too: a row offered a box twice is a
+    final roll given the best zero move first and then its own positive score in that box
+    (`final.final_rolls`' shortcut), and a roll that scores in a box cannot score 0 there. The
+    box chosen is the same either way, but what the choice carries (the moments, the chances
+    of a win or a draw) must be the move the roll makes."""
 
 
 @overload(prefers, jit_options=INNER)
 def _prefers(box, r, col, value, current, c):
     if _absent(box):
         return lambda box, r, col, value, current, c: value > current
-    return lambda box, r, col, value, current, c: better(value, c, current, box[r, col])
+    return lambda box, r, col, value, current, c: better(value, c, current, box[r, col]) | (
+        (value == current) & (c == box[r, col]))
 
 
 def put_if(table, r, col, take, value):

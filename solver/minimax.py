@@ -1,0 +1,396 @@
+"""Two players, both playing to win: the exact value of a game under `minimax` play.
+
+Two players play the same rules, A first, in turn, each seeing the other's card. The game is
+zero-sum: a win counts 1, a draw 1/2, a loss 0. At a joint turn start (i, j, d) (the mover's
+state, the other's, the mover's lead: `solver.joint`) let V(i, j, d) be the mover's best
+P(win) + P(draw) / 2 when both play to win. Then
+
+    V(i, j, d)  = E over the turn's dice of  max over the mover's moves of
+                  1 - V(j, i', -(d + g))          (a move: keeps, then box, gaining g points,
+                                                    leading to i')
+    V(full, full, d) = 1 if d > 0, 1/2 if d = 0, 0 if d < 0     (A reads the result)
+
+That is `minimax` play (named apart from `optimal`, which maximises the expected score). For
+the other's state j fixed, the mover's turn over (i, d) is exactly the target sweep of
+`solver.target` (`need_sweep`, the decision kernels of `solver.kernels.layer` with a `Needs`
+bundle): its columns are the points still needed n = c - d with c = M(j) + 1 (M: the most the
+other can still score; a lead of c or more has won, the sweep's "need met", worth 1), and the
+next layer's table is
+
+    T[i', n'] = 1 - V(j, i', n' - c)
+
+read from the joint layer after (`joint.next_layer`), decided and out-of-reach differences
+filled as `solver.joint` says. So no turn is written twice: a joint layer is swept as many
+times as the other player has states in it, each sweep one call of the kernels the solitaire
+solve uses. Along the choices the sweep carries the chances of a win and of a draw (the
+payloads of play to win, `solver.versus`), so win, draw and loss are exact, their split
+depending on how ties between equally good moves are broken (`kernels.ties`).
+
+The same joint states evaluate `minimax` against expected-score play (`optimal`), seated first
+or second: where the minimax player moves, the choices are minimax's (its table decides, the
+payloads carry that pairing's chances); where the expected-score player moves, its turn is
+the list of moves it ends with from each state (`forward.layer_outcomes`: next state, points,
+probability, under the solved values and yz's tie rule), averaged over.
+
+Layers are solved from both full cards back to the start, two joint layers in memory; the
+blocks of the layer after are handed back to the system as they are read for the last time
+(`joint.Table.release`), so a sweep holds little more than the larger of the two.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+from yz.rules import SolverError
+
+from .dp import Solution, parts
+from .joint import (
+    JointLayer,
+    Table,
+    all_bounds,
+    build_layer,
+    joint_order,
+    next_layer,
+)
+from .kernels.bundle import Needs, Next, Rows
+from .report import Step
+from .target import NEED_RUN
+from .versus import Chances
+
+MINIMAX = "minimax"
+# The ways of playing the joint states evaluate: both minimax; minimax seated first (A)
+# against expected-score play; expected-score play seated first against minimax (B).
+BOTH, FIRST, SECOND = "minimax", "first", "second"
+# Outcome entries (moves x needs) averaged at once in an expected-score turn.
+OUTCOME_CELLS = 1 << 22
+
+
+@dataclass(frozen=True)
+class ExactDuel:
+    """The exact two-player figures of a rule set (see the module docstring): the first
+    player's chances when both play `minimax`, and where asked the minimax player's chances
+    against expected-score play, seated first and seated second. `value` is A's P(win) +
+    P(draw) / 2 under minimax play."""
+
+    variant: str
+    value: float
+    minimax: Chances | None  # A's chances (None: only the value was solved)
+    minimax_first: Chances | None  # minimax as A against expected-score play as B
+    minimax_second: Chances | None  # minimax as B against expected-score play as A
+    pairs: int  # pairs of turn-start states, all joint layers
+    states: int  # joint states stored (pairs x the differences each needs)
+    memory_bytes: int  # the estimate the solve was checked against
+    seconds: float
+    layers: dict = field(default_factory=dict, repr=False, compare=False)
+
+    def to_dict(self) -> dict:
+        def chances(c: Chances | None) -> dict | None:
+            return None if c is None else c.to_dict()
+
+        return {"variant": self.variant, "strategy": MINIMAX, "value": self.value,
+                "minimax": chances(self.minimax), "minimax_first": chances(self.minimax_first),
+                "minimax_second": chances(self.minimax_second), "pairs": self.pairs,
+                "joint_states": self.states, "memory_bytes": self.memory_bytes,
+                "seconds": self.seconds}
+
+
+@dataclass
+class _Track:
+    """One way of playing, evaluated over the joint states: its tables of the layer being
+    solved and of the one after (the mover's score, and the chance of a draw)."""
+
+    name: str
+    chances: bool
+    now: tuple | None = None  # (Table score, Table draw or None)
+    after: tuple | None = None
+
+    def minimax_moves(self, km: int, ko: int) -> bool:
+        """Whether the mover of joint layer (km, ko) plays minimax in this track."""
+        return self.name == BOTH or (self.name == FIRST) == (km == ko)
+
+
+def solve_minimax(solution: Solution, chances: bool = True, seats: tuple[str, ...] = (),
+                  step: Step | None = None, keep: bool = False) -> dict:
+    """Solve the joint states of `solution`'s rule set backwards (module docstring). With
+    `chances` minimax's chance of a draw is carried too (win, draw and loss, not only the
+    value); `seats` (FIRST, SECOND) evaluates minimax against expected-score play seated there
+    too (`solution` then holds the solved values expected-score play follows). Returns
+    {track: (score, draw or None)} at the start for each track (BOTH and the seats: the
+    first player's), "pairs" and "states", and with `keep` also "layers": {(km, ko):
+    (JointLayer, {track: (score, draw)})} of every joint layer (for the tests; no block is
+    handed back then)."""
+    problem = solution.problem
+    t, layout = problem.tables, problem.layout
+    n = t.n_categories
+    bounds = all_bounds(t, layout)
+    tracks = [_Track(BOTH, chances), *(_Track(seat, True) for seat in seats)]
+    order = joint_order(n)
+    total = sum(int(_entries(bounds, km, ko)) for km, ko in order[:-1])
+    done = 0
+    after = build_layer(bounds, n, n)
+    for track in tracks:
+        track.after = _final_tables(after, track.chances)
+    kept = {}
+    if keep:
+        kept[(n, n)] = (after, {tr.name: tr.after for tr in tracks})
+    outcomes = _Outcomes(solution)
+    for km, ko in reversed(order[:-1]):
+        now = build_layer(bounds, km, ko)
+        if next_layer(km, ko) != (after.km, after.ko):
+            raise AssertionError("joint layers out of order")
+        for track in tracks:
+            track.now = (Table(now.size), Table(now.size) if track.chances else None)
+        sweep = _LayerSweep(solution, now, after, outcomes)
+        for j in range(now.n_o):
+            sweep.column(j, tracks)
+            if not keep:
+                block = after.block(j)
+                for track in tracks:
+                    for table in track.after:
+                        if table is not None:
+                            table.release(int(after.PTR[block.start]),
+                                          int(after.PTR[block.stop]))
+            if step is not None:
+                step(done + now.size * (j + 1) // now.n_o, total)
+        for track in tracks:
+            _check(t, now, track.now[0].array, f"{track.name} values")
+            track.after, track.now = track.now, None
+        done += now.size
+        if keep:
+            kept[(km, ko)] = (now, {tr.name: tr.after for tr in tracks})
+        after = now
+        if step is not None:
+            step(done, total)
+    start = layout.start - int(layout.LAYER_PTR[0])
+    out: dict = {}
+    for track in tracks:
+        score, draw = track.after
+        out[track.name] = (after.read(score.array, start, start, 0),
+                           None if draw is None else after.read(draw.array, start, start, 0,
+                                                                (0.0, 0.0)))
+    out["pairs"] = sum(len(bounds[km]) * len(bounds[ko]) for km, ko in order)
+    out["states"] = total + int(_entries(bounds, n, n))
+    if keep:
+        out["layers"] = kept
+    return out
+
+
+def chances_of(score: float, draw: float) -> Chances:
+    """A player's chances from their score (win + draw / 2) and their chance of a draw."""
+    win = min(1.0, max(0.0, score - draw / 2))
+    return Chances(win, draw, max(0.0, 1.0 - win - draw))
+
+
+def _entries(bounds, km: int, ko: int) -> int:
+    from .joint import layer_size
+
+    return layer_size(bounds, km, ko).entries
+
+
+def _final_tables(final: JointLayer, chances: bool) -> tuple:
+    """The full cards: A's result, read by A (1, 1/2 or 0 by the lead)."""
+    d = _differences(final)
+    score, draw = Table(final.size), (Table(final.size) if chances else None)
+    score.array[:] = (d > 0) + 0.5 * (d == 0)
+    if draw is not None:
+        draw.array[:] = d == 0
+    return score, draw
+
+
+def _differences(layer: JointLayer) -> np.ndarray:
+    """The difference d of every stored entry of a layer, in store order."""
+    within = np.arange(layer.size) - np.repeat(layer.PTR[:-1], layer.WIDTH)
+    return np.repeat(layer.LO, layer.WIDTH) + within
+
+
+def _check(t, layer: JointLayer, values: np.ndarray, what: str) -> None:
+    """SolverError when a value is not a chance, to rounding (a bug: a read outside a
+    table)."""
+    if layer.size and not (values.min() >= -1e-9 and values.max() <= 1.0 + 1e-9):
+        raise SolverError(f"{t.rules.name}: the two-player solve computed {what} outside "
+                          f"[0, 1] in joint layer {(layer.km, layer.ko)}. This is a bug in yz, "
+                          "not in the rule file; please report it with the rule file.")
+
+
+class _Outcomes:
+    """Where expected-score play's turn leads from each state of a layer (kept for the last
+    layer asked: each is asked for by two joint layers in a row)."""
+
+    def __init__(self, solution: Solution):
+        self.solution = solution
+        self.k: int | None = None
+        self.moves: tuple | None = None
+
+    def of(self, k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """(first move of each state and one past the last, next state in layer k + 1,
+        points gained, probability) of every stored state of layer k."""
+        from .forward import layer_outcomes
+
+        if self.k != k:
+            problem = self.solution.problem
+            layout = problem.layout
+            here = layout.layer_slice(k)
+            index = np.arange(here.start, here.stop, dtype=np.int64)
+            src, out = layer_outcomes(problem, self.solution.values, index,
+                                      ("target", "gain", "prob"))
+            ptr = np.searchsorted(src, np.arange(len(index) + 1)).astype(np.int64)
+            self.moves = (ptr, out["target"] - int(layout.LAYER_PTR[k + 1]),
+                          out["gain"].astype(np.int64), out["prob"])
+            self.k = k
+        return self.moves
+
+
+class _LayerSweep:
+    """Joint layer `now` solved from the layer `after` it, one state j of the other player at
+    a time (`column`)."""
+
+    def __init__(self, solution: Solution, now: JointLayer, after: JointLayer,
+                 outcomes: _Outcomes):
+        self.solution = solution
+        self.problem = solution.problem
+        self.now, self.after = now, after
+        self.outcomes = outcomes
+        layout = self.problem.layout
+        mask, flag, u, _index = layout.state_arrays(now.km)
+        states = layout.rows(now.km)
+        self.states = (mask, flag, u, np.repeat(states.BANK, states.NU))
+        self.next_base = int(layout.LAYER_PTR[now.km + 1])
+
+    def column(self, j: int, tracks: list[_Track]) -> None:
+        """Solve the pairs (i, j) of every mover state i, for every track."""
+        now = self.now
+        c = int(now.other.most[j]) + 1
+        pairs = now.column(j)
+        lo, width = now.LO[pairs], now.WIDTH[pairs]
+        active = np.flatnonzero(width > 0)
+        if len(active) == 0:
+            return
+        n_need = int((c - lo[active]).max()) + 1
+        rows = self._rows(active, c - (lo[active] + width[active] - 1), width[active], n_need)
+        minimax_next = _next_tables(self.after, tracks[0].after, j, c, n_need)
+        for track in tracks:
+            nxt = minimax_next if track is tracks[0] else \
+                _next_tables(self.after, track.after, j, c, n_need)
+            if track.minimax_moves(now.km, now.ko):
+                score, draw = self._minimax_turn(rows, n_need, minimax_next[0], nxt,
+                                                 track.chances or track is not tracks[0])
+            else:
+                score, draw = self._optimal_turn(nxt, n_need)
+            self._store(track, pairs, active, c, n_need, score, draw)
+
+    def _rows(self, active: np.ndarray, need0: np.ndarray, nu: np.ndarray, n_need: int
+              ) -> tuple[Rows, np.ndarray]:
+        """The sweep's rows: mover state i's needs need0 .. need0 + nu - 1 in runs of at most
+        NEED_RUN, results at i x n_need + need (`target.need_rows`' layout)."""
+        mask, flag, u, bank = (a[active] for a in self.states)
+        runs = (nu + NEED_RUN - 1) // NEED_RUN
+        state = np.repeat(np.arange(len(active)), runs)
+        within = np.arange(len(state)) - np.repeat(np.cumsum(runs) - runs, runs)
+        first = need0[state] + within * NEED_RUN
+        width = np.minimum(NEED_RUN, need0[state] + nu[state] - first)
+        rows = Rows.of(MASK=mask[state], FLAG=flag[state], BANK=bank[state], U0=u[state],
+                       NU=width, OUT=active[state] * n_need + first)
+        return rows, first.astype(np.int64)
+
+    def _minimax_turn(self, rows, n_need: int, decide_by: np.ndarray, nxt: tuple,
+                      carry: bool) -> tuple[np.ndarray, np.ndarray | None]:
+        """The mover's turn played to win (decisions by `decide_by`, 1 - V of the next
+        states), carrying the chances of a win and a draw of `nxt` (= (score, win, draw)
+        tables) when `carry`: the mover's score and chance of a draw, by need."""
+        from .kernels import layer
+
+        problem = self.problem
+        K, L = problem.K, problem.L
+        rows, need0 = rows
+        needs = Needs.of(NEED0=need0, n_need=n_need, next_base=self.next_base, met=1.0,
+                         met_m1=1.0 if carry else 0.0, met_m2=0.0)
+        ptr, per_row = layer.layer_batches(K, rows, NEED_RUN)
+        value = np.zeros((self.now.n_m, n_need))
+        win = np.zeros_like(value) if carry else None
+        draw = np.zeros_like(value) if carry else None
+        for part in parts(problem, rows, ptr, per_row):
+            if carry:
+                layer.decide(K, L, rows, part, NEED_RUN, problem.threads,
+                             Next(decide_by.reshape(-1), nxt[1].reshape(-1),
+                                  nxt[2].reshape(-1)), store=value.reshape(-1),
+                             needs=needs, shared=True,
+                             payload=(win.reshape(-1), draw.reshape(-1)))
+            else:
+                layer.values(K, L, rows, part, NEED_RUN, problem.threads,
+                             decide_by.reshape(-1), store=value.reshape(-1), needs=needs,
+                             shared=True)
+        if not carry:
+            return value, None
+        if decide_by is not nxt[0]:  # another pairing's chances, along minimax's choices
+            value = win + draw / 2
+        return value, draw
+
+    def _optimal_turn(self, nxt: tuple, n_need: int) -> tuple[np.ndarray, np.ndarray]:
+        """The mover's turn played for the expected score: the average, over the moves it
+        ends with, of the next states' tables shifted by the points gained (a need met: won).
+        The mover's score and chance of a draw, by need."""
+        ptr, target, gain, prob = self.outcomes.of(self.now.km)
+        most = int(gain.max(initial=0))
+        # Column G - g + n of a padded table is need n - g of the next state: met below G.
+        score, _win, draw = nxt
+        padded = [np.ones((len(score), most + n_need)), np.zeros((len(score), most + n_need))]
+        padded[0][:, most:] = score
+        padded[1][:, most:] = draw
+        out = (np.zeros((self.now.n_m, n_need)), np.zeros((self.now.n_m, n_need)))
+        needs = np.arange(n_need)
+        per_chunk = max(1, OUTCOME_CELLS // n_need)
+        i0 = 0
+        while i0 < self.now.n_m:  # states in chunks of about OUTCOME_CELLS moves x needs
+            i1 = max(i0 + 1, int(np.searchsorted(ptr, ptr[i0] + per_chunk, "right")) - 1)
+            i1 = min(i1, self.now.n_m)
+            moves = slice(int(ptr[i0]), int(ptr[i1]))
+            cols = (most - gain[moves])[:, None] + needs[None, :]
+            starts = ptr[i0:i1] - ptr[i0]
+            for table, result in zip(padded, out, strict=True):
+                weighted = table[target[moves][:, None], cols] * prob[moves][:, None]
+                result[i0:i1] = np.add.reduceat(weighted, starts, axis=0)
+            i0 = i1
+        return out
+
+    def _store(self, track: _Track, pairs: np.ndarray, active: np.ndarray, c: int,
+               n_need: int, score: np.ndarray, draw: np.ndarray | None) -> None:
+        """Put the results by need of the mover states `active` into the track's tables of
+        the pairs (i, j): difference d is need c - d."""
+        now = self.now
+        p = pairs[active]
+        width = now.WIDTH[p]
+        within = np.arange(int(width.sum())) - np.repeat(np.cumsum(width) - width, width)
+        dest = np.repeat(now.PTR[p], width) + within
+        src = np.repeat(active * n_need + c - now.LO[p], width) - within
+        track.now[0].array[dest] = score.reshape(-1)[src]
+        if track.now[1] is not None:
+            track.now[1].array[dest] = draw.reshape(-1)[src]
+
+
+def _next_tables(after: JointLayer, tables: tuple, j: int, c: int, n_need: int
+                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """What a move of the mover (now the other in `after`) leads to, by the mover's next state
+    i' and need n': (1 - V, the chance of winning, of a draw), each float64 [n_o of after,
+    n_need], from the pairs (j, i') of `after` at difference n' - c (see the module
+    docstrings: decided and out-of-reach differences filled)."""
+    score, draw = tables
+    block = after.block(j)
+    lo, width, start = after.LO[block], after.WIDTH[block], after.PTR[block.start:block.stop]
+    e = np.arange(n_need)[None, :] - c  # the difference d of `after`'s mover, j
+    top = lo + np.maximum(width, 1) - 1
+    at = start[:, None] + np.clip(e, lo[:, None], top[:, None]) - lo[:, None]
+    has = width > 0
+    at = np.where(has[:, None], at, 0)
+    s = score.array[at] if score.array.size else np.zeros(at.shape)
+    dr = draw.array[at] if draw is not None and draw.array.size else np.zeros(at.shape)
+    # Nothing stored: every reachable difference is won (above the most i' can score) or lost.
+    won_all = (~has) & (lo > after.other.most)
+    s = np.where(has[:, None], s, won_all[:, None].astype(np.float64))
+    dr = np.where(has[:, None], dr, 0.0)
+    lost = e < -int(after.mover.most[j])  # j cannot catch up: j has lost
+    won = e > after.other.most[:, None]  # i' cannot catch up: j has won
+    s = np.where(lost, 0.0, np.where(won, 1.0, s))
+    dr = np.where(lost | won, 0.0, dr)
+    value = 1.0 - s
+    return value, value - dr / 2, dr

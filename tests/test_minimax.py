@@ -1,0 +1,286 @@
+"""Two players both playing to win (`solver.minimax`): the exact two-player solve against the
+independent twin (`naive.NaiveDuel`) on tiny games, with and without an upper bonus, and on
+rule sets drawn at random from the rule language; against the one-player best response of
+`solver.versus` where one player has no choice left; the joint layout; the refusal of a joint
+state too big; the command."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from naive import NaiveDuel
+from random_rules import Size, as_yaml, rule_documents
+from typer.testing import CliRunner
+from yz.cli.main import app
+from yz.rules import InputError, RulesError, rules_from_text
+from yz.solver import Model
+from yz.solver.distribution import Distribution
+from yz.solver.joint import all_bounds, build_layer, joint_order, layer_size, peak_entries
+from yz.solver.minimax import BOTH, FIRST, SECOND
+from yz.solver.versus import Opponent, blind_best_response
+
+ONE_DIE = """
+name: one-die-duel
+dice: 1
+faces: 4
+rolls: 2
+categories:
+  - {key: low, pattern: {kind: total, max: 2}, score: sum_all}
+  - {key: high, pattern: {kind: total, min: 3}, score: sum_all}
+  - {key: any, pattern: any, score: sum_all}
+"""
+
+WITH_BONUS = """
+name: bonus-duel
+dice: 2
+faces: 3
+rolls: 2
+categories:
+  - {key: ones, pattern: {kind: face, face: 1}, score: face_total}
+  - {key: threes, pattern: {kind: face, face: 3}, score: face_total}
+  - {key: pair, pattern: all_same, score: 8, first_roll_bonus: 2}
+upper_bonus: {threshold: 4, amount: 5}
+"""
+
+FOUR_BOXES = """
+name: four-box-duel
+dice: 2
+faces: 3
+rolls: 2
+categories:
+  - {key: ones, pattern: {kind: face, face: 1}, score: face_total}
+  - {key: twos, pattern: {kind: face, face: 2}, score: face_total}
+  - {key: pair, pattern: {kind: of_a_kind, count: 2}, score: 6}
+  - {key: sum, pattern: any, score: sum_all}
+upper_bonus: {threshold: 3, amount: 4}
+"""
+
+TINY = Size(max_dice=2, max_boxes=3, max_rolls_kinds=6, max_threshold=6)
+TOL = 1e-9
+
+
+def local(model: Model, state) -> int:
+    """yz's place of a twin's state (filled keys, upper total, flag) in its layer."""
+    filled, upper, flag = state
+    keys = model.rules.keys
+    mask = sum(1 << keys.index(k) for k in filled)
+    layout = model.layout
+    return layout.index(mask, int(flag), upper) - int(layout.LAYER_PTR[len(filled)])
+
+
+def yz_at(duel, model, track: str, mover, other, d: int) -> tuple[float, float]:
+    """yz's (score, chance of a draw) of a joint state, from the layers the solve kept; the
+    state must be stored, or decided (the twin's states are all reachable)."""
+    layer, tables = duel.layers[(len(mover[0]), len(other[0]))]
+    score, draw = tables[track]
+    i, j = local(model, mover), local(model, other)
+    p = i * layer.n_o + j
+    decided = d > layer.other.most[j] or d < -layer.mover.most[i]
+    assert decided or layer.LO[p] <= d < layer.LO[p] + layer.WIDTH[p], (mover, other, d)
+    return (layer.read(score.array, i, j, d),
+            None if draw is None else layer.read(draw.array, i, j, d, (0.0, 0.0)))
+
+
+def check_against_twin(rules, every_state: bool = True, seats: bool = True) -> int:
+    """Compare yz with the twin; how many joint states the twin met (and yz matched)."""
+    model = Model(rules, use_cache=False)
+    duel = model.minimax(chances=True, against_optimal=seats, keep=True)
+    twin = NaiveDuel(rules)
+    start = (frozenset(), 0, False)
+    value, d_lo, d_hi = twin.minimax(start, start, 0)
+    assert duel.value == pytest.approx(value, abs=TOL)
+    c = duel.minimax
+    assert c.win + c.draw + c.loss == pytest.approx(1.0, abs=1e-12)
+    assert d_lo - TOL <= c.draw <= d_hi + TOL, (c.draw, d_lo, d_hi)
+    if seats:
+        (s_lo, s_hi), (dr_lo, dr_hi) = twin.versus("first", start, start, 0)
+        got = duel.minimax_first
+        assert s_lo - TOL <= got.score <= s_hi + TOL, (got.score, s_lo, s_hi)
+        assert dr_lo - TOL <= got.draw <= dr_hi + TOL
+        (s_lo, s_hi), (dr_lo, dr_hi) = twin.versus("second", start, start, 0)
+        got = duel.minimax_second  # (B's chances: A's score is 1 - B's)
+        assert 1 - s_hi - TOL <= got.score <= 1 - s_lo + TOL, (got.score, s_lo, s_hi)
+        assert dr_lo - TOL <= got.draw <= dr_hi + TOL
+        # Minimax play guarantees the game's value in its seat whatever the other does.
+        assert duel.minimax_first.score >= duel.value - 1e-12
+        assert duel.minimax_second.score >= 1 - duel.value - 1e-12
+    if not every_state:
+        return 0
+    for key, found in list(twin.memo.items()):
+        if key[0] != "m":
+            continue
+        (_m, mover, other, d), (v, lo, hi) = key, found
+        got_v, got_d = yz_at(duel, model, BOTH, mover, other, d)
+        assert got_v == pytest.approx(v, abs=TOL), (mover, other, d)
+        assert lo - TOL <= got_d <= hi + TOL, (mover, other, d, got_d, lo, hi)
+    for key, found in list(twin.memo.items()):
+        if key[0] != "v" or not seats:
+            continue
+        (_v, seat, mover, other, d), ((s_lo, s_hi), (dr_lo, dr_hi)) = key, found
+        got_s, got_d = yz_at(duel, model, FIRST if seat == "first" else SECOND, mover, other,
+                             d)
+        assert s_lo - TOL <= got_s <= s_hi + TOL, (seat, mover, other, d)
+        assert dr_lo - TOL <= got_d <= dr_hi + TOL, (seat, mover, other, d)
+    return len(twin.memo)
+
+
+@pytest.mark.parametrize("game", [ONE_DIE, WITH_BONUS])
+def test_every_joint_state_is_the_twins(game):
+    """Every joint state the twin's recursion meets from the start, in all three tracks:
+    minimax against minimax, and minimax against expected-score play in either seat."""
+    assert check_against_twin(rules_from_text(game)) > 500
+
+
+def test_four_boxes_with_an_upper_bonus():
+    """Four boxes: the start, minimax against minimax (every state and both seats: -m slow)."""
+    check_against_twin(rules_from_text(FOUR_BOXES), every_state=False, seats=False)
+
+
+@pytest.mark.slow
+def test_four_boxes_every_joint_state():
+    assert check_against_twin(rules_from_text(FOUR_BOXES)) > 20_000
+
+
+@settings(max_examples=12, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(doc=rule_documents(TINY))
+def test_random_tiny_rule_sets_against_the_twin(doc):
+    try:
+        rules = rules_from_text(as_yaml(doc))
+    except RulesError:
+        return
+    check_against_twin(rules)
+
+
+def point(score: int) -> Distribution:
+    return Distribution("finished", "given", np.array([score]), np.ones(1))
+
+
+@pytest.mark.parametrize("game", [ONE_DIE, WITH_BONUS, FOUR_BOXES,
+                                  WITH_BONUS + "saved_rolls: {cap: 1}\n",
+                                  WITH_BONUS + "saved_rolls: {carry_unused: false, start: 1}\n"])
+def test_with_no_choice_left_it_is_versus_best_response(game):
+    """When the first player's card is full (A has no choice left), the second player's last
+    turn is the one-player best response against A's exact final score (a single score):
+    `versus` from B's position (`advise` with an opponent), with every bank of saved rolls B
+    can hold (the twin plays no saved rolls: this is their check)."""
+    model = Model(rules_from_text(game), use_cache=False)
+    duel = model.minimax(chances=False, keep=True)
+    n = model.tables.n_categories
+    layer, tables = duel.layers[(n - 1, n)]
+    score = tables[BOTH][0]
+    keys = model.rules.keys
+    finished = all_bounds(model.tables, model.layout)[n]  # A's full cards: what each banked
+    rng = np.random.default_rng(7)
+    compared = 0
+    for _ in range(4):
+        open_box = int(rng.integers(n))
+        filled = {k: int(rng.choice(model.tables.BOX_SCORES[c]))
+                  for c, k in enumerate(keys) if c != open_box}
+        for bank in range(model.layout.banks[n - 1]):
+            position = model.position(filled, saved_rolls=bank)
+            banked = position.banked(model.tables)
+            i = model.layout.index(position.mask, int(position.yahtzee_full),
+                                   position.upper_total, bank) - \
+                int(model.layout.LAYER_PTR[n - 1])
+            for a_final in (banked - 3, banked, banked + 2, banked + 9):
+                # A full card that can hold a_final (the joint state stores what is reachable).
+                full = np.flatnonzero((finished.low <= a_final) & (a_final <= finished.high))
+                if a_final < 0 or len(full) == 0:
+                    continue
+                want = model.advise(position, opponent=point(a_final)).position_value
+                got = layer.read(score.array, i, int(full[0]), banked - a_final)
+                assert got == pytest.approx(want, abs=TOL), (filled, bank, a_final)
+                compared += 1
+    assert compared >= 8
+
+
+def test_a_one_box_game_is_blind_best_response_for_the_second_player():
+    rules = rules_from_text("name: one-box\ndice: 2\nfaces: 4\nrolls: 3\ncategories:\n"
+                            "  - {key: pair, pattern: {kind: of_a_kind, count: 2}, "
+                            "score: sum_matched}\n")
+    model = Model(rules, use_cache=False)
+    duel = model.minimax(chances=False, keep=True)
+    layer, tables = duel.layers[(0, 1)]
+    solution = model.solve()
+    for a_score in range(0, 10):
+        got = layer.read(tables[BOTH][0].array, 0, 0, -a_score)
+        want = blind_best_response(solution, Opponent.of(point(a_score)), tail=0.0)[1]
+        assert got == pytest.approx(want, abs=TOL), a_score
+
+
+# ---------------------------------------------------------------- the joint layout
+
+
+def test_joint_layers_and_their_sizes():
+    model = Model("crag", use_cache=False)
+    t, layout = model.tables, model.layout
+    assert joint_order(2) == [(0, 0), (0, 1), (1, 1), (1, 2), (2, 2)]
+    bounds = all_bounds(t, layout)
+    pairs = sum(len(bounds[km]) * len(bounds[ko]) for km, ko in joint_order(13))
+    assert pairs == 20_058_300  # (the issue's count: k/k boxes and k + 1/k)
+    size = layer_size(bounds, 2, 3)  # grouped: every pair's width, without building it
+    built = build_layer(bounds, 2, 3)
+    assert size.entries == built.size and size.pairs == built.pairs
+    assert size.mover_blocks.sum() == size.other_columns.sum() == built.size
+    after = layer_size(bounds, 3, 3)
+    assert max(size.entries, after.entries) <= peak_entries(size, after, True) <= \
+        peak_entries(size, after, False) == size.entries + after.entries
+
+
+def test_crags_estimate_is_said_and_fits_here():
+    """Crag's two-player solve: its memory estimate (no solve), under 16 GB with its chances."""
+    model = Model("crag", use_cache=False)
+    need, seconds, sizes = model.budget.minimax_estimate(True)
+    assert sum(s.entries for s in sizes) == 3_996_560_388
+    assert need < 16e9 and seconds > 0
+
+
+def test_a_joint_state_too_big_is_refused_at_once(monkeypatch):
+    """Official Yahtzee is refused before anything is solved or compiled, with its size; a
+    tiny game is refused too under a tiny memory budget, with its estimate."""
+    from yz.solver import minimax as minimax_module
+
+    def never(*_args, **_kwargs):
+        raise AssertionError("nothing may be solved before the refusal")
+
+    monkeypatch.setattr(minimax_module, "solve_minimax", never)
+    monkeypatch.setattr(Model, "solve", never)
+    monkeypatch.setattr(Model, "ensure_compiled", never)
+    with pytest.raises(InputError, match=r"official-free-joker needs at least [\d,.]+ GiB"):
+        Model("official-free-joker", use_cache=False).duel_exact()
+    with pytest.raises(InputError, match=r"needs about [\d.]+ GiB .* more than the 0.0 GiB"):
+        Model(rules_from_text(ONE_DIE), use_cache=False, max_memory=1000).minimax()
+
+
+# ---------------------------------------------------------------- the command
+
+
+def test_duel_exact_on_the_command_line(tmp_path):
+    game = tmp_path / "one-die.yaml"
+    game.write_text(ONE_DIE)
+    runner = CliRunner()
+    result = runner.invoke(app, ["duel", str(game), str(game), "--exact", "--json"])
+    assert result.exit_code == 0, result.output
+    told = json.loads(result.stdout)
+    assert told["strategy"] == "minimax" and told["variant"] == "one-die-duel"
+    for key in ("minimax", "minimax_first", "minimax_second"):
+        c = told[key]
+        assert c["win"] + c["draw"] + c["loss"] == pytest.approx(1.0, abs=1e-12)
+    want = Model(rules_from_text(ONE_DIE), use_cache=False).duel_exact()
+    assert told["minimax"]["win"] == want.minimax.win
+    text = runner.invoke(app, ["duel", str(game), "--exact"])
+    assert text.exit_code == 0 and "minimax seated second" in text.stdout
+    other = runner.invoke(app, ["duel", str(game), "no-bonus", "--exact"])
+    assert other.exit_code == 2 and "same rule set" in other.stderr
+    mixed = runner.invoke(app, ["duel", str(game), str(game), "--exact", "--best-response"])
+    assert mixed.exit_code == 2 and "--exact" in mixed.stderr
+    alone = runner.invoke(app, ["duel", str(game), "--exact", "--minimax-only", "--json"])
+    assert alone.exit_code == 0, alone.output
+    told = json.loads(alone.stdout)
+    assert told["minimax"]["win"] == want.minimax.win and told["minimax_first"] is None
+    lost = runner.invoke(app, ["duel", str(game), str(game), "--minimax-only"])
+    assert lost.exit_code == 2 and "go with --exact" in lost.stderr
