@@ -43,6 +43,8 @@ from .strategies import check_strategy
 
 # Tables of a game with more keeps than this take a few seconds to build: say so first.
 SLOW_TABLES_KEEPS = 5_000
+# Memory for the turns played to win kept in memory (`win_turn`): a few hundred turns.
+WIN_MEMO_BYTES = 64 << 20
 
 
 class Model:
@@ -647,8 +649,7 @@ class Model:
         return advise_target(self.targets(target), position, dice, rolls_left, banked, target)
 
     def _advise_to_win(self, position, dice, rolls_left, banked, opponent, target, store):
-        from .distribution import Distribution
-        from .versus import TAIL, Opponent, advise_to_win
+        from .versus import as_opponent
 
         if target is not None or store is not None:
             raise InputError("opponent: playing to win is played from its own tables; leave out "
@@ -656,21 +657,87 @@ class Model:
         if banked is None:
             raise InputError("opponent: playing to win needs your points on the card: give the "
                              "score of every filled box.", param="opponent")
-        if isinstance(opponent, Distribution):
-            opponent = Opponent.of(opponent)
-        elif not isinstance(opponent, Opponent):
-            raise InputError(f"opponent: {type(opponent).__name__} is not an opponent; give an "
-                             "Opponent or a Distribution.", param="opponent")
+        turn = self.win_turn(position, as_opponent(opponent), banked=banked)
+        return turn.advise(dice, rolls_left)
+
+    def win_seconds(self, position, opponent, banked: int | None = None) -> float:
+        """A rough estimate of the seconds `win_turn` takes to solve here (0 when it is in
+        memory or the cache): the need sweep over the states `position` can still reach,
+        about 2^-k of the game's with k boxes filled."""
+        from .versus import TAIL
+
+        if self.win_turn_cached(position, opponent, banked) is not None:
+            return 0.0
+        banked = position.banked(self.tables) if banked is None else banked
         top = max(opponent.top_score(TAIL), banked + 1)
-        share = 2.0 ** (len(position.filled) - self.tables.n_categories + 1)  # (boxes left)
+        return 2.0 ** -len(position.filled) * self.budget.need_seconds(top + 1, True, False)
+
+    def win_turn(self, position, opponent, banked: int | None = None):
+        """A player's turn at `position` (a Position; `banked`: the points on its card, extra
+        Yahtzee bonuses included, default the card's) played to win against `opponent` (a
+        `versus.Opponent`): a `versus.WinTurn`, which ranks the moves of every roll of the
+        turn by the chance of winning. From memory, or for the empty card (where every game
+        starts) from the cache; else solved, over the states the position can still reach,
+        its time checked against the budget and announced when long (`win_seconds`)."""
+        import time as clock
+
+        from .versus import TAIL, WinTurn, table_to_win
+
+        banked = position.banked(self.tables) if banked is None else banked
+        hit = self.win_turn_cached(position, opponent, banked)
+        if hit is not None:
+            return hit
+        key = self._win_key(position, opponent, banked)
+        top = max(opponent.top_score(TAIL), banked + 1)
         self.budget.check_need_memory(top + 1, 1, "playing to win in")
-        self.budget.check_time("playing to win in",
-                               share * self.budget.need_seconds(top + 1, True, False))
+        self.budget.check_time("playing to win in", self.win_seconds(position, opponent, banked))
         solution = self.solve()
         self.ensure_compiled("targets")
+        begin = clock.perf_counter()
         with self.report.stage(f"playing {self.name} to win from here", "columns") as step:
-            return advise_to_win(solution, position, dice, rolls_left, banked, opponent,
-                                 TAIL, step)
+            table = table_to_win(solution, position, banked, opponent, TAIL, step)
+        turn = WinTurn.of(table, position, banked, clock.perf_counter() - begin)
+        del table
+        self._win_memo().bounded(key, lambda: turn, WIN_MEMO_BYTES, lambda t: t.nbytes)
+        if self._starts_game(position, banked):
+            self._store_figures(self._win_start_name(opponent), turn.to_json())
+        return turn
+
+    def win_turn_cached(self, position, opponent, banked: int | None = None):
+        """`win_turn` when it is in memory or the cache, else None (nothing is solved)."""
+        from .versus import WinTurn
+
+        banked = position.banked(self.tables) if banked is None else banked
+        key = self._win_key(position, opponent, banked)
+        memo = self._win_memo()
+        hit = memo.peek(key)
+        if hit is not None:
+            return hit
+        if not self._starts_game(position, banked):
+            return None
+        found = self._load_figures(self._win_start_name(opponent))
+        if found is None:
+            return None
+        try:
+            turn = WinTurn.from_json(self.solve(), position, banked, found)
+        except (KeyError, TypeError, ValueError):
+            return None
+        return memo.bounded(key, lambda: turn, WIN_MEMO_BYTES, lambda t: t.nbytes)
+
+    def _win_memo(self):
+        return self.remember("win turns", Memo)
+
+    def _win_key(self, position, opponent, banked: int) -> tuple:
+        return (position.mask, position.upper_total, position.yahtzee_full,
+                position.saved_rolls, banked, opponent.digest)
+
+    def _starts_game(self, position, banked: int) -> bool:
+        return not position.filled and banked == 0 and \
+            position.saved_rolls == self.layout.start_bank
+
+    @staticmethod
+    def _win_start_name(opponent) -> str:
+        return f"win-start-{opponent.digest[:20]}"
 
     def store_solution(self, folder, layers=None) -> Solution:
         """The values of a finished layered solve in `folder` (`layered.read_store`, without
