@@ -45,6 +45,7 @@ from .strategies import check_strategy
 SLOW_TABLES_KEEPS = 5_000
 # Memory for the turns played to win kept in memory (`win_turn`): a few hundred turns.
 WIN_MEMO_BYTES = 64 << 20
+FINAL_MEMO_BYTES = 16 << 20  # and the final-score distributions from a card
 
 
 class Model:
@@ -562,24 +563,59 @@ class Model:
         return self.remember("stand-in solution", lambda: Solution(
             self.problem, np.zeros(self.layout.size), 0.0, self.layout.reachable))
 
-    def final_score_from(self, position=None, strategy: str = "optimal"):
+    def final_score_from(self, position=None, strategy: str = "optimal",
+                         bonus_points: int = 0):
         """The exact distribution of the final score of a player at `position` (a Position,
         or the boxes filled as `position()` takes them, a full card included; every filled
-        box's score given) who plays `strategy` from there: the points on the card plus the
-        points still to come (`Distribution`)."""
-        from .distribution import Distribution, score_distribution
-
+        box's score given; `bonus_points`: extra Yahtzee bonuses already won) who plays
+        `strategy` from there: the points on the card plus the points still to come
+        (`Distribution`). Kept in memory: a second call costs nothing."""
         check_strategy(strategy)
         if position is None or isinstance(position, str | dict):
             position = self.position(position, finished=True)
-        banked = position.banked(self.tables)
+        banked = position.banked(self.tables, bonus_points)
         if banked is None:
             raise InputError("filled: the final score of a card needs the score of every "
                              "filled box.", param="filled")
+        hit = self.final_score_cached(position, strategy, bonus_points)
+        if hit is not None:
+            return hit
+        return self._final_memo().bounded(
+            self._final_key(position, strategy, banked),
+            lambda: self._final_score(position, strategy, banked), FINAL_MEMO_BYTES,
+            lambda d: d.probabilities.nbytes + d.scores.nbytes + 200)
+
+    def final_score_cached(self, position, strategy: str = "optimal", bonus_points: int = 0):
+        """`final_score_from` when it needs no work (in memory, or the empty card's
+        distribution at hand), else None."""
+        banked = position.banked(self.tables, bonus_points)
+        if banked is None:
+            return None
+        hit = self._final_memo().peek(self._final_key(position, strategy, banked))
+        if hit is not None or len(position.filled) == self.tables.n_categories:
+            return hit if hit is not None else self._final_score(position, strategy, banked)
+        if self._starts(position) and self.has_distribution(strategy):
+            return self._final_score(position, strategy, banked)
+        return None
+
+    def _final_memo(self):
+        return self.remember("final scores", Memo)
+
+    @staticmethod
+    def _final_key(position, strategy: str, banked: int) -> tuple:
+        return (position.mask, position.upper_total, position.yahtzee_full,
+                position.saved_rolls, banked, strategy)
+
+    def _starts(self, position) -> bool:
+        return not position.filled and position.saved_rolls == self.layout.start_bank
+
+    def _final_score(self, position, strategy: str, banked: int):
+        from .distribution import Distribution, score_distribution
+
         name = f"{self.name} from {len(position.filled)} boxes filled"
         if len(position.filled) == self.tables.n_categories:
             return Distribution(name, "finished", np.array([banked]), np.ones(1))
-        if not position.filled and position.saved_rolls == self.layout.start_bank:
+        if self._starts(position):
             rest = self.distribution(strategy)
         else:
             start = self.layout.index(position.mask, int(position.yahtzee_full),
@@ -732,8 +768,7 @@ class Model:
                 position.saved_rolls, banked, opponent.digest)
 
     def _starts_game(self, position, banked: int) -> bool:
-        return not position.filled and banked == 0 and \
-            position.saved_rolls == self.layout.start_bank
+        return self._starts(position) and banked == 0
 
     @staticmethod
     def _win_start_name(opponent) -> str:
