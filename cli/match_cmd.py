@@ -74,7 +74,7 @@ def play_match(variant: str, seed: int | None, threshold: float | None, own_dice
     typer.echo(review_text(match))
 
 
-def _announcing(what: str, seconds: float, make):
+def _announcing(what: str, seconds: float, make, key=None):
     """Work for the match (a turn's chances, a final score's distribution): said first when
     it should take a while, and its time said after when it did."""
     if seconds >= ANNOUNCE_SECONDS:

@@ -28,8 +28,9 @@ game's first turn against a given strategy is solved once per machine). `win_sec
 most a turn may take by its estimate (`Model.win_seconds`): a turn estimated longer is judged
 by the expected score instead (a "win" bot plays that turn for the mean), its chance left
 unknown (None), and `skipped` says why. Every piece of such work goes through `compute(what,
-seconds, make)`, which the front ends use to announce it (the terminal) or to run it on their
-solver's thread (the web page); by default it just runs `make()`.
+seconds, make, key)` (`key`: equal for the same work), which the front ends use to announce it
+(the terminal) or to run it on their solver's thread (the web page); by default it just runs
+`make()`.
 
 A match is its moves: `state()` lists them with the seed and the seats, in the order they
 were made, bots' included, and `Match.from_state` replays them (a bot's recorded move is
@@ -48,7 +49,7 @@ from yz.rules import InputError
 from .advice import Action, Advice, advise
 from .budget import MAX_MOVES
 from .coach import TIE, Game, check_seed
-from .strategies import STRATEGIES, strategy_values
+from .strategies import STRATEGIES
 
 BOTS = ("optimal", "greedy", "heuristic", "win")
 SEATS = ("person", *BOTS)
@@ -127,7 +128,7 @@ class BotMove:
                 "objective": self.objective}
 
 
-def _run(what: str, seconds: float, make: Callable[[], Any]) -> Any:
+def _run(what: str, seconds: float, make: Callable[[], Any], key=None) -> Any:
     return make()
 
 
@@ -137,7 +138,7 @@ class Match:
     def __init__(self, model, seed: int = 0, seats=("person", "optimal"), first: int = 0,
                  own_dice: bool = False, win_chances: bool = True,
                  win_seconds: float | None = None,
-                 compute: Callable[[str, float, Callable[[], Any]], Any] = _run):
+                 compute: Callable[..., Any] = _run):
         """`model`: a `Model` (solved or not: it is solved here). `seats`: two of SEATS, one
         at least "person". `first`: the seat that starts (0 or 1). `win_chances`: judge the
         people's decisions by the chance of winning and show the chances (False: by the
@@ -228,9 +229,10 @@ class Match:
         if hit is None:
             filled = len(other.position.filled)
             seconds = 2.0 ** -filled * model.budget.distribution_seconds()
+            key = ("final score", model.final_score_key(other.position, strategy, other.banked))
             hit = self.compute(f"the final score of {self.name(1 - seat)}", seconds,
                                lambda: model.final_score_from(other.position, strategy,
-                                                              other.bonus_points))
+                                                              other.bonus_points), key)
         return Opponent.of(hit)
 
     def win_turn(self, seat: int):
@@ -250,8 +252,9 @@ class Match:
             self.skipped[seat] = seconds
             return None
         self.skipped.pop(seat, None)
+        key = ("win turn", model.win_turn_key(game.position, opponent, game.banked))
         return self.compute(f"the chances of winning of {self.name(seat)} this turn", seconds,
-                            lambda: model.win_turn(game.position, opponent, game.banked))
+                            lambda: model.win_turn(game.position, opponent, game.banked), key)
 
     def win_advice(self, seat: int | None = None) -> Advice | None:
         """The moves of the seat to move ranked by the chance of winning (keeping every die,
@@ -397,12 +400,15 @@ class Match:
     def _strategy_move(self, seat: int, strategy: str) -> Action:
         """The move `strategy` makes now, as the advisor ranks it with its values; keeping
         every die stops rolling, as in the coach."""
-        game = self.games[seat]
+        game, model = self.games[seat], self.model
         if strategy == "optimal":
             return game.options()[0]
-        solution = self.model.remember(f"play:{strategy}", lambda: replace(
-            self.model.play_solution(strategy),
-            values=strategy_values(self.model.play_solution(strategy), strategy)))
+        if model.has_strategy_solution(strategy):
+            solution = model.strategy_solution(strategy)
+        else:  # (the heuristic's box weights: one-box games solved by the DP)
+            solution = self.compute(f"the {strategy} strategy", 1.0,
+                                    lambda: model.strategy_solution(strategy),
+                                    ("strategy", strategy))
         return advise(solution, game.position, game.dice, game.rolls_left).best
 
     def undo(self) -> None:

@@ -563,6 +563,24 @@ class Model:
         return self.remember("stand-in solution", lambda: Solution(
             self.problem, np.zeros(self.layout.size), 0.0, self.layout.reachable))
 
+    def strategy_solution(self, strategy: str) -> Solution:
+        """The solution with `strategy`'s values in place of the optimal ones: the advisor
+        ranks moves with it as the strategy plays them (a bot's moves). Kept."""
+        from .strategies import strategy_values
+
+        check_strategy(strategy)
+        if strategy == "optimal":
+            return self.solve()
+        return self.remember(f"strategy solution:{strategy}", lambda: replace(
+            self.play_solution(strategy),
+            values=strategy_values(self.play_solution(strategy), strategy)))
+
+    def has_strategy_solution(self, strategy: str) -> bool:
+        """Whether `strategy_solution` needs no kernel: optimal play once solved, greedy
+        play (its values are zeros), or a strategy already built."""
+        return strategy == "greedy" or self._cached(f"strategy solution:{strategy}") \
+            is not None or (strategy == "optimal" and self._cached("solution") is not None)
+
     def final_score_from(self, position=None, strategy: str = "optimal",
                          bonus_points: int = 0):
         """The exact distribution of the final score of a player at `position` (a Position,
@@ -581,7 +599,7 @@ class Model:
         if hit is not None:
             return hit
         return self._final_memo().bounded(
-            self._final_key(position, strategy, banked),
+            self.final_score_key(position, strategy, banked),
             lambda: self._final_score(position, strategy, banked), FINAL_MEMO_BYTES,
             lambda d: d.probabilities.nbytes + d.scores.nbytes + 200)
 
@@ -591,7 +609,7 @@ class Model:
         banked = position.banked(self.tables, bonus_points)
         if banked is None:
             return None
-        hit = self._final_memo().peek(self._final_key(position, strategy, banked))
+        hit = self._final_memo().peek(self.final_score_key(position, strategy, banked))
         if hit is not None or len(position.filled) == self.tables.n_categories:
             return hit if hit is not None else self._final_score(position, strategy, banked)
         if self._starts(position) and self.has_distribution(strategy):
@@ -602,7 +620,8 @@ class Model:
         return self.remember("final scores", Memo)
 
     @staticmethod
-    def _final_key(position, strategy: str, banked: int) -> tuple:
+    def final_score_key(position, strategy: str, banked: int) -> tuple:
+        """What names one `final_score_from` (equal keys, the same distribution)."""
         return (position.mask, position.upper_total, position.yahtzee_full,
                 position.saved_rolls, banked, strategy)
 
@@ -723,7 +742,7 @@ class Model:
         hit = self.win_turn_cached(position, opponent, banked)
         if hit is not None:
             return hit
-        key = self._win_key(position, opponent, banked)
+        key = self.win_turn_key(position, opponent, banked)
         top = max(opponent.top_score(TAIL), banked + 1)
         self.budget.check_need_memory(top + 1, 1, "playing to win in")
         self.budget.check_time("playing to win in", self.win_seconds(position, opponent, banked))
@@ -744,7 +763,7 @@ class Model:
         from .versus import WinTurn
 
         banked = position.banked(self.tables) if banked is None else banked
-        key = self._win_key(position, opponent, banked)
+        key = self.win_turn_key(position, opponent, banked)
         memo = self._win_memo()
         hit = memo.peek(key)
         if hit is not None:
@@ -763,7 +782,8 @@ class Model:
     def _win_memo(self):
         return self.remember("win turns", Memo)
 
-    def _win_key(self, position, opponent, banked: int) -> tuple:
+    def win_turn_key(self, position, opponent, banked: int) -> tuple:
+        """What names one `win_turn` (equal keys, the same turn)."""
         return (position.mask, position.upper_total, position.yahtzee_full,
                 position.saved_rolls, banked, opponent.digest)
 

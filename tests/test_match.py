@@ -220,7 +220,7 @@ def test_a_turn_over_the_time_allowed_is_judged_by_the_mean(tmp_path, monkeypatc
     monkeypatch.setenv("YZ_CACHE_DIR", str(tmp_path))  # nothing solved to win yet
     seen = []
 
-    def compute(what, seconds, make):
+    def compute(what, seconds, make, key):
         seen.append((what, seconds))
         return make()
 
@@ -239,7 +239,7 @@ def test_the_start_of_the_game_is_solved_once_and_cached(tiny, tmp_path, monkeyp
     model = Model(rules_from_text(TINY))
     works = []
 
-    def compute(what, seconds, make):
+    def compute(what, seconds, make, key):
         works.append(what)
         return make()
 
@@ -247,7 +247,7 @@ def test_the_start_of_the_game_is_solved_once_and_cached(tiny, tmp_path, monkeyp
     chance = first.chances()[0]
     assert any("chances of winning" in w for w in works)
     again = Match(Model(rules_from_text(TINY)), seed=2, seats=("person", "optimal"),
-                  compute=lambda what, seconds, make: pytest.fail(f"worked on {what}"))
+                  compute=lambda what, seconds, make, key: pytest.fail(f"worked on {what}"))
     assert again.chances()[0] == chance  # a new process: from the cache, no work
 
 

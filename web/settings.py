@@ -26,6 +26,10 @@ class WebSettings:
     max_connections: int = 64  # open at once; more are closed at once
     hosts: tuple[str, ...] = LOOPBACK_NAMES  # names the Host header may give
     offline_command: str = "yz on the command line, with the rules {rules}"
+    # Two-player games: a turn whose chances of winning are estimated to take longer is
+    # judged by the expected score (`solver.match`); pieces of such work waiting at most.
+    win_seconds: float = 10.0
+    max_work: int = 8
 
     def allows_host(self, name: str) -> bool:
         return name.lower() in {h.lower().strip("[]") for h in self.hosts}
