@@ -27,7 +27,7 @@ _WHERE = {
     "STRATEGIES": ".strategies", "SOLVER_VERSION": ".dp",
     "Solution": ".dp", "Moments": ".exact", "ExactFigures": ".exact",
     "Distribution": ".distribution", "TargetTable": ".target", "Advice": ".advice",
-    "Action": ".advice", "Simulation": ".simulate", "Game": ".coach",
+    "Action": ".advice", "Simulation": ".simulate", "Game": ".coach", "Match": ".match",
     "LayeredSolution": ".layered", "Position": "yz.rules.position",
     "YzError": "yz.rules.errors", "InputError": "yz.rules.errors",
     "RulesError": "yz.rules.errors", "SolverError": "yz.rules.errors",
@@ -35,7 +35,7 @@ _WHERE = {
 }
 
 __all__ = ["SILENT", "SOLVER_VERSION", "STRATEGIES", "Action", "Advice", "Distribution",
-           "ExactFigures", "Game", "InputError", "LayeredSolution", "Model", "Moments",
+           "ExactFigures", "Game", "InputError", "LayeredSolution", "Match", "Model", "Moments",
            "Position", "Reporter", "RulesError", "Simulation", "Solution", "SolverError",
            "TargetTable", "WorkTooLong", "YzError", "warm_up"]
 
@@ -49,6 +49,7 @@ if TYPE_CHECKING:
     from .dp import SOLVER_VERSION, Solution
     from .exact import ExactFigures, Moments
     from .layered import LayeredSolution
+    from .match import Match
     from .model import Model
     from .report import SILENT, Reporter
     from .simulate import Simulation

@@ -10,6 +10,7 @@
     model.simulate(10_000, seed=1)             # sampled games
     model.duel(Model("yatzy"))                 # P(a player of this beats a player of that)
     model.coach(seed=1)                        # a game played along with the strategy
+    model.match(seed=1, seats=("person", "win"))  # a two-player game against a bot
 
 A model is built once from rules. Below it is its `Problem` (`solver.problem`: the compiled
 tables, the state layout, the kernels' bundles, threads and work sizes), which the solver's
@@ -820,6 +821,17 @@ class Model:
         from .coach import Game
 
         return Game(self.solve(), seed, own_dice)
+
+    def match(self, seed: int = 0, seats=("person", "optimal"), first: int = 0,
+              own_dice: bool = False, win_chances: bool = True,
+              win_seconds: float | None = None, compute=None):
+        """A two-player game of this rule set, turn about (`match.Match`): a person against
+        an optimal, greedy, heuristic or win bot, or two people; each person's decisions
+        judged by the chance of winning, both players' live chances."""
+        from .match import Match, _run
+
+        return Match(self, seed, seats, first, own_dice, win_chances, win_seconds,
+                     compute or _run)
 
 
 def tables_of(rules: RuleSet, report: Reporter = SILENT) -> RuleTables:
