@@ -32,7 +32,8 @@ seconds, make, key)` (`key`: equal for the same work), which the front ends use 
 (the terminal) or to run it on their solver's thread (the web page); by default it just runs
 `make()`.
 
-A match is its moves: `state()` lists them with the seed and the seats, in the order they
+A match sits on top of a `Model` (it asks the model for the distributions and the solves, as a
+front end does; no solver module calls it). A match is its moves: `state()` lists them with the seed and the seats, in the order they
 were made, bots' included, and `Match.from_state` replays them (a bot's recorded move is
 replayed as it is, never decided again).
 """
