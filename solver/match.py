@@ -33,9 +33,9 @@ seconds, make, key)` (`key`: equal for the same work), which the front ends use 
 `make()`.
 
 A match sits on top of a `Model` (it asks the model for the distributions and the solves, as a
-front end does; no solver module calls it). A match is its moves: `state()` lists them with the seed and the seats, in the order they
-were made, bots' included, and `Match.from_state` replays them (a bot's recorded move is
-replayed as it is, never decided again).
+front end does; no solver module calls it). A match is its moves: `state()` lists them with
+the seed and the seats, in the order they were made, bots' included, and `Match.from_state`
+replays them (a bot's recorded move is replayed as it is, never decided again).
 """
 
 from __future__ import annotations

@@ -357,11 +357,19 @@ class WinTurn:
     chances: dict = field(repr=False)  # (mask, upper total, flag, need, saved rolls) -> chance
     position_value: float  # A's chance of winning before the turn's first roll
     seconds: float = 0.0  # what solving it took (0: from memory or the cache)
+    tables: object = field(default=None, repr=False)  # the turn's recursion (advice.TurnTables)
+
+    def __post_init__(self) -> None:
+        if self.tables is None:  # (read from the cache: the recursion over its chances)
+            from .advice import target_final_value, turn_tables
+
+            object.__setattr__(self, "tables", turn_tables(
+                self.solution, self.position, target_final_value(self, self.banked, self.top)))
 
     @classmethod
     def of(cls, table: UtilityTable, position, banked: int, seconds: float = 0.0) -> WinTurn:
         """From a solved `table_to_win`: every chance A's turn can read, read once."""
-        from .advice import advise_target
+        from .advice import target_final_value, turn_tables
 
         seen: dict = {}
 
@@ -377,10 +385,10 @@ class WinTurn:
                 return value
 
         # The turn's recursion reads every roll's boxes (and every stop, with saved rolls).
-        start = advise_target(Reading, position, None, None, banked, table.top,
-                              objective="win")
+        tables = turn_tables(table.solution, position,
+                             target_final_value(Reading, banked, table.top))
         return cls(table.solution, position, banked, table.top, table.met, seen,
-                   start.position_value, seconds)
+                   tables.start_value, seconds, tables)
 
     def chance(self, mask: int, upper_total: int, yahtzee_full: bool, need: int,
                saved_rolls: int = 0) -> float:
@@ -396,11 +404,12 @@ class WinTurn:
         from .advice import advise_target
 
         return advise_target(self, self.position, dice, rolls_left, self.banked, self.top,
-                             objective="win")
+                             objective="win", tables=self.tables)
 
     @property
     def nbytes(self) -> int:
-        return 200 * len(self.chances) + 1000  # (a dict entry: a 5-tuple key and a float)
+        # (a dict entry: a 5-tuple key and a float; the recursion's arrays)
+        return 200 * len(self.chances) + self.tables.nbytes + 1000
 
     def to_json(self) -> dict:
         """What the cache keeps of it (the position is the caller's key)."""
