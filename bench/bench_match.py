@@ -57,11 +57,16 @@ def main() -> None:
         best = options[0]
         match.play({"score": best.box.key} if best.kind == "score" else {"keep": list(best.keep)})
     whole = time.perf_counter() - begin
+    begin = time.perf_counter()  # what a web request pays at the end: the whole match replayed
+    again = type(match).from_state(model, match.state(), args.win_seconds, compute)
+    again.view()
+    replay = time.perf_counter() - begin
     print(f"{args.variant}, you against the {args.bot} bot, seed {args.seed}, --win-seconds "
           f"{args.win_seconds:g}: {len(match.log)} decisions, {skipped} judged by the mean "
           f"(turns over the time allowed); totals {match.review()['totals']}; the whole match "
           f"{whole:.1f} s, of which the chances {sum(r[3] for r in rows):.1f} s "
-          f"(load {os.getloadavg()[0]:.1f} at the end)")
+          f"(load {os.getloadavg()[0]:.1f} at the end); replayed from its state with its "
+          f"view, as a web request does: {replay:.2f} s")
 
 
 if __name__ == "__main__":

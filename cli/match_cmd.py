@@ -54,7 +54,10 @@ def play_match(variant: str, seed: int | None, threshold: float | None, own_dice
             seat, game = match.current, match.game
             if (seat, game.turn) != shown:
                 shown = (seat, game.turn)
-                typer.echo("\n" + turn_line(match))
+                typer.echo("\n" + turn_heading(match))
+                notes = turn_notes(match)
+                if notes:
+                    typer.echo(notes)
             try:
                 if game.phase == "dice":
                     _enter_dice(match)
@@ -105,23 +108,28 @@ def chances_text(match) -> str:
     return "chances of winning: " + ", ".join(parts)
 
 
-def turn_line(match) -> str:
+def turn_heading(match) -> str:
     seat, game = match.current, match.game
     other = match.games[1 - seat]
-    t = match.tables
-    who = match.name(seat)
     saved = f", {game.saved_rolls} saved roll{'s' if game.saved_rolls != 1 else ''}" \
         if game.saves_rolls else ""
-    line = (f"Turn {game.turn} of {t.n_categories}, {who}: banked {game.banked}{saved} "
-            f"({match.name(1 - seat)} {other.banked})")
+    return (f"Turn {game.turn} of {match.tables.n_categories}, {match.name(seat)}: banked "
+            f"{game.banked}{saved} ({match.name(1 - seat)} {other.banked})")
+
+
+def turn_notes(match) -> str:
+    """Under a turn's heading: both chances (worked out here, their work announced), and
+    why the mover's are not computed when its turn is over the time allowed."""
+    seat = match.current
+    lines = []
     chances = chances_text(match)
     if chances:
-        line += f"; {chances}"
+        lines.append(f"  {chances}")
     if seat in match.skipped:
-        line += (f"\n  (the chances of winning of {who} are not computed this turn: about "
-                 f"{_duration(match.skipped[seat])} here, over --win-seconds "
-                 f"{match.win_seconds:g}; judged by the expected score)")
-    return line
+        lines.append(f"  (the chances of winning of {match.name(seat)} are not computed this "
+                     f"turn: about {_duration(match.skipped[seat])} here, over --win-seconds "
+                     f"{match.win_seconds:g}; judged by the expected score)")
+    return "\n".join(lines)
 
 
 def _enter_dice(match) -> None:

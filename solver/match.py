@@ -258,9 +258,10 @@ class Match:
                             lambda: model.win_turn(game.position, opponent, game.banked), key)
 
     def win_advice(self, seat: int | None = None) -> Advice | None:
-        """The moves of the seat to move ranked by the chance of winning (keeping every die,
-        which stops rolling, worth its best box now, as the coach counts it); None where not
-        computed."""
+        """The moves of the seat to move ranked by the chance of winning, the moves the
+        coach lists (`Game.options`): before the last roll, keeping every die stops rolling
+        and is worth the best box now, and scoring a box now is listed after the keeps;
+        None where not computed."""
         seat = self.current if seat is None else seat
         game = self.games[seat]
         if game.phase not in ("keep", "score"):
@@ -271,11 +272,14 @@ class Match:
         advice = turn.advise(game.dice, game.rolls_left)
         if game.saves_rolls or not game.rolls_left:
             return advice
-        stop = turn.advise(game.dice, 0).best.value
+        now = turn.advise(game.dice, 0)  # the boxes, scored now
+        stop = now.best.value
         actions = [replace(a, value=stop) if a.kind == "keep" and not a.reroll else a
-                   for a in advice.actions]
+                   for a in advice.actions]  # (and a first roll's claims of its bonus)
         order = sorted(range(len(actions)), key=lambda i: (-actions[i].value, i))
-        return replace(advice, actions=[actions[i] for i in order])
+        claimed = {a.box.key for a in actions if a.kind == "score"}
+        plain = [a for a in now.actions if a.box.key not in claimed]
+        return replace(advice, actions=[actions[i] for i in order] + plain)
 
     def chances(self) -> list[float | None]:
         """Each seat's live chance of winning (P(win) + P(draw) / 2; see the module

@@ -174,6 +174,23 @@ def _box_values(match):
     return box_values(match.solution, game.position, game.tables.roll_index(game.dice))
 
 
+def test_the_moves_are_the_coachs_and_a_box_may_be_scored_before_the_last_roll(tiny):
+    """Ranked by the chance of winning, the moves are those the coach lists: every keep, and
+    before the last roll every box too (scoring stops rolling), which a person may choose."""
+    match = Match(tiny, seed=13, seats=("person", "optimal"))
+    options, objective = match.options()
+    game = match.game
+    assert objective == "win" and game.rolls_left > 0
+    assert sorted(map(str, map(as_move, options))) == sorted(map(str, map(as_move,
+                                                                           game.options())))
+    early = next(o for o in options if o.kind == "score")
+    now = match.win_turn(0).advise(game.dice, 0)  # what it is worth: the box after the roll
+    assert early.value == next(a.value for a in now.actions if a.box.key == early.box.key)
+    decision = match.play({"score": early.box.key})
+    assert decision.objective == "win" and decision.chosen.box.key == early.box.key
+    assert match.current == 1
+
+
 def test_seats_dice_do_not_depend_on_who_starts(tiny):
     a = Match(tiny, seed=5, seats=("person", "optimal"), first=0)
     b = Match(tiny, seed=5, seats=("person", "optimal"), first=1)
