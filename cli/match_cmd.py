@@ -168,10 +168,6 @@ def _bot_turn(match) -> None:
     move = match.step()
     typer.echo(f"  {match.name(move.seat)}: dice {' '.join(map(str, move.dice))} ({left}): "
                f"{move.label()}")
-    if match.current != move.seat or match.over:  # its turn is over
-        chances = chances_text(match)
-        if chances:
-            typer.echo(f"  {chances}")
 
 
 def _left(rolls_left: int) -> str:
@@ -237,10 +233,6 @@ def _decide(match, threshold: float | None) -> None:
             return
     decision = match.play(move)
     typer.echo("  " + decision_text(decision))
-    if match.current != decision.seat and not match.over:
-        chances = chances_text(match)
-        if chances:
-            typer.echo(f"  {chances}")
 
 
 def _unit(objective: str) -> str:

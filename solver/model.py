@@ -755,7 +755,7 @@ class Model:
         turn = WinTurn.of(table, position, banked, clock.perf_counter() - begin)
         del table
         self._win_memo().bounded(key, lambda: turn, WIN_MEMO_BYTES, lambda t: t.nbytes)
-        if self._starts_game(position, banked):
+        if self._starts_game(position, banked, opponent):
             self._store_figures(self._win_start_name(opponent), turn.to_json())
         return turn
 
@@ -769,7 +769,7 @@ class Model:
         hit = memo.peek(key)
         if hit is not None:
             return hit
-        if not self._starts_game(position, banked):
+        if not self._starts_game(position, banked, opponent):
             return None
         found = self._load_figures(self._win_start_name(opponent))
         if found is None:
@@ -788,8 +788,17 @@ class Model:
         return (position.mask, position.upper_total, position.yahtzee_full,
                 position.saved_rolls, banked, opponent.digest)
 
-    def _starts_game(self, position, banked: int) -> bool:
-        return self._starts(position) and banked == 0
+    def _starts_game(self, position, banked: int, opponent) -> bool:
+        """Whether this is the first turn of a game against a whole game of this rule set
+        (both cards empty): what every game starts from, so kept in the cache."""
+        if not self._starts(position) or banked != 0 or opponent.field != 1:
+            return False
+        from .strategies import STRATEGIES
+        from .versus import Opponent
+
+        return any(self.has_distribution(s) and
+                   Opponent.of(self.distribution(s)).digest == opponent.digest
+                   for s in STRATEGIES)
 
     @staticmethod
     def _win_start_name(opponent) -> str:

@@ -386,7 +386,7 @@ def test_a_whole_game_against_each_bot_in_a_terminal(tiny, tiny_file, bot):
     def bots() -> None:
         while not mirror.over and mirror.is_bot(mirror.current):
             mirror.step()
-            if mirror.current == 0 or mirror.over:
+            if mirror.current == 0 and not mirror.over:  # (under the next turn's heading)
                 expected.append(chances_text(mirror))
 
     def answer(_text: str) -> str:
