@@ -83,12 +83,12 @@ def person_pick(match, n: int):
     return options[min(1, len(options) - 1)] if n % 3 == 2 else options[0]
 
 
-def independent_chance(seat: int, match) -> float:
+def independent_chance(seat: int, match, rules: str = TINY) -> float:
     """The chance of winning of a seat that plays to win, from scratch: a model of its own
     (nothing remembered), the other seat's final score from its card under the strategy it
     is taken to play, and the best response from the seat's position (its best move with
     the dice showing; before the roll the position's value)."""
-    fresh = Model(rules_from_text(TINY))
+    fresh = Model(rules_from_text(rules))
     other = match.games[1 - seat]
     strategy = match.kinds[1 - seat] if match.kinds[1 - seat] in ("optimal", "greedy",
                                                                      "heuristic") else "optimal"
@@ -143,6 +143,51 @@ def test_a_whole_match_against_each_bot(tiny, bot, first):
     again = Match.from_state(tiny, match.state())
     assert again.review() == review and again.moves == match.moves
     assert [d.as_json() for d in again.log] == [d.as_json() for d in match.log]
+
+
+def test_a_match_of_a_game_with_saved_rolls(tiny):
+    """Saved rolls: a turn may stop at any roll, and the bank is part of each card."""
+    rules = TINY + "saved_rolls: {}\n"
+    match = Match(Model(rules_from_text(rules)), seed=5, seats=("person", "win"))
+    n = 0
+    while not match.over:
+        if match.is_bot(match.current):
+            assert match.step().objective == "win"
+            continue
+        if n % 3 == 0:
+            chances = match.chances()
+            assert chances[0] == pytest.approx(independent_chance(0, match, rules), abs=1e-12)
+            assert chances[1] == pytest.approx(independent_chance(1, match, rules), abs=1e-12)
+        match.play(as_move(person_pick(match, n)))
+        n += 1
+    assert match.games[0].saves_rolls and n >= 5
+
+
+def test_own_dice_through_a_pipe(tiny, tiny_file):
+    """Real dice for both seats: the person types the bot's dice too."""
+    mirror = Match(tiny, seed=0, seats=("person", "optimal"), own_dice=True)
+    lines, n = [], 0
+    while not mirror.over:
+        game = mirror.game
+        if game.phase == "dice":
+            free = game.tables.n_dice - len(game.kept)
+            dice = [1 + (n + i) % 4 for i in range(free)]
+            lines.append(" ".join(map(str, dice)))
+            mirror.play({"dice": dice})
+            n += 1
+        elif mirror.is_bot(mirror.current):
+            mirror.step()
+        else:
+            pick = mirror.options()[0][0]
+            lines.append(typed(pick))
+            mirror.play(as_move(pick))
+    result = runner.invoke(app, ["play", "-v", str(tiny_file), "--opponent", "optimal",
+                                 "--own-dice", "--quiet"], input="\n".join(lines) + "\n")
+    assert result.exit_code == 0, result.output
+    assert "roll the optimal bot's 3 dice and type them>" in result.output
+    totals = mirror.review()["totals"]
+    assert f"{max(totals)} to {min(totals)}" in result.output or \
+        f"a draw at {totals[0]}" in result.output, result.output
 
 
 def test_bots_play_their_strategies(tiny):
