@@ -85,6 +85,16 @@ def check_bots_one_by_one(page) -> None:
     assert len(set(moves)) == len(moves), steps
 
 
+def check_accessible(page) -> None:
+    """axe-core finds nothing serious or critical on the page as it is."""
+    from axe_playwright_python.sync_playwright import Axe
+
+    found = Axe().run(page).response["violations"]
+    bad = [(v["id"], v["impact"], len(v["nodes"])) for v in found
+           if v["impact"] in ("serious", "critical")]
+    assert not bad, bad
+
+
 def moves_made(page) -> int:
     return page.evaluate("window.yz.game.state.moves.length")
 
@@ -121,6 +131,8 @@ def test_a_whole_match_by_mouse(server, browser, tmp_path):
         n += 1
         if n == 4:
             shot(page, tmp_path, "serve-match.png")
+            wait_for_person(page)
+            check_accessible(page)
     check_bots_one_by_one(page)
     page.wait_for_selector("#review:not([hidden])")
     totals = match.review()["totals"]
