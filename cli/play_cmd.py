@@ -46,11 +46,11 @@ def play_cmd(
         "chances of winning would take longer than S seconds here (early in a big game) is "
         "judged by the expected score instead, and a win bot plays it for the mean.")] = 20.0,
 ) -> None:
-    """Play a whole game with the optimal strategy watching, alone or against a bot or a
-    friend.
+    """Play a whole game with the coach, alone or against a bot.
 
-    After each decision (dice to keep, box to score) you learn whether it was the best one
-    and, if not, what the best was and what yours cost in expected final score. At the end:
+    The optimal strategy watches: after each decision (dice to keep, box to score) you
+    learn whether it was the best one and, if not, what the best was and what yours cost
+    in expected final score. At the end:
     the score card, the points lost, your worst decisions and how your score ranks in the
     exact distribution of final scores. Reads one answer per line from standard input.
     With --opponent or --players 2, two cards are played turn about, each decision judged
