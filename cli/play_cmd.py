@@ -33,16 +33,67 @@ def play_cmd(
         "as maxi-yatzy).")] = None,
     quiet: QuietOpt = False,
     yes: YesOpt = False,
+    opponent: Annotated[str | None, typer.Option(
+        "--opponent", metavar="BOT", help="Play against a bot, turn about: optimal, greedy, "
+        "heuristic (their strategies) or win (plays to beat you).")] = None,
+    players: Annotated[int, typer.Option(
+        "--players", metavar="N", min=1, max=2, help="2: two people at one keyboard, turn "
+        "about.")] = 1,
+    opponent_first: Annotated[bool, typer.Option(
+        "--opponent-first", help="In a two-player game the other seat starts (the bot, or "
+        "player 2).")] = False,
+    no_win_chances: Annotated[bool, typer.Option(
+        "--no-win-chances", help="In a two-player game judge the decisions by the expected "
+        "final score, not by the chance of winning, and show no chances (faster).")] = False,
+    win_seconds: Annotated[float, typer.Option(
+        "--win-seconds", metavar="S", min=0.0, help="In a two-player game, a turn whose "
+        "chances of winning would take longer than S seconds here (early in a big game) is "
+        "judged by the expected score instead, and a win bot plays it for the mean.")] = 20.0,
 ) -> None:
-    """Play a whole game with the optimal strategy watching.
+    """Play a whole game with the coach, alone or against a bot.
 
-    After each decision (dice to keep, box to score) you learn whether it was the best one
-    and, if not, what the best was and what yours cost in expected final score. At the end:
+    The optimal strategy watches: after each decision (dice to keep, box to score) you
+    learn whether it was the best one and, if not, what the best was and what yours cost
+    in expected final score. At the end:
     the score card, the points lost, your worst decisions and how your score ranks in the
     exact distribution of final scores (not with --store). Reads one answer per line from
-    standard input.
+    standard input. With --opponent or --players 2, two cards are played turn about, each
+    decision judged by the chance of winning, with both players' chances shown as the game
+    goes (the coach threshold then counts percentage points of that chance).
     """
+    if opponent is not None or players == 2:
+        from .match_cmd import play_match
+
+        if store is not None:
+            from yz.rules import InputError
+
+            raise InputError("--store plays one card from a store; a two-player game "
+                             "(--opponent, --players 2) needs the game solved, not stored.")
+        seats = _seats(opponent, players)
+        play_match(variant, seed, coach_threshold, own_dice, quiet, yes, seats,
+                   int(opponent_first), not no_win_chances, win_seconds)
+        return
+    if opponent_first or no_win_chances:
+        from yz.rules import InputError
+
+        raise InputError("--opponent-first and --no-win-chances go with a two-player game "
+                         "(--opponent BOT or --players 2).")
     play_game(variant, seed, coach_threshold, own_dice, quiet, yes, store)
+
+
+def _seats(opponent: str | None, players: int) -> tuple[str, str]:
+    from yz.rules import InputError
+    from yz.solver.match import BOTS
+
+    if opponent is not None and players == 2:
+        raise InputError("--opponent and --players 2 are two ways to fill the second seat; "
+                         "give one of them.")
+    if opponent is None:
+        return ("person", "person")
+    if opponent not in BOTS:
+        raise InputError(f"--opponent: '{opponent}' is not a bot; choose one of "
+                         f"{', '.join(BOTS)}.")
+    return ("person", opponent)
 
 
 @app.command("serve")

@@ -30,7 +30,7 @@ _WHERE = {
     "STRATEGIES": ".strategies", "SOLVER_VERSION": ".dp",
     "Solution": ".dp", "Moments": ".exact", "ExactFigures": ".exact",
     "Distribution": ".distribution", "TargetTable": ".target", "Advice": ".advice",
-    "Action": ".advice", "Simulation": ".simulate", "Game": ".coach",
+    "Action": ".advice", "Simulation": ".simulate", "Game": ".coach", "Match": ".match",
     "LayeredSolution": ".layered", "ExactDuel": ".minimax", "Position": "yz.rules.position",
     "YzError": "yz.rules.errors", "InputError": "yz.rules.errors",
     "RulesError": "yz.rules.errors", "SolverError": "yz.rules.errors",
@@ -38,7 +38,8 @@ _WHERE = {
 }
 
 __all__ = ["SILENT", "SOLVER_VERSION", "STRATEGIES", "Action", "Advice", "Distribution",
-           "ExactDuel", "ExactFigures", "Game", "InputError", "LayeredSolution", "Model", "Moments",
+           "ExactDuel", "ExactFigures", "Game", "InputError", "LayeredSolution", "Match",
+           "Model", "Moments",
            "Position", "Reporter", "RulesError", "Simulation", "Solution", "SolverError",
            "TargetTable", "WorkTooLong", "YzError", "warm_up"]
 
@@ -52,6 +53,7 @@ if TYPE_CHECKING:
     from .dp import SOLVER_VERSION, Solution
     from .exact import ExactFigures, Moments
     from .layered import LayeredSolution
+    from .match import Match
     from .minimax import ExactDuel
     from .model import Model
     from .report import SILENT, Reporter

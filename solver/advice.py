@@ -393,13 +393,23 @@ def check_target(t: RuleTables, pos: Position, banked: int | None, target: int) 
 
 
 def advise_target(table, pos: Position, dice: tuple[int, ...] | None, rolls_left: int | None,
-                  banked: int, target: int, objective: str = "target") -> Advice:
+                  banked: int, target: int, objective: str = "target",
+                  tables: TurnTables | None = None) -> Advice:
     """Rank every action by the best chance of finishing with at least `target` points, from
     a target table (`solver.target`) that reaches `target`; or by any utility of the final
     score (`objective`), from a table over the needs to reach its top `target` (`table.chance`
-    of a need met: the utility's top)."""
+    of a need met: the utility's top). `tables`: the turn's recursion over these chances
+    when it is at hand (`turn_tables` with `target_final_value`), not computed again."""
     solution = table.solution
     check_target(solution.tables, pos, banked, target)
+    chance = target_final_value(table, banked, target)
+    return _ranked(solution, pos, dice, rolls_left, banked, target, chance, objective, tables)
+
+
+def target_final_value(table, banked: int, target: int):
+    """The `final_value` of `turn_tables` that reads a target table (or a utility's): each
+    legal box's chance of reaching `target` from the state it leads to."""
+    solution = table.solution
 
     def chance(p: Position, roll: int, first: bool = False,
                left: int = 0) -> list[tuple[BoxChoice, float]]:
@@ -408,14 +418,17 @@ def advise_target(table, pos: Position, dice: tuple[int, ...] | None, rolls_left
                                  target - banked - c.total, bank))
                 for c in box_choices(solution.tables, roll, p, first) if c.legal]
 
-    return _ranked(solution, pos, dice, rolls_left, banked, target, chance, objective)
+    return chance
 
 
 def _ranked(solution: Solution, pos: Position, dice, rolls_left, banked, target,
-            final_value=None, objective: str | None = None) -> Advice:
+            final_value=None, objective: str | None = None,
+            tables: TurnTables | None = None) -> Advice:
     t = solution.tables
     check_rolls_left(t, dice, rolls_left, pos)
-    if final_value is None:  # the optimal values: kept with them
+    if tables is not None:  # (computed already, over the same final values)
+        pass
+    elif final_value is None:  # the optimal values: kept with them
         tables = memo_turn_tables(solution, pos)
     else:
         tables = turn_tables(solution, pos, final_value)

@@ -10,6 +10,7 @@
     model.simulate(10_000, seed=1)             # sampled games
     model.duel(Model("yatzy"))                 # P(a player of this beats a player of that)
     model.coach(seed=1)                        # a game played along with the strategy
+    model.match(seed=1, seats=("person", "win"))  # a two-player game against a bot
 
 A model is built once from rules. Below it is its `Problem` (`solver.problem`: the compiled
 tables, the state layout, the kernels' bundles, threads and work sizes), which the solver's
@@ -43,6 +44,9 @@ from .strategies import check_strategy
 
 # Tables of a game with more keeps than this take a few seconds to build: say so first.
 SLOW_TABLES_KEEPS = 5_000
+# Memory for the turns played to win kept in memory (`win_turn`): a few hundred turns.
+WIN_MEMO_BYTES = 64 << 20
+FINAL_MEMO_BYTES = 16 << 20  # and the final-score distributions from a card
 
 
 class Model:
@@ -631,24 +635,78 @@ class Model:
         return self.remember("stand-in solution", lambda: Solution(
             self.problem, np.zeros(self.layout.size), 0.0, self.layout.reachable))
 
-    def final_score_from(self, position=None, strategy: str = "optimal"):
+    def strategy_solution(self, strategy: str) -> Solution:
+        """The solution with `strategy`'s values in place of the optimal ones: the advisor
+        ranks moves with it as the strategy plays them (a bot's moves). Kept."""
+        from .strategies import strategy_values
+
+        check_strategy(strategy)
+        if strategy == "optimal":
+            return self.solve()
+        return self.remember(f"strategy solution:{strategy}", lambda: replace(
+            self.play_solution(strategy),
+            values=strategy_values(self.play_solution(strategy), strategy)))
+
+    def has_strategy_solution(self, strategy: str) -> bool:
+        """Whether `strategy_solution` needs no kernel: optimal play once solved, greedy
+        play (its values are zeros), or a strategy already built."""
+        return strategy == "greedy" or self._cached(f"strategy solution:{strategy}") \
+            is not None or (strategy == "optimal" and self._cached("solution") is not None)
+
+    def final_score_from(self, position=None, strategy: str = "optimal",
+                         bonus_points: int = 0):
         """The exact distribution of the final score of a player at `position` (a Position,
         or the boxes filled as `position()` takes them, a full card included; every filled
-        box's score given) who plays `strategy` from there: the points on the card plus the
-        points still to come (`Distribution`)."""
-        from .distribution import Distribution, score_distribution
-
+        box's score given; `bonus_points`: extra Yahtzee bonuses already won) who plays
+        `strategy` from there: the points on the card plus the points still to come
+        (`Distribution`). Kept in memory: a second call costs nothing."""
         check_strategy(strategy)
         if position is None or isinstance(position, str | dict):
             position = self.position(position, finished=True)
-        banked = position.banked(self.tables)
+        banked = position.banked(self.tables, bonus_points)
         if banked is None:
             raise InputError("filled: the final score of a card needs the score of every "
                              "filled box.", param="filled")
+        hit = self.final_score_cached(position, strategy, bonus_points)
+        if hit is not None:
+            return hit
+        return self._final_memo().bounded(
+            self.final_score_key(position, strategy, banked),
+            lambda: self._final_score(position, strategy, banked), FINAL_MEMO_BYTES,
+            lambda d: d.probabilities.nbytes + d.scores.nbytes + 200)
+
+    def final_score_cached(self, position, strategy: str = "optimal", bonus_points: int = 0):
+        """`final_score_from` when it needs no work (in memory, or the empty card's
+        distribution at hand), else None."""
+        banked = position.banked(self.tables, bonus_points)
+        if banked is None:
+            return None
+        hit = self._final_memo().peek(self.final_score_key(position, strategy, banked))
+        if hit is not None or len(position.filled) == self.tables.n_categories:
+            return hit if hit is not None else self._final_score(position, strategy, banked)
+        if self._starts(position) and self.has_distribution(strategy):
+            return self._final_score(position, strategy, banked)
+        return None
+
+    def _final_memo(self):
+        return self.remember("final scores", Memo)
+
+    @staticmethod
+    def final_score_key(position, strategy: str, banked: int) -> tuple:
+        """What names one `final_score_from` (equal keys, the same distribution)."""
+        return (position.mask, position.upper_total, position.yahtzee_full,
+                position.saved_rolls, banked, strategy)
+
+    def _starts(self, position) -> bool:
+        return not position.filled and position.saved_rolls == self.layout.start_bank
+
+    def _final_score(self, position, strategy: str, banked: int):
+        from .distribution import Distribution, score_distribution
+
         name = f"{self.name} from {len(position.filled)} boxes filled"
         if len(position.filled) == self.tables.n_categories:
             return Distribution(name, "finished", np.array([banked]), np.ones(1))
-        if not position.filled and position.saved_rolls == self.layout.start_bank:
+        if self._starts(position):
             rest = self.distribution(strategy)
         else:
             start = self.layout.index(position.mask, int(position.yahtzee_full),
@@ -717,8 +775,7 @@ class Model:
         return advise_target(self.targets(target), position, dice, rolls_left, banked, target)
 
     def _advise_to_win(self, position, dice, rolls_left, banked, opponent, target, store):
-        from .distribution import Distribution
-        from .versus import TAIL, Opponent, advise_to_win
+        from .versus import as_opponent
 
         if target is not None or store is not None:
             raise InputError("opponent: playing to win is played from its own tables; leave out "
@@ -726,21 +783,96 @@ class Model:
         if banked is None:
             raise InputError("opponent: playing to win needs your points on the card: give the "
                              "score of every filled box.", param="opponent")
-        if isinstance(opponent, Distribution):
-            opponent = Opponent.of(opponent)
-        elif not isinstance(opponent, Opponent):
-            raise InputError(f"opponent: {type(opponent).__name__} is not an opponent; give an "
-                             "Opponent or a Distribution.", param="opponent")
+        turn = self.win_turn(position, as_opponent(opponent), banked=banked)
+        return turn.advise(dice, rolls_left)
+
+    def win_seconds(self, position, opponent, banked: int | None = None) -> float:
+        """A rough estimate of the seconds `win_turn` takes to solve here (0 when it is in
+        memory or the cache): the need sweep over the states `position` can still reach,
+        about 2^-k of the game's with k boxes filled."""
+        from .versus import TAIL
+
+        if self.win_turn_cached(position, opponent, banked) is not None:
+            return 0.0
+        banked = position.banked(self.tables) if banked is None else banked
         top = max(opponent.top_score(TAIL), banked + 1)
-        share = 2.0 ** (len(position.filled) - self.tables.n_categories + 1)  # (boxes left)
+        return 2.0 ** -len(position.filled) * self.budget.need_seconds(top + 1, True, False)
+
+    def win_turn(self, position, opponent, banked: int | None = None):
+        """A player's turn at `position` (a Position; `banked`: the points on its card, extra
+        Yahtzee bonuses included, default the card's) played to win against `opponent` (a
+        `versus.Opponent`): a `versus.WinTurn`, which ranks the moves of every roll of the
+        turn by the chance of winning. From memory, or for the empty card (where every game
+        starts) from the cache; else solved, over the states the position can still reach,
+        its time checked against the budget and announced when long (`win_seconds`)."""
+        import time as clock
+
+        from .versus import TAIL, WinTurn, table_to_win
+
+        banked = position.banked(self.tables) if banked is None else banked
+        hit = self.win_turn_cached(position, opponent, banked)
+        if hit is not None:
+            return hit
+        key = self.win_turn_key(position, opponent, banked)
+        top = max(opponent.top_score(TAIL), banked + 1)
         self.budget.check_need_memory(top + 1, 1, "playing to win in")
-        self.budget.check_time("playing to win in",
-                               share * self.budget.need_seconds(top + 1, True, False))
+        self.budget.check_time("playing to win in", self.win_seconds(position, opponent, banked))
         solution = self.solve()
         self.ensure_compiled("targets")
+        begin = clock.perf_counter()
         with self.report.stage(f"playing {self.name} to win from here", "columns") as step:
-            return advise_to_win(solution, position, dice, rolls_left, banked, opponent,
-                                 TAIL, step)
+            table = table_to_win(solution, position, banked, opponent, TAIL, step)
+        turn = WinTurn.of(table, position, banked, clock.perf_counter() - begin)
+        del table
+        self._win_memo().bounded(key, lambda: turn, WIN_MEMO_BYTES, lambda t: t.nbytes)
+        if self._starts_game(position, banked, opponent):
+            self._store_figures(self._win_start_name(opponent), turn.to_json())
+        return turn
+
+    def win_turn_cached(self, position, opponent, banked: int | None = None):
+        """`win_turn` when it is in memory or the cache, else None (nothing is solved)."""
+        from .versus import WinTurn
+
+        banked = position.banked(self.tables) if banked is None else banked
+        key = self.win_turn_key(position, opponent, banked)
+        memo = self._win_memo()
+        hit = memo.peek(key)
+        if hit is not None:
+            return hit
+        if not self._starts_game(position, banked, opponent):
+            return None
+        found = self._load_figures(self._win_start_name(opponent))
+        if found is None:
+            return None
+        try:
+            turn = WinTurn.from_json(self.solve(), position, banked, found)
+        except (KeyError, TypeError, ValueError):
+            return None
+        return memo.bounded(key, lambda: turn, WIN_MEMO_BYTES, lambda t: t.nbytes)
+
+    def _win_memo(self):
+        return self.remember("win turns", Memo)
+
+    def win_turn_key(self, position, opponent, banked: int) -> tuple:
+        """What names one `win_turn` (equal keys, the same turn)."""
+        return (position.mask, position.upper_total, position.yahtzee_full,
+                position.saved_rolls, banked, opponent.digest)
+
+    def _starts_game(self, position, banked: int, opponent) -> bool:
+        """Whether this is the first turn of a game against a whole game of this rule set
+        (both cards empty): what every game starts from, so kept in the cache."""
+        if not self._starts(position) or banked != 0 or opponent.field != 1:
+            return False
+        from .strategies import STRATEGIES
+        from .versus import Opponent
+
+        return any(self.has_distribution(s) and
+                   Opponent.of(self.distribution(s)).digest == opponent.digest
+                   for s in STRATEGIES)
+
+    @staticmethod
+    def _win_start_name(opponent) -> str:
+        return f"win-start-{opponent.digest[:20]}"
 
     def store_solution(self, folder) -> Solution:
         """The values of the finished layered solve (`solve_layered`) of these rules in
@@ -771,6 +903,17 @@ class Model:
 
         return Game(self.solve() if store is None else self.store_solution(store), seed,
                     own_dice)
+
+    def match(self, seed: int = 0, seats=("person", "optimal"), first: int = 0,
+              own_dice: bool = False, win_chances: bool = True,
+              win_seconds: float | None = None, compute=None):
+        """A two-player game of this rule set, turn about (`match.Match`): a person against
+        an optimal, greedy, heuristic or win bot, or two people; each person's decisions
+        judged by the chance of winning, both players' live chances."""
+        from .match import Match, _run
+
+        return Match(self, seed, seats, first, own_dice, win_chances, win_seconds,
+                     compute or _run)
 
 
 def tables_of(rules: RuleSet, report: Reporter = SILENT) -> RuleTables:

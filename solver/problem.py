@@ -68,6 +68,14 @@ class Memo:
                 self._bounded.popitem(last=False)
         return value
 
+    def peek(self, key: Hashable) -> Any:
+        """A value `bounded` keeps (now the most recent), or None."""
+        with self.lock:
+            if key not in self._bounded:
+                return None
+            self._bounded.move_to_end(key)
+            return self._bounded[key]
+
     def __len__(self) -> int:
         return len(self._bounded)
 

@@ -29,7 +29,7 @@ figure is within `tail` of the uncut one (the bound is reported with them).
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -97,6 +97,17 @@ class Opponent:
         dense[np.asarray(scores)[order] - lo] = np.asarray(probs)[order]
         return cls(Path(path).name, np.arange(lo, hi + 1, dtype=np.int64), dense / total, field)
 
+    @property
+    def digest(self) -> str:
+        """A hash of the final scores and their chances (and the field): equal opponents,
+        equal digests, whatever their names."""
+        import hashlib
+
+        h = hashlib.sha256(np.asarray(self.scores, dtype=np.int64).tobytes())
+        h.update(np.asarray(self.probabilities, dtype=np.float64).tobytes())
+        h.update(str(self.field).encode())
+        return h.hexdigest()
+
     def outcome(self, top: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """For a final score x = 0 .. top of the player: (u(x), the chance of winning outright,
         of tying for the top), against the field's best score."""
@@ -122,6 +133,19 @@ class Opponent:
         1 - tail (the rest of the field's mass above it is below `tail`)."""
         u, _w, _t = self.outcome(int(self.scores[-1]) + 1)
         return int(np.flatnonzero(u >= 1.0 - tail)[0])
+
+
+def as_opponent(opponent) -> Opponent:
+    """An `Opponent` from an Opponent or the `Distribution` of its final score; InputError
+    for anything else."""
+    from .distribution import Distribution
+
+    if isinstance(opponent, Distribution):
+        return Opponent.of(opponent)
+    if not isinstance(opponent, Opponent):
+        raise InputError(f"opponent: {type(opponent).__name__} is not an opponent; give an "
+                         "Opponent or a Distribution.", param="opponent")
+    return opponent
 
 
 def check_field(field: int) -> None:
@@ -274,14 +298,11 @@ class UtilityTable:
         return float(self.table[index - int(layout.LAYER_PTR[self.layer]), need])
 
 
-def advise_to_win(solution: Solution, position, dice, rolls_left: int | None, banked: int,
-                  opponent: Opponent, tail: float = TAIL, step: Step | None = None):
-    """Every move of player A at `position` (A's points banked: `banked`) ranked by the chance
-    of beating the opponent (P(win) + P(draw) / 2, `advice.Advice` with objective "win"): the
-    best response to the opponent's final score from here, solved over the states A can
-    still reach (only the layer after A's turn is kept). Exact against the opponent's fixed
-    strategy; re-solve when the opponent's card changes."""
-    from .advice import advise_target
+def table_to_win(solution: Solution, position, banked: int, opponent: Opponent,
+                 tail: float = TAIL, step: Step | None = None) -> UtilityTable:
+    """The best response's chances of player A (A's points banked: `banked`) over the states
+    one turn on from `position` (the layer after A's turn), against the opponent's final
+    score: solved over the states A can still reach (only that layer is kept)."""
     from .target import need_sweep
 
     top = max(opponent.top_score(tail), banked + 1)
@@ -304,5 +325,101 @@ def advise_to_win(solution: Solution, position, dice, rolls_left: int | None, ba
                    what="chances of winning", reach=max(0, top - lowest),
                    after=(position.mask, banked, after))
         table = kept["table"]
-    return advise_target(UtilityTable(solution, after, table, top, float(u[top])), position,
-                         dice, rolls_left, banked, top, objective="win")
+    return UtilityTable(solution, after, table, top, float(u[top]))
+
+
+def advise_to_win(solution: Solution, position, dice, rolls_left: int | None, banked: int,
+                  opponent: Opponent, tail: float = TAIL, step: Step | None = None):
+    """Every move of player A at `position` (A's points banked: `banked`) ranked by the chance
+    of beating the opponent (P(win) + P(draw) / 2, `advice.Advice` with objective "win"): the
+    best response to the opponent's final score from here, solved over the states A can
+    still reach (only the layer after A's turn is kept). Exact against the opponent's fixed
+    strategy; re-solve when the opponent's card changes."""
+    from .advice import advise_target
+
+    table = table_to_win(solution, position, banked, opponent, tail, step)
+    return advise_target(table, position, dice, rolls_left, banked, table.top, objective="win")
+
+
+@dataclass(frozen=True)
+class WinTurn:
+    """Player A's turn at `position` played to win against a fixed opponent, kept small: the
+    chances of the states one turn on that A's moves this turn can reach (read from the
+    sweep's layer, `table_to_win`, which is then let go), and A's chance before the roll.
+    Every roll and re-roll count of the turn is ranked from it (`advise`), exactly as
+    `advise_to_win` ranks them, without solving again."""
+
+    solution: Solution = field(repr=False)
+    position: object  # yz.rules.position.Position
+    banked: int
+    top: int
+    met: float
+    chances: dict = field(repr=False)  # (mask, upper total, flag, need, saved rolls) -> chance
+    position_value: float  # A's chance of winning before the turn's first roll
+    seconds: float = 0.0  # what solving it took (0: from memory or the cache)
+    tables: object = field(default=None, repr=False)  # the turn's recursion (advice.TurnTables)
+
+    def __post_init__(self) -> None:
+        if self.tables is None:  # (read from the cache: the recursion over its chances)
+            from .advice import target_final_value, turn_tables
+
+            object.__setattr__(self, "tables", turn_tables(
+                self.solution, self.position, target_final_value(self, self.banked, self.top)))
+
+    @classmethod
+    def of(cls, table: UtilityTable, position, banked: int, seconds: float = 0.0) -> WinTurn:
+        """From a solved `table_to_win`: every chance A's turn can read, read once."""
+        from .advice import target_final_value, turn_tables
+
+        seen: dict = {}
+
+        class Reading:
+            solution = table.solution
+
+            @staticmethod
+            def chance(mask, upper_total, yahtzee_full, need, saved_rolls=0):
+                value = table.chance(mask, upper_total, yahtzee_full, need, saved_rolls)
+                if need > 0:
+                    seen[(int(mask), int(upper_total), bool(yahtzee_full), int(need),
+                          int(saved_rolls))] = value
+                return value
+
+        # The turn's recursion reads every roll's boxes (and every stop, with saved rolls).
+        tables = turn_tables(table.solution, position,
+                             target_final_value(Reading, banked, table.top))
+        return cls(table.solution, position, banked, table.top, table.met, seen,
+                   tables.start_value, seconds, tables)
+
+    def chance(self, mask: int, upper_total: int, yahtzee_full: bool, need: int,
+               saved_rolls: int = 0) -> float:
+        if need <= 0:
+            return self.met
+        return self.chances[(int(mask), int(upper_total), bool(yahtzee_full), int(need),
+                             int(saved_rolls))]
+
+    def advise(self, dice=None, rolls_left: int | None = None):
+        """Every move with these dice (`rolls_left` re-rolls left) ranked by the chance of
+        winning (`advice.Advice`, objective "win"); without dice, the chance before the
+        roll."""
+        from .advice import advise_target
+
+        return advise_target(self, self.position, dice, rolls_left, self.banked, self.top,
+                             objective="win", tables=self.tables)
+
+    @property
+    def nbytes(self) -> int:
+        # (a dict entry: a 5-tuple key and a float; the recursion's arrays)
+        return 200 * len(self.chances) + self.tables.nbytes + 1000
+
+    def to_json(self) -> dict:
+        """What the cache keeps of it (the position is the caller's key)."""
+        return {"top": self.top, "met": self.met, "position_value": self.position_value,
+                "keys": [[k[0], k[1], int(k[2]), k[3], k[4]] for k in self.chances],
+                "values": list(self.chances.values())}
+
+    @classmethod
+    def from_json(cls, solution: Solution, position, banked: int, data: dict) -> WinTurn:
+        chances = {(int(k[0]), int(k[1]), bool(k[2]), int(k[3]), int(k[4])): float(v)
+                   for k, v in zip(data["keys"], data["values"], strict=True)}
+        return cls(solution, position, banked, int(data["top"]), float(data["met"]), chances,
+                   float(data["position_value"]))

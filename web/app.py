@@ -163,6 +163,9 @@ def create_app(settings: WebSettings | None = None, report: Reporter = SILENT) -
     _add_pages(app)
     _add_rule_routes(app, rule_sets, solver)
     _add_game_routes(app, rule_sets, solver)
+    from .match_routes import add_match_routes  # (two-player games)
+
+    add_match_routes(app, rule_sets, solver)
     # The last added runs first: hosts, then headers on every answer, then the body's size.
     app.add_middleware(BodyLimit)
     app.add_middleware(SecurityHeaders)

@@ -33,6 +33,10 @@ class WebSettings:
     store_command: str = ("a layered solve of {rules} into a folder (about {time} here), "
                           "given to this server as its store")
     stores: tuple[tuple[str, str], ...] = ()
+    # Two-player games: a turn whose chances of winning are estimated to take longer is
+    # judged by the expected score (`solver.match`); pieces of such work waiting at most.
+    win_seconds: float = 10.0
+    max_work: int = 8
 
     def allows_host(self, name: str) -> bool:
         return name.lower() in {h.lower().strip("[]") for h in self.hosts}

@@ -112,6 +112,7 @@ class Solver:
         self._jobs: dict[str, Job] = {}
         self._ready: OrderedDict[str, tuple[Any, Any]] = OrderedDict()
         self._loading: dict[str, threading.Lock] = {}
+        self._work: dict = {}  # key: (future, started, estimated seconds) of `work`
 
     # ------------------------------------------------------------ answers
 
@@ -138,6 +139,37 @@ class Solver:
         if hit is None:
             raise NotReady(self.status(model, start=False))
         return hit
+
+    def work(self, key, what: str, seconds: float, make) -> dict:
+        """Run `make()` (numba work, such as a turn's chances of winning) on the solver's one
+        thread, after the solves and work before it; its status now: {"status": "working",
+        "what", "eta_seconds"}. `key` names the work: asked again while it runs, the same
+        job is reported; asked again once it is done, its error is raised (a YzError as it
+        is), or, the result having been used or let go, it is run again. Busy when
+        `max_work` pieces already wait."""
+        with self._lock:
+            job = self._work.get(key)
+            if job is not None and job[0].done():
+                del self._work[key]
+                exc = job[0].exception()
+                if exc is not None:
+                    raise exc if isinstance(exc, YzError) else YzError(
+                        f"{what} failed: {exc}") from exc
+                job = None
+            if job is None:
+                waiting = sum(1 for f, _s, _w in self._work.values() if not f.done())
+                if waiting >= self.settings.max_work:
+                    raise Busy(f"the server is working on {waiting} other pieces of work, "
+                               "its most at once; try again in a moment.", param="state")
+                if self._pool is None:
+                    self._pool = ThreadPoolExecutor(max_workers=1,
+                                                    thread_name_prefix="yz-solver")
+                job = (self._pool.submit(make), time.monotonic(), seconds)
+                self._work[key] = job
+        _future, started, estimate = job
+        left = max(0.0, estimate - (time.monotonic() - started))
+        return {"status": "working", "what": what, "eta_seconds": round(left, 1),
+                "estimate_seconds": round(estimate, 1)}
 
     def shutdown(self) -> None:
         """Cancel every solve (a running one stops at its next progress report)."""

@@ -61,22 +61,43 @@ function showError(message) {
 }
 
 async function api(path, body) {
-  const res = await fetch(path, {
-    method: body === undefined ? "GET" : "POST",
-    headers: {"Content-Type": "application/json"},
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  let data;
-  try { data = await res.json(); } catch (e) { data = {error: `${res.status} ${res.statusText}`}; }
-  if (!res.ok && res.status !== 409) { throw new Error(data.error || res.statusText); }
-  data._status = res.status;
-  return data;
+  for (;;) {
+    const res = await fetch(path, {
+      method: body === undefined ? "GET" : "POST",
+      headers: {"Content-Type": "application/json"},
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    let data;
+    try { data = await res.json(); } catch (e) { data = {error: `${res.status} ${res.statusText}`}; }
+    if (res.status === 202 && data.pending) {  // work the answer needs runs: ask again
+      showPending(data.pending);
+      await new Promise((r) => setTimeout(r, POLL_MS));
+      continue;
+    }
+    $("#working").hidden = true;
+    if (!res.ok && res.status !== 409) { throw new Error(data.error || res.statusText); }
+    data._status = res.status;
+    return data;
+  }
+}
+
+// What the server is working out for the answer (a two-player game's chances of winning).
+function showPending(p) {
+  const box = $("#working");
+  const eta = p.eta_seconds > 0 ? ` · about ${Math.ceil(p.eta_seconds)} s left` : "";
+  box.textContent = `Working out ${p.what}${eta}…`;
+  box.hidden = false;
+}
+
+// The one-player game's routes, or the two-player game's.
+function apiPath(name) {
+  return yz.game && yz.game.match ? `/api/match/${name}` : `/api/${name}`;
 }
 
 function save() {
   if (yz.game) {
     sessionStorage.setItem("yz-game", JSON.stringify({rules: yz.rules, state: yz.game.state,
-      threshold: $("#threshold").value}));
+      threshold: $("#threshold").value, match: !!yz.game.match}));
   }
 }
 
@@ -201,11 +222,13 @@ async function newGame(event) {
     yz.rules = rules;
     yz.info = ready.rules;
     yz.dist = ready.distribution;
-    const res = await api("/api/new", {rules, seed: seedText === "" ? null : Number(seedText),
-      own_dice: $("#own-dice").checked});
+    const seed = seedText === "" ? null : Number(seedText);
+    const res = chosenSeats() ? await api("/api/match/new", matchRequest(rules, seed))
+      : await api("/api/new", {rules, seed, own_dice: $("#own-dice").checked});
     clearNotes();
     setGame(res.game);
-    focusNext("new");
+    if (botToMove()) playBots();
+    else focusNext("new");
   } catch (e) {
     showError(e.message);
   }
@@ -234,7 +257,7 @@ async function exclusive(work) {
 
 function move(m, confirm = false) {
   return exclusive(async () => {
-    const res = await api("/api/move", {rules: yz.rules, state: yz.game.state, move: m,
+    const res = await api(apiPath("move"), {rules: yz.rules, state: yz.game.state, move: m,
       coach_threshold: threshold(), confirm});
     if (res.warning) {
       showWarning(res.warning, m);
@@ -243,6 +266,7 @@ function move(m, confirm = false) {
     $("#warning").hidden = true;
     $("#hints").hidden = true;
     setGame(res.game);
+    if (yz.game.match) { matchAfterMove(res); return; }
     showDecision(res.decision);
     focusNext(m.score !== undefined ? "score" : m.dice !== undefined ? "dice" : "roll");
   });
@@ -273,11 +297,11 @@ function keepMove() {
 
 function showWarning(w, m) {
   const box = $("#warning");
-  box.querySelector(".text").replaceChildren(
+  box.querySelector(".text").replaceChildren(...(w.objective ? matchWarning(w) : [
     el("b", {}, "Coach: "), `${w.chosen.label} costs `, el("b", {}, fmt(w.loss)),
     ` points of expected final score (more than your coach threshold of ${w.threshold} ` +
     `points). The best is `,
-    el("b", {}, w.best.label), ` (expected final ${fmt(w.best.expected_final)}).`);
+    el("b", {}, w.best.label), ` (expected final ${fmt(w.best.expected_final)}).`]));
   box.hidden = false;
   $("#warn-play").onclick = () => { box.hidden = true; move(m, true); };
   $("#warn-change").onclick = () => { box.hidden = true; focusNext("change"); };
@@ -312,16 +336,18 @@ function clearNotes() {
 
 function showHints() {
   return exclusive(async () => {
-    if (!(yz.game.phase === "keep" || yz.game.phase === "score")) return;
-    const res = await api("/api/hint", {rules: yz.rules, state: yz.game.state});
+    if (!(yz.game.phase === "keep" || yz.game.phase === "score") || botToMove()) return;
+    const res = await api(apiPath("hint"), {rules: yz.rules, state: yz.game.state});
+    const win = res.objective === "win";
+    $("#hints thead th.num").textContent = win ? "chance of winning" : "expected final";
     const body = $("#hints tbody");
     body.replaceChildren();
     res.options.forEach((o, i) => {
       const play = el("button", {type: "button", class: "option"}, o.label);
       const tr = el("tr", {"data-index": i},
         el("td", {}, play, o.tie ? el("span", {class: "tie"}, "tie") : null),
-        el("td", {class: "num"}, fmt(o.expected_final)),
-        el("td", {class: "num"}, fmt(o.loss)));
+        el("td", {class: "num"}, win ? pct(o.p_win, 2) : fmt(o.expected_final)),
+        el("td", {class: "num"}, win ? fmt(100 * o.loss) : fmt(o.loss)));
       if (o.loss <= 1e-9) tr.className = "best";
       tr.onclick = () => move(o.kind === "keep" ? {keep: o.keep} : {score: o.category});
       tr.hidden = i >= SHOWN_HINTS;
@@ -346,8 +372,8 @@ function showHints() {
 
 function undo() {
   return exclusive(async () => {
-    if (!yz.game.log.length) return;
-    const res = await api("/api/undo", {rules: yz.rules, state: yz.game.state});
+    if (!yz.game.log.length || yz.playingBots) return;
+    const res = await api(apiPath("undo"), {rules: yz.rules, state: yz.game.state});
     clearNotes();
     setGame(res.game);
     focusNext("undo");
@@ -364,7 +390,7 @@ async function enterOwnDice() {
 }
 
 function toggleDie(i) {
-  if (yz.game.phase !== "keep" || i >= yz.held.length) return;
+  if (yz.game.phase !== "keep" || i >= yz.held.length || botToMove()) return;
   yz.held[i] = !yz.held[i];
   const die = document.querySelectorAll("#dice .die")[i];
   die.classList.toggle("held", yz.held[i]);
@@ -374,7 +400,7 @@ function toggleDie(i) {
 }
 
 function roll() {
-  if (yz.game && yz.game.phase === "keep") move(keepMove());
+  if (yz.game && yz.game.phase === "keep" && !botToMove()) move(keepMove());
 }
 
 // Keys anywhere on the page but in a text field: 1-8 hold a die, R roll, H hint, U undo.
@@ -445,7 +471,8 @@ function draw() {
   const dice = $("#dice");
   dice.replaceChildren();
   if (g.dice) {
-    g.dice.forEach((d, i) => dice.append(dieButton(d, i, yz.held[i], g.phase === "keep")));
+    g.dice.forEach((d, i) => dice.append(dieButton(d, i, yz.held[i],
+      g.phase === "keep" && !botToMove())));
   } else if (!over) {
     for (let i = 0; i < yz.info.dice; i++) {
       dice.append(i < g.kept.length ? el("div", {class: "die kept", "aria-label":
@@ -460,18 +487,23 @@ function draw() {
   if (over) clearNotes();
   $("#own").hidden = g.phase !== "dice";
   $("#undo").disabled = !g.log.length;
-  $("#hint").disabled = !(g.phase === "keep" || g.phase === "score");
+  $("#hint").disabled = !(g.phase === "keep" || g.phase === "score") || botToMove();
   updateRoll();
-  drawCard();
-  drawLog();
+  if (g.match) {
+    drawMatch();
+  } else {
+    clearMatch();
+    drawCard();
+    drawLog();
+    drawReview();
+  }
   drawChart();
-  drawReview();
 }
 
 function updateRoll() {
   const g = yz.game;
   const roll = $("#roll");
-  roll.disabled = g.phase !== "keep";
+  roll.disabled = g.phase !== "keep" || botToMove();
   const n = yz.held.filter((h) => !h).length;
   roll.textContent = g.phase !== "keep" ? "Roll" : n === 0 ? "Keep all" : `Roll ${n} ${n === 1 ? "die" : "dice"}`;
 }
@@ -559,15 +591,19 @@ function drawChart() {
       "text-anchor": "middle", fill: "#6b655b"}, d.percentiles[q]));
   }
   const g = yz.game;
-  const mark = (s, color, label) => {
+  const mark = (s, color, label, y = 10) => {
     const at = x(s);
     const anchor = at < 60 ? "start" : at > W - 60 ? "end" : "middle";
-    chart.append(svg("line", {x1: at, x2: at, y1: 14, y2: H - 22, stroke: color,
+    chart.append(svg("line", {x1: at, x2: at, y1: y + 4, y2: H - 22, stroke: color,
       "stroke-width": 2}));
-    chart.append(svg("text", {x: at, y: 10, "font-size": 10, "text-anchor": anchor,
+    chart.append(svg("text", {x: at, y, "font-size": 10, "text-anchor": anchor,
       fill: color}, label));
   };
-  if (g && g.phase === "over") mark(g.banked, "#b3261e", `you: ${g.banked}`);
+  if (g && g.match) {  // both players: their totals, or where they are headed
+    g.match.seats.forEach((s, i) => mark(s.over ? s.banked : s.expected_final,
+      i ? "#9a4f10" : "#1f6f5c", `${s.name}: ${s.over ? s.banked : fmt(s.expected_final, 1)}`,
+      10 + 12 * i));
+  } else if (g && g.phase === "over") mark(g.banked, "#b3261e", `you: ${g.banked}`);
   else if (g) mark(g.expected_final, "#1f6f5c", `expected final ${fmt(g.expected_final, 1)}`);
   const rank = $("#rank");
   if (g && g.review && g.review.p_at_most !== undefined) {
@@ -611,7 +647,7 @@ async function restore() {
   const saved = sessionStorage.getItem("yz-game");
   if (!saved) return false;
   try {
-    const {rules, state, threshold: t} = JSON.parse(saved);
+    const {rules, state, threshold: t, match} = JSON.parse(saved);
     const ready = await prepare(rules);
     yz.rules = rules;
     yz.info = ready.rules;
@@ -624,8 +660,9 @@ async function restore() {
       $("#yaml").value = rules.yaml;
       $("#paste").hidden = false;
     }
-    const res = await api("/api/state", {rules, state});
+    const res = await api(match ? "/api/match/state" : "/api/state", {rules, state});
     setGame(res.game);
+    if (botToMove()) playBots();
     return true;
   } catch (e) {
     sessionStorage.removeItem("yz-game");
