@@ -11,7 +11,7 @@ import time
 
 import typer
 
-from .play_cmd import HELP_LINE, _ask, _EndOfInput, _Quit
+from .play_cmd import HELP_LINE, _ask, _EndOfInput, _Quit, parse_move
 
 ANNOUNCE_SECONDS = 1.0  # work estimated longer is announced first
 SHOW_SECONDS = 0.5  # work that took longer says so after
@@ -197,11 +197,8 @@ def _command(answer: str, match) -> bool:
 
 
 def _decide(match, threshold: float | None) -> None:
-    from yz.rules import InputError
-    from yz.solver.coach import find_box, parse_keep
 
     game = match.game
-    t = game.tables
     dice = " ".join(map(str, game.dice))
     who = "" if match.name(match.current) == "you" else f"{match.name(match.current)}: "
     if game.rolls_left:
@@ -210,18 +207,7 @@ def _decide(match, threshold: float | None) -> None:
         answer = _ask(f"{who}dice {dice}  (last roll)  box> ")
     if not answer or _command(answer, match):
         return
-    kept = parse_keep(answer, game.dice, t.n_faces)
-    if kept is not None:
-        if not game.rolls_left:
-            raise InputError("no re-rolls are left this turn: type the box to score.")
-        move = {"keep": list(kept)}
-    else:
-        box = find_box(answer, game)
-        if box is None:
-            open_boxes = [c.key for c in t.rules.categories if not game.position.is_filled(c.key)]
-            raise InputError(f"'{answer}' is neither dice to keep nor an open box (open: "
-                             f"{', '.join(open_boxes)}). {HELP_LINE}")
-        move = {"score": box}
+    move = parse_move(answer, game)
     chosen, best, objective = match.judge(move)
     loss = best.value - chosen.value
     limit = None if threshold is None else threshold / 100 if objective == "win" else threshold

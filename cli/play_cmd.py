@@ -254,11 +254,27 @@ def _command(answer: str, game) -> bool:
     return True
 
 
-def _decide(game, threshold: float | None) -> None:
+def parse_move(answer: str, game) -> dict:
+    """A person's answer at a decision of `game` (a coach `Game`) as the move it names: dice
+    to keep, or an open box to score (InputError, naming the open boxes, when neither)."""
     from yz.rules import InputError
     from yz.solver.coach import find_box, parse_keep
 
     t = game.tables
+    kept = parse_keep(answer, game.dice, t.n_faces)
+    if kept is not None:
+        if not game.rolls_left:
+            raise InputError("no re-rolls are left this turn: type the box to score.")
+        return {"keep": list(kept)}
+    box = find_box(answer, game)
+    if box is None:
+        open_boxes = [c.key for c in t.rules.categories if not game.position.is_filled(c.key)]
+        raise InputError(f"'{answer}' is neither dice to keep nor an open box (open: "
+                         f"{', '.join(open_boxes)}). {HELP_LINE}")
+    return {"score": box}
+
+
+def _decide(game, threshold: float | None) -> None:
     dice = " ".join(map(str, game.dice))
     if game.rolls_left:
         left = f"{game.rolls_left} re-roll{'s' if game.rolls_left > 1 else ''} left"
@@ -267,18 +283,7 @@ def _decide(game, threshold: float | None) -> None:
         answer = _ask(f"dice {dice}  (last roll)  box> ")
     if not answer or _command(answer, game):
         return
-    kept = parse_keep(answer, game.dice, t.n_faces)
-    if kept is not None:
-        if not game.rolls_left:
-            raise InputError("no re-rolls are left this turn: type the box to score.")
-        move = {"keep": list(kept)}
-    else:
-        box = find_box(answer, game)
-        if box is None:
-            open_boxes = [c.key for c in t.rules.categories if not game.position.is_filled(c.key)]
-            raise InputError(f"'{answer}' is neither dice to keep nor an open box (open: "
-                             f"{', '.join(open_boxes)}). {HELP_LINE}")
-        move = {"score": box}
+    move = parse_move(answer, game)
     chosen, best = game.judge(move)
     loss = best.value - chosen.value
     if threshold is not None and loss > threshold:
