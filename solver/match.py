@@ -49,7 +49,7 @@ from yz.rules import InputError
 
 from .advice import Action, Advice, advise
 from .budget import MAX_MOVES
-from .coach import TIE, Game, check_seed
+from .coach import TIE, Decision, Game, check_seed
 from .strategies import STRATEGIES
 
 BOTS = ("optimal", "greedy", "heuristic", "win")
@@ -75,27 +75,13 @@ def check_seats(kinds) -> tuple[str, str]:
 
 
 @dataclass(frozen=True)
-class MatchDecision:
-    """A person's decision beside the best one, by the chance of winning (`objective` "win":
-    values are chances) or, where that was not computed, by the expected score ("mean":
-    values are points still to come)."""
+class MatchDecision(Decision):
+    """A person's decision beside the best one (a coach `Decision` of one seat), by the chance
+    of winning (`objective` "win": values are chances) or, where that was not computed, by the
+    expected score ("mean": values are points still to come)."""
 
     seat: int
-    turn: int
-    dice: tuple[int, ...]
-    rolls_left: int
-    chosen: Action
-    best: Action
     objective: str
-    banked: int
-
-    @property
-    def loss(self) -> float:
-        return max(0.0, self.best.value - self.chosen.value)
-
-    @property
-    def was_best(self) -> bool:
-        return self.loss <= TIE
 
     def as_json(self) -> dict:
         def action(a: Action) -> dict:
@@ -333,8 +319,8 @@ class Match:
         if self.is_bot(seat):
             return self._play_bot(seat, move, None)
         chosen, best, objective = self.judge(move)
-        record = MatchDecision(seat, game.turn, game.dice, game.rolls_left, chosen, best,
-                               objective, game.banked)
+        record = MatchDecision(game.turn, game.dice, game.rolls_left, chosen, best, game.banked,
+                               seat=seat, objective=objective)
         self._apply(seat, move, chosen.value if objective == "win" else None)
         self.log.append(record)
         return record
