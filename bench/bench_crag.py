@@ -9,6 +9,8 @@ before it starts (`budget.minimax_estimate`). Usage:
     .venv/bin/python bench/bench_crag.py                      # the whole game (minutes, ~10 GB)
     .venv/bin/python bench/bench_crag.py --boxes 6            # Crag cut to its last 6 boxes
     .venv/bin/python bench/bench_crag.py --boxes 6 --against-optimal
+    .venv/bin/python bench/bench_crag.py --boxes 6 --best-response  # and the full-information
+                                                                    # best response, both seats
     .venv/bin/python bench/bench_crag.py --variant example:house-rules --value-only
 
 `--boxes N` keeps the last N boxes of the card (Crag, Thirteen, Three of a Kind, the straights,
@@ -30,7 +32,7 @@ import json, resource, sys, time
 from yz.rules import load_rules, rules_from_text
 from yz.solver import Model
 
-variant, boxes, chances, against, max_memory = sys.argv[1:6]
+variant, boxes, chances, against, max_memory, best = sys.argv[1:7]
 rules = load_rules(variant)
 boxes = int(boxes)
 if boxes:
@@ -39,8 +41,8 @@ if boxes:
                             f"remove_categories: {drop}\\n")
 model = Model(rules, use_cache=False, max_seconds=None,
               max_memory=int(max_memory) if int(max_memory) else None)
-chances, against = chances == "1", against == "1"
-need, seconds, sizes = model.budget.minimax_estimate(chances, against)
+chances, against, best = chances == "1", against == "1" or best == "1", best == "1"
+need, seconds, sizes = model.budget.minimax_estimate(chances, seats=2 * against + 2 * best)
 if against:
     model.solve()  # (expected-score play's values: not timed with the two-player solve)
 def rss_now():
@@ -51,7 +53,7 @@ def rss_now():
 base = rss_now()  # (GB: the interpreter, numpy, the compiled kernels, the tables)
 cpu0 = resource.getrusage(resource.RUSAGE_SELF)
 start = time.perf_counter()
-duel = model.minimax(chances, against)
+duel = model.minimax(chances, against, best_response=best)
 wall = time.perf_counter() - start
 cpu1 = resource.getrusage(resource.RUSAGE_SELF)
 cpu = (cpu1.ru_utime - cpu0.ru_utime) + (cpu1.ru_stime - cpu0.ru_stime)
@@ -79,12 +81,16 @@ def main() -> None:
                         help="only the value, not win/draw/loss (one table, not two)")
     parser.add_argument("--against-optimal", action="store_true",
                         help="also minimax against expected-score play, in either seat")
+    parser.add_argument("--best-response", action="store_true",
+                        help="also the best response to expected-score play seeing its card, "
+                        "in either seat (with --against-optimal's figures)")
     parser.add_argument("--max-memory", type=float, default=0, help="GB (0: yz's default)")
     args = parser.parse_args()
     print("before:", uptime(), flush=True)
     out = subprocess.run([sys.executable, "-c", RUN, args.variant, str(args.boxes),
                           "0" if args.value_only else "1", "1" if args.against_optimal else "0",
-                          str(int(args.max_memory * 1e9))], capture_output=True, text=True)
+                          str(int(args.max_memory * 1e9)), "1" if args.best_response else "0"],
+                         capture_output=True, text=True)
     print("after: ", uptime())
     if out.returncode != 0:
         sys.exit(out.stderr.strip().splitlines()[-1] if out.stderr.strip() else out.returncode)
@@ -96,7 +102,8 @@ def main() -> None:
     print(f"  peak RSS {r['peak_rss_gb']:.3f} GiB, {r['peak_rss_gb'] - r['rss_before_gb']:.3f} "
           f"GiB above the process before the solve (estimated {r['estimate_gb']:.3f} GiB)")
     print(f"  A's value under minimax play: {r['value']!r}")
-    for key in ("minimax", "minimax_first", "minimax_second"):
+    for key in ("minimax", "minimax_first", "minimax_second", "best_response_first",
+                "best_response_second"):
         c = r.get(key)
         if c:
             print(f"  {key}: win {c['win']:.10f} draw {c['draw']:.10f} loss {c['loss']:.10f}")

@@ -474,8 +474,14 @@ def exact_duel_text(r) -> str:
     if r.minimax_first is not None:
         rows.append(row("minimax seated first (A) against optimal", r.minimax_first))
         rows.append(row("minimax seated second (B) against optimal", r.minimax_second))
+    if r.best_response_first is not None:
+        rows.append(row("best response seated first (A) to optimal", r.best_response_first))
+        rows.append(row("best response seated second (B) to optimal", r.best_response_second))
     note = ("\nminimax: plays to win (P(win) + P(draw)/2), seeing the other's card; optimal: "
-            "plays for the expected score. Exact (ties between equally good moves broken by "
+            "plays for the expected score"
+            + ("; best response: plays to win against optimal, seeing its card"
+               if r.best_response_first is not None else "")
+            + ". Exact (ties between equally good moves broken by "
             f"yz's tie rule); {r.states:,} joint states, {r.seconds:.1f} s.")
     return (f"{r.variant}, two players, A first: exact chances of the player named\n"
             + _table(["player", "wins", "draws", "loses", "score"], rows,

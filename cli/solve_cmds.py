@@ -418,7 +418,8 @@ def duel_cmd(
     best_response: Annotated[bool, typer.Option(
         "--best-response", help="A plays to win against B's exact distribution (neither "
         "sees the other's card): its chances beside expected-score play's and the "
-        "clairvoyant ceiling's.")] = False,
+        "clairvoyant ceiling's. With --exact: also the best response to expected-score "
+        "play seeing its card, seated first and second.")] = False,
     opponent_distribution: Annotated[str | None, typer.Option(
         "--opponent-distribution", metavar="FILE", help="With --best-response: B's final "
         "score as the CSV `yz distribution --csv` writes, instead of a rule set.")] = None,
@@ -456,17 +457,20 @@ def duel_cmd(
     from yz.solver.versus import Opponent
 
     if exact:
-        if best_response or opponent_distribution or field != 1 or no_ceiling or \
+        if opponent_distribution or field != 1 or no_ceiling or \
                 strategy_a != "optimal" or strategy_b != "optimal":
             raise InputError("--exact: both players play minimax (to win, each seeing the "
-                             "other's card); leave out --best-response, its options and the "
-                             "strategies.")
+                             "other's card); leave out --opponent-distribution, --field, "
+                             "--no-ceiling and the strategies.")
+        if best_response and minimax_only:
+            raise InputError("--exact --best-response evaluates play against expected-score "
+                             "play; leave out --minimax-only.")
         rules = load_rules(a)
         if b is not None and load_rules(b) != rules:
             raise InputError(f"--exact: both players play the same rule set; {b!r} is not "
                              f"{a!r} (give B as A, or leave it out).")
         model = model_for(rules, quiet, as_json, max_memory=parse_size(max_memory), yes=yes)
-        result = model.minimax() if minimax_only else model.duel_exact()
+        result = model.minimax() if minimax_only else model.duel_exact(best_response)
         if as_json:
             emit_json(result.to_dict())
         else:

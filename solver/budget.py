@@ -511,7 +511,8 @@ OPTIMAL_TURN_SECONDS_PER_CELL = 4e-9
 def minimax_tables(chances: bool, seats: int) -> int:
     """Tables of one entry per stored difference a two-player solve holds for each joint
     layer: minimax's values (and its chances of a draw), and for each of `seats` seats of
-    minimax against expected-score play a score and a chance of a draw."""
+    minimax, or the best response, against expected-score play a score and a chance of a
+    draw."""
     return 1 + int(chances) + 2 * seats
 
 

@@ -30,7 +30,10 @@ The same joint states evaluate `minimax` against expected-score play (`optimal`)
 or second: where the minimax player moves, the choices are minimax's (its table decides, the
 payloads carry that pairing's chances); where the expected-score player moves, its turn is
 the list of moves it ends with from each state (`forward.layer_outcomes`: next state, points,
-probability, under the solved values and yz's tie rule), averaged over.
+probability, under the solved values and yz's tie rule), averaged over. The full-information
+best response to expected-score play (seated first or second) is the same pairing with the
+player to win deciding by its own table instead of minimax's: the most any player seeing the
+card can get against expected-score play.
 
 Layers are solved from both full cards back to the start, two joint layers in memory; the
 blocks of the layer after are handed back to the system as they are read for the last time
@@ -60,8 +63,10 @@ from .versus import Chances
 
 MINIMAX = "minimax"
 # The ways of playing the joint states evaluate: both minimax; minimax seated first (A)
-# against expected-score play; expected-score play seated first against minimax (B).
+# against expected-score play; expected-score play seated first against minimax (B); the
+# best response to expected-score play, seeing its card, seated first and seated second.
 BOTH, FIRST, SECOND = "minimax", "first", "second"
+BR_FIRST, BR_SECOND = "best_response_first", "best_response_second"
 # Outcome entries (moves x needs) averaged at once in an expected-score turn.
 OUTCOME_CELLS = 1 << 22
 
@@ -83,16 +88,23 @@ class ExactDuel:
     memory_bytes: int  # the estimate the solve was checked against
     seconds: float
     layers: dict = field(default_factory=dict, repr=False, compare=False)
+    # The best response to expected-score play seeing its card, as A and as B (its chances).
+    best_response_first: Chances | None = None
+    best_response_second: Chances | None = None
 
     def to_dict(self) -> dict:
         def chances(c: Chances | None) -> dict | None:
             return None if c is None else c.to_dict()
 
-        return {"variant": self.variant, "strategy": MINIMAX, "value": self.value,
-                "minimax": chances(self.minimax), "minimax_first": chances(self.minimax_first),
-                "minimax_second": chances(self.minimax_second), "pairs": self.pairs,
-                "joint_states": self.states, "memory_bytes": self.memory_bytes,
-                "seconds": self.seconds}
+        out = {"variant": self.variant, "strategy": MINIMAX, "value": self.value,
+               "minimax": chances(self.minimax), "minimax_first": chances(self.minimax_first),
+               "minimax_second": chances(self.minimax_second), "pairs": self.pairs,
+               "joint_states": self.states, "memory_bytes": self.memory_bytes,
+               "seconds": self.seconds}
+        if self.best_response_first is not None:
+            out["best_response_first"] = chances(self.best_response_first)
+            out["best_response_second"] = chances(self.best_response_second)
+        return out
 
 
 @dataclass
@@ -105,9 +117,16 @@ class _Track:
     now: tuple | None = None  # (Table score, Table draw or None)
     after: tuple | None = None
 
+    @property
+    def own(self) -> bool:
+        """Whether the player to win decides by this track's own table (a best response),
+        not by minimax's."""
+        return self.name in (BR_FIRST, BR_SECOND)
+
     def minimax_moves(self, km: int, ko: int) -> bool:
-        """Whether the mover of joint layer (km, ko) plays minimax in this track."""
-        return self.name == BOTH or (self.name == FIRST) == (km == ko)
+        """Whether the mover of joint layer (km, ko) plays to win in this track (minimax, or
+        the best response)."""
+        return self.name == BOTH or (self.name in (FIRST, BR_FIRST)) == (km == ko)
 
 
 def solve_minimax(solution: Solution, chances: bool = True, seats: tuple[str, ...] = (),
@@ -273,8 +292,9 @@ class _LayerSweep:
             nxt = minimax_next if track is tracks[0] else \
                 _next_tables(self.after, track.after, j, c, n_need)
             if track.minimax_moves(now.km, now.ko):
-                score, draw = self._minimax_turn(rows, n_need, minimax_next[0], nxt,
-                                                 track.chances or track is not tracks[0])
+                score, draw = self._minimax_turn(rows, n_need,
+                                                 nxt[0] if track.own else minimax_next[0],
+                                                 nxt, track.chances or track is not tracks[0])
             else:
                 score, draw = self._optimal_turn(nxt, n_need)
             self._store(track, pairs, active, c, n_need, score, draw)

@@ -436,7 +436,7 @@ class Model:
                             time.perf_counter() - begin)
 
     def minimax(self, chances: bool = True, against_optimal: bool = False,
-                keep: bool = False):
+                keep: bool = False, best_response: bool = False):
         """Two players of this rule set, both playing to win and each seeing the other's card
         (`minimax`, kept apart from `optimal`, which plays for the expected score): the exact
         value of the game for the first player, A, and with `chances` A's exact win, draw and
@@ -446,20 +446,36 @@ class Model:
         difference) fit in `max_memory`: the estimate (memory and time) is announced first,
         and a game that does not fit is refused at once (InputError, with the estimate).
         Where minimax with both seats at once does not fit, the seats are solved one at a
-        time beside minimax's values. `keep`: every joint layer's tables come along in
-        `ExactDuel.layers` (tests, tiny games)."""
-        from .minimax import BOTH, FIRST, SECOND, ExactDuel, chances_of, solve_minimax
+        time beside minimax's values. With `best_response` (and `against_optimal`), also
+        the full-information best response to expected-score play, seated first and second:
+        the most a player seeing the other's card gets against it. `keep`: every joint
+        layer's tables come along in `ExactDuel.layers` (tests, tiny games)."""
+        from .minimax import (
+            BOTH,
+            BR_FIRST,
+            BR_SECOND,
+            FIRST,
+            SECOND,
+            ExactDuel,
+            chances_of,
+            solve_minimax,
+        )
 
-        key = ("minimax", chances, against_optimal)
+        if best_response and not against_optimal:
+            raise InputError("best response: it is evaluated with minimax against "
+                             "expected-score play (against_optimal).", param="best_response")
+        key = ("minimax", chances, against_optimal, best_response)
         have = self._cached(key)
         if have is not None and not keep:
             return have
-        passes = [(chances, (FIRST, SECOND) if against_optimal else ())]
-        need, seconds, sizes = self.budget.minimax_estimate(chances, against_optimal,
-                                                            refuse=not against_optimal)
-        if against_optimal and need > budgets.memory_limit(self.max_memory):
+        seats = ((FIRST, SECOND) if against_optimal else ()) + \
+            ((BR_FIRST, BR_SECOND) if best_response else ())
+        passes = [(chances, seats)]
+        need, seconds, sizes = self.budget.minimax_estimate(chances, seats=len(seats),
+                                                            refuse=not seats)
+        if seats and need > budgets.memory_limit(self.max_memory):
             # One seat at a time (minimax's own values solved again beside each): less memory.
-            passes = [(chances, ()), (False, (FIRST,)), (False, (SECOND,))]
+            passes = [(chances, ()), *((False, (seat,)) for seat in seats)]
             estimates = [self.budget.minimax_estimate(c, seats=len(s)) for c, s in passes]
             need = max(e[0] for e in estimates)
             seconds = sum(e[1] for e in estimates)
@@ -485,23 +501,28 @@ class Model:
                 result = solve_minimax(solution, with_chances, seats, step, keep)
             found.update({k: v for k, v in result.items() if k != BOTH or number == 1})
         value, draw = found[BOTH]
-        first = second = None
-        if against_optimal:
-            first = chances_of(*found[FIRST])
-            a_score, a_draw = found[SECOND]  # (A plays for the expected score: B's chances)
-            second = chances_of(1.0 - a_score, a_draw)
+        def seated(first_seat: str, second_seat: str) -> tuple:
+            if first_seat not in found:
+                return None, None
+            a_score, a_draw = found[second_seat]  # (A plays for the expected score: B's)
+            return chances_of(*found[first_seat]), chances_of(1.0 - a_score, a_draw)
+
+        first, second = seated(FIRST, SECOND)
+        br_first, br_second = seated(BR_FIRST, BR_SECOND)
         duel = ExactDuel(self.name, value, None if draw is None else chances_of(value, draw),
                          first, second, found["pairs"], found["states"], need,
-                         time.perf_counter() - begin, found.get("layers", {}))
+                         time.perf_counter() - begin, found.get("layers", {}), br_first,
+                         br_second)
         if not keep:
             self._memo.put(key, duel)
         return duel
 
-    def duel_exact(self):
+    def duel_exact(self, best_response: bool = False):
         """`minimax(chances=True, against_optimal=True)`: the first player's exact chances
         when both play to win, and minimax against expected-score play seated first and
-        second (`yz duel A A --exact`)."""
-        return self.minimax(chances=True, against_optimal=True)
+        second (`yz duel A A --exact`); with `best_response`, also the full-information best
+        response to expected-score play in either seat (`--exact --best-response`)."""
+        return self.minimax(chances=True, against_optimal=True, best_response=best_response)
 
     def _load_figures(self, what: str) -> dict | None:
         if not self.use_cache:

@@ -950,7 +950,11 @@ class NaiveDuel:
     seated first ("first": the minimax player is A) or second: (low, high) of the mover's
     P(win) + P(draw)/2 and of P(draw), over the ways of breaking ties of both players (the
     minimax player chooses by `minimax`'s values, the other by the expected points of the
-    solitaire game, `NaiveMultisetGame.value`).
+    solitaire game, `NaiveMultisetGame.value`). Seats "br-first" and "br-second": the same
+    pairing with the player to win choosing by its own chances instead of minimax's (the
+    full-information best response to expected-score play): its score is the best of its
+    moves', each a range, so a decision's range runs from the highest low to the highest
+    high, and its chance of a draw over every move that may be the best (`_pick_best`).
     """
 
     TIE = 1e-12  # minimax values this close are equally good
@@ -988,40 +992,45 @@ class NaiveDuel:
         key = ("v", seat, mover, other, d)
         if key not in self.memo:
             a_moves = len(mover[0]) == len(other[0])
-            plays_minimax = a_moves == (seat == "first")
+            plays_minimax = a_moves == (seat in ("first", "br-first"))
 
             def after(points, nxt):
                 (s_lo, s_hi), draw = self.versus(seat, other, nxt, -(d + points))
-                if plays_minimax:
+                if plays_minimax and seat.startswith("br-"):
+                    choose = 1.0 - (s_lo + s_hi) / 2  # (not what it picks by: `_pick_best`)
+                elif plays_minimax:
                     choose = 1.0 - self.minimax(other, nxt, -(d + points))[0]
                 else:
                     choose = points + self.game.value(*nxt)
                 return choose, ((1.0 - s_hi, 1.0 - s_lo), draw)
 
-            _v, ranges = self._turn(mover, after, self.TIE if plays_minimax else self.EV_TIE)
+            own = plays_minimax and seat.startswith("br-")
+            _v, ranges = self._turn(mover, after, self.TIE if plays_minimax else self.EV_TIE,
+                                    _pick_best if own else _pick)
             self.memo[key] = ranges
         return self.memo[key]
 
-    def _turn(self, state, after, tie: float):
+    def _turn(self, state, after, tie: float, pick=None):
         """One turn from `state`: every roll, keep and legal box, each final move worth
         `after(points gained, next state)` = (what the mover chooses by, payload ranges);
         chance nodes average both, decisions take the best and join the ranges of the moves
-        within `tie` of it."""
+        within `tie` of it (`pick`, default `_pick`)."""
+        pick = pick or _pick
         g = self.game
         filled, _upper, yfull = state
 
         def best_box(dice, first):
             options = [after(*g.move(state, key, box, ybonus))
                        for key, box, ybonus in g.legal_boxes(filled, yfull, first)[dice]]
-            return _pick(options, tie)
+            return pick(options, tie)
 
         hold = {dice: best_box(dice, g.is_first(0)) for dice, _ in g.rolls}
         for _ in range(g.rules.rolls - 1):
             kept = {k: _average([(q, hold[dice]) for dice, q in outcomes])
                     for k, outcomes in g.after.items()}
-            hold = {dice: _pick([kept[k] for k in g.keeps[dice]], tie) for dice, _ in g.rolls}
+            hold = {dice: pick([kept[k] for k in g.keeps[dice]], tie) for dice, _ in g.rolls}
         if g.rules.rolls > 1:
-            hold = {dice: _pick([v, best_box(dice, True)], tie) for dice, v in hold.items()}
+            hold = {dice: pick([v, best_box(dice, True)], tie) for dice, v in hold.items()}
         return _average([(p, hold[dice]) for dice, p in g.rolls])
 
 
@@ -1032,6 +1041,17 @@ def _pick(options: list, tie: float):
     tied = [o for o in options if o[0] >= top - tie]
     return top, tuple((min(o[1][i][0] for o in tied), max(o[1][i][1] for o in tied))
                       for i in range(len(options[0][1])))
+
+
+def _pick_best(options: list, tie: float):
+    """A decision by the mover's own score, whose ranges are (score, draw): the score's range
+    is the highest low to the highest high; the draw's, every move whose score may be the
+    best (its high within `tie` of the highest low)."""
+    low = max(o[1][0][0] for o in options)
+    high = max(o[1][0][1] for o in options)
+    may = [o for o in options if o[1][0][1] >= low - tie]
+    draw = (min(o[1][1][0] for o in may), max(o[1][1][1] for o in may))
+    return (low + high) / 2, ((low, high), draw)
 
 
 def _average(weighted: list):

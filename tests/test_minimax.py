@@ -19,7 +19,7 @@ from yz.rules import InputError, RulesError, rules_from_text
 from yz.solver import Model
 from yz.solver.distribution import Distribution
 from yz.solver.joint import all_bounds, build_layer, joint_order, layer_size, peak_entries
-from yz.solver.minimax import BOTH, FIRST, SECOND
+from yz.solver.minimax import BOTH, BR_FIRST, BR_SECOND, FIRST, SECOND
 from yz.solver.versus import Opponent, blind_best_response
 
 ONE_DIE = """
@@ -84,10 +84,13 @@ def yz_at(duel, model, track: str, mover, other, d: int) -> tuple[float, float]:
             None if draw is None else layer.read(draw.array, i, j, d, (0.0, 0.0)))
 
 
+TRACKS = {"first": FIRST, "second": SECOND, "br-first": BR_FIRST, "br-second": BR_SECOND}
+
+
 def check_against_twin(rules, every_state: bool = True, seats: bool = True) -> int:
     """Compare yz with the twin; how many joint states the twin met (and yz matched)."""
     model = Model(rules, use_cache=False)
-    duel = model.minimax(chances=True, against_optimal=seats, keep=True)
+    duel = model.minimax(chances=True, against_optimal=seats, keep=True, best_response=seats)
     twin = NaiveDuel(rules)
     start = (frozenset(), 0, False)
     value, d_lo, d_hi = twin.minimax(start, start, 0)
@@ -104,9 +107,19 @@ def check_against_twin(rules, every_state: bool = True, seats: bool = True) -> i
         got = duel.minimax_second  # (B's chances: A's score is 1 - B's)
         assert 1 - s_hi - TOL <= got.score <= 1 - s_lo + TOL, (got.score, s_lo, s_hi)
         assert dr_lo - TOL <= got.draw <= dr_hi + TOL
-        # Minimax play guarantees the game's value in its seat whatever the other does.
+        for seat, got in (("br-first", duel.best_response_first),
+                          ("br-second", duel.best_response_second)):
+            (s_lo, s_hi), (dr_lo, dr_hi) = twin.versus(seat, start, start, 0)
+            if seat == "br-second":
+                s_lo, s_hi = 1 - s_hi, 1 - s_lo
+            assert s_lo - TOL <= got.score <= s_hi + TOL, (seat, got.score, s_lo, s_hi)
+            assert dr_lo - TOL <= got.draw <= dr_hi + TOL, (seat, got.draw, dr_lo, dr_hi)
+        # Minimax play guarantees the game's value in its seat whatever the other does, and
+        # the best response to expected-score play gets at least what minimax gets against it.
         assert duel.minimax_first.score >= duel.value - 1e-12
         assert duel.minimax_second.score >= 1 - duel.value - 1e-12
+        assert duel.best_response_first.score >= duel.minimax_first.score - 1e-12
+        assert duel.best_response_second.score >= duel.minimax_second.score - 1e-12
     if not every_state:
         return 0
     for key, found in list(twin.memo.items()):
@@ -120,8 +133,7 @@ def check_against_twin(rules, every_state: bool = True, seats: bool = True) -> i
         if key[0] != "v" or not seats:
             continue
         (_v, seat, mover, other, d), ((s_lo, s_hi), (dr_lo, dr_hi)) = key, found
-        got_s, got_d = yz_at(duel, model, FIRST if seat == "first" else SECOND, mover, other,
-                             d)
+        got_s, got_d = yz_at(duel, model, TRACKS[seat], mover, other, d)
         assert s_lo - TOL <= got_s <= s_hi + TOL, (seat, mover, other, d)
         assert dr_lo - TOL <= got_d <= dr_hi + TOL, (seat, mover, other, d)
     return len(twin.memo)
@@ -276,8 +288,20 @@ def test_duel_exact_on_the_command_line(tmp_path):
     assert text.exit_code == 0 and "minimax seated second" in text.stdout
     other = runner.invoke(app, ["duel", str(game), "no-bonus", "--exact"])
     assert other.exit_code == 2 and "same rule set" in other.stderr
-    mixed = runner.invoke(app, ["duel", str(game), str(game), "--exact", "--best-response"])
+    assert "best_response_first" not in told
+    mixed = runner.invoke(app, ["duel", str(game), str(game), "--exact", "--field", "2"])
     assert mixed.exit_code == 2 and "--exact" in mixed.stderr
+    seeing = runner.invoke(app, ["duel", str(game), "--exact", "--best-response", "--json"])
+    assert seeing.exit_code == 0, seeing.output
+    told = json.loads(seeing.stdout)
+    want = Model(rules_from_text(ONE_DIE), use_cache=False).duel_exact(best_response=True)
+    assert told["best_response_first"]["win"] == want.best_response_first.win
+    assert told["best_response_second"]["score"] >= told["minimax_second"]["score"] - 1e-12
+    shown = runner.invoke(app, ["duel", str(game), "--exact", "--best-response"])
+    assert shown.exit_code == 0 and "best response seated second (B) to optimal" in shown.stdout
+    both = runner.invoke(app, ["duel", str(game), "--exact", "--best-response",
+                               "--minimax-only"])
+    assert both.exit_code == 2 and "--minimax-only" in both.stderr
     alone = runner.invoke(app, ["duel", str(game), "--exact", "--minimax-only", "--json"])
     assert alone.exit_code == 0, alone.output
     told = json.loads(alone.stdout)
