@@ -414,3 +414,67 @@ def _next_tables(after: JointLayer, tables: tuple, j: int, c: int, n_need: int
     dr = np.where(lost | won, 0.0, dr)
     value = 1.0 - s
     return value, value - dr / 2, dr
+
+
+class MinimaxPlay:
+    """The moves of a player playing `minimax`, read from a two-player solve whose joint layers
+    were kept (`Model.minimax(keep=True)`: small games, whose tables fit in memory whole).
+    `advise` ranks the mover's moves of a roll by 1 - V of the joint state each leads to (the
+    mover's chance, P(win) + P(draw) / 2), with the solitaire advisor's turn recursion; its
+    best move is what minimax plays (ties broken by the advisor's rule)."""
+
+    def __init__(self, solution: Solution, duel: ExactDuel):
+        if not duel.layers:
+            raise SolverError("minimax play reads a two-player solve kept whole: solve it with "
+                              "keep=True.")
+        self.solution = solution
+        self.layers = duel.layers
+        # A reach above any turn's points: every move's "need" is positive, the points it
+        # gains are reach - need.
+        self.reach = int(solution.tables.highest_score) + 1
+
+    def local(self, position) -> tuple[int, int]:
+        """(layer, index in it) of a player's turn-start state."""
+        layout = self.solution.layout
+        k = len(position.filled)
+        index = layout.index(position.mask, int(position.yahtzee_full), position.upper_total,
+                             position.saved_rolls)
+        return k, index - int(layout.LAYER_PTR[k])
+
+    def value(self, mover, other, lead: int) -> float:
+        """V of the joint turn start: the mover's chance before the turn's first roll."""
+        km, i = self.local(mover)
+        ko, j = self.local(other)
+        layer, tables = self.layers[(km, ko)]
+        return layer.read(tables[BOTH][0].array, i, j, lead)
+
+    def advise(self, mover, other, lead: int, dice, rolls_left: int | None):
+        """The mover's moves ranked by its chance when both play minimax (`advice.Advice`,
+        objective "win"): `mover` and `other` the two players' positions (their cards),
+        `lead` the mover's points less the other's."""
+        from .advice import advise_target
+
+        reading = _JointReading(self, mover, other, lead)
+        return advise_target(reading, mover, dice, rolls_left, 0, self.reach, objective="win")
+
+
+class _JointReading:
+    """A table for `advice.advise_target` over the mover's next state and "need" (reach less
+    the points a move gains): 1 - V of the joint state the move leads to."""
+
+    def __init__(self, play: MinimaxPlay, mover, other, lead: int):
+        self.solution = play.solution
+        self.play = play
+        km, _i = play.local(mover)
+        ko, self.j = play.local(other)
+        self.after, tables = play.layers[next_layer(km, ko)]
+        self.score = tables[BOTH][0].array
+        self.base = int(play.solution.layout.LAYER_PTR[km + 1])
+        self.lead = lead
+
+    def chance(self, mask: int, upper_total: int, yahtzee_full: bool, need: int,
+               saved_rolls: int = 0) -> float:
+        gain = self.play.reach - need
+        i2 = self.solution.layout.index(mask, int(yahtzee_full), upper_total,
+                                        saved_rolls) - self.base
+        return 1.0 - self.after.read(self.score, self.j, i2, -(self.lead + gain))

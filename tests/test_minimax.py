@@ -308,3 +308,46 @@ def test_duel_exact_on_the_command_line(tmp_path):
     assert told["minimax"]["win"] == want.minimax.win and told["minimax_first"] is None
     lost = runner.invoke(app, ["duel", str(game), str(game), "--minimax-only"])
     assert lost.exit_code == 2 and "go with --exact" in lost.stderr
+
+
+# ---------------------------------------------------------------- minimax play
+
+
+@pytest.mark.parametrize("game", [ONE_DIE, WITH_BONUS])
+def test_minimax_play_reads_the_joint_values(game):
+    """Both players play minimax's best move in seeded games: at every turn start the best
+    move's chance, averaged over the first roll, is the stored V of the joint state, and a
+    move's chance is 1 - V of where it leads."""
+    from yz.solver.coach import Game
+    from yz.solver.minimax import MinimaxPlay
+
+    model = Model(rules_from_text(game), use_cache=False)
+    solution = model.solve()
+    play = MinimaxPlay(solution, model.minimax(chances=True, keep=True))
+    t = solution.tables
+    checked = 0
+    for seed in range(6):
+        games = [Game(solution, seed * 2 + s) for s in (0, 1)]
+        mover = 0
+        while not games[1].over:
+            me, other = games[mover], games[1 - mover]
+            lead = me.banked - other.banked
+            want = play.value(me.position, other.position, lead)
+            rolls = np.flatnonzero(t.ROLL_PROB)
+            got = sum(t.ROLL_PROB[r] * play.advise(
+                me.position, other.position, lead, tuple(int(x) for x in t.ROLL_DICE[r]),
+                t.rolls - 1).best.value for r in rolls)
+            assert got == pytest.approx(want, abs=1e-9), (seed, me.position, lead)
+            checked += 1
+            while True:  # the turn, minimax's best move each time (keeping all: score now)
+                best = play.advise(me.position, other.position, lead, me.dice,
+                                   me.rolls_left).best
+                if best.kind == "keep" and best.reroll:
+                    me.keep(list(best.keep))
+                    continue
+                if best.kind == "keep":
+                    best = play.advise(me.position, other.position, lead, me.dice, 0).best
+                me.score(best.box.key)
+                break
+            mover = 1 - mover
+    assert checked >= 6 * len(rules_from_text(game).keys) * 2
