@@ -1,0 +1,229 @@
+"""Live play to win against expected-score play, simulated with common random numbers.
+
+Player A plays against B, who plays for the expected score (the optimal bot). For every seed
+and both seatings (A first, A second) A plays the same game three ways, on the same dice
+(`match.seat_seed`: each seat's dice come from its own stream of the seed, each throw of each
+turn drawn apart, so B's game is the same in every arm and A's throws are the same in every
+arm, the dice A keeps aside):
+
+- "mean": A plays for the expected score too (the baseline; its exact chances are known);
+- "blind": A plays the blind best response to B's final score from the empty card, never
+  looking at B's card (its exact chances are `yz duel A A --best-response`'s);
+- "live": A plays blind until the last `--live-turns` turns, then at every decision the best
+  move to win against B's final score given B's card (`Model.win_turn`, re-solved when B's
+  card changes: what `yz play --opponent` and `yz advise --opponent-card` advise).
+
+Each game's result for A is 1, 1/2 or 0. The gain of an arm over "mean" is the mean of the
+paired differences, with its standard error (the same dice make the pairs close, so the
+error is far smaller than two independent runs would give). The blind arm's exact gain is
+printed beside its simulated one as a check on the simulation.
+
+    python bench/bench_live_win.py -v crag --games 2000
+    python bench/bench_live_win.py -v official-free-joker --games 300 --live-turns 5
+    python bench/bench_live_win.py -v gist --games 500 --part 0/2   # and --part 1/2 beside it
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import time
+
+import numpy as np
+
+
+def blind_tables(model, opponent) -> tuple[dict, float]:
+    """({layer: versus.UtilityTable}, A's exact score) of the blind best response against
+    `opponent`, every layer of the game kept: the need sweep from the empty card that
+    `versus.blind_best_response` runs, its chances carried along."""
+    from yz.solver.target import need_sweep
+    from yz.solver.versus import TAIL, UtilityTable
+
+    solution = model.solve()
+    top = opponent.top_score(TAIL)
+    u, win, tie = opponent.outcome(top)
+    kept: dict = {}
+    start = solution.layout.start
+
+    def keep(k: int, here: slice, table: np.ndarray, payloads) -> None:
+        kept[k] = UtilityTable(solution, k, table, top, float(u[top]))
+        if k == 0:
+            i = start - here.start
+            kept["score"] = float(payloads[0][i, top] + payloads[1][i, top] / 2)
+
+    need_sweep(solution, top + 1, u[::-1].copy(), float(u[top]), keep, windows=True,
+               payloads=(win[::-1].copy(), float(win[top]), tie[::-1].copy(), float(tie[top])),
+               what="chances of winning", reach=max(0, top - int(opponent.scores[0])))
+    score = kept.pop("score")
+    n = solution.tables.n_categories
+    row = u[::-1].copy()  # the full card's layer: the utility itself
+    size = int(np.diff(solution.layout.LAYER_PTR)[n])
+    full = np.tile(row, (size, 1))
+    full[:, 0] = u[top]
+    kept[n] = UtilityTable(solution, n, full, top, float(u[top]))
+    return kept, score
+
+
+def minimax_move(minimax, game, other):
+    """The move minimax plays now (`MinimaxPlay`): keeping every die is scoring now."""
+    lead = game.banked - other.banked
+    best = minimax.advise(game.position, other.position, lead, game.dice, game.rolls_left).best
+    if best.kind == "keep" and not best.reroll:
+        best = minimax.advise(game.position, other.position, lead, game.dice, 0).best
+    return best
+
+
+def as_move(action) -> dict:
+    return {"score": action.box.key} if action.kind == "score" else {"keep": list(action.keep)}
+
+
+def play(model, seed: int, first: int, arm: str, live_turns: int, blind: dict | None,
+         minimax=None):
+    """A's result (1, 1/2, 0) in one match of the arm, A in seat 0; B plays for the expected
+    score, or minimax's moves where `minimax` (a `MinimaxPlay`) is given."""
+    from yz.solver.match import BotMove, Match
+    from yz.solver.versus import WinTurn
+
+    n = model.solve().tables.n_categories
+
+    class Arm(Match):
+        def win_turn(self, seat: int):
+            game = self.games[seat]
+            if seat != 0 or game.over:
+                return super().win_turn(seat)
+            filled = len(game.position.filled)
+            if arm == "blind" or filled < n - live_turns:
+                return WinTurn.of(blind[filled + 1], game.position, game.banked)
+            return super().win_turn(seat)
+
+        def bot_move(self) -> BotMove:
+            if minimax is None:
+                return super().bot_move()
+            seat, game = self.current, self.game
+            action = minimax_move(minimax, game, self.games[1 - seat])
+            return BotMove(seat, game.turn, game.dice, game.rolls_left, as_move(action),
+                           action, "win")
+
+    match = Arm(model, seed, ("person", "optimal"), first,
+                win_chances=arm in ("blind", "live"))
+    while not match.over:
+        if match.is_bot(match.current):
+            match.step()
+            continue
+        if arm == "minimax":
+            best = minimax_move(minimax, match.game, match.games[1])
+        else:
+            best = match.options()[0][0]
+        match.play(as_move(best))
+    a, b = (g.banked for g in match.games)
+    return 1.0 if a > b else 0.0 if a < b else 0.5
+
+
+def cut(variant: str, boxes: int):
+    """The rule set, cut to its last `boxes` boxes (0: whole), as `bench_crag.py` cuts it."""
+    from yz.rules import load_rules, rules_from_text
+
+    rules = load_rules(variant)
+    if not boxes:
+        return rules
+    drop = list(rules.keys[:len(rules.keys) - boxes])
+    return rules_from_text(f"name: {rules.name}-last-{boxes}\nextends: {variant}\n"
+                           f"remove_categories: {drop}\n")
+
+
+def main() -> None:
+    from yz.solver import Model
+    from yz.solver.minimax import MinimaxPlay
+    from yz.solver.versus import Opponent, chances_of
+
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("-v", "--variant", default="crag")
+    parser.add_argument("--boxes", type=int, default=0, help="keep the last N boxes (0: all)")
+    parser.add_argument("--games", type=int, default=200, help="seeds (each played seated "
+                        "first and second)")
+    parser.add_argument("--seed", type=int, default=0, help="the first seed")
+    parser.add_argument("--live-turns", type=int, default=None,
+                        help="A plays live in its last this many turns (default: all)")
+    parser.add_argument("--against", choices=("optimal", "minimax"), default="optimal",
+                        help="B's play: for the expected score, or minimax (small games: the "
+                        "two-player solve is kept whole in memory)")
+    parser.add_argument("--part", default="0/1", help="I/N: this process plays every Nth seed")
+    parser.add_argument("--out", default=None, help="write the per-game results here (JSON)")
+    args = parser.parse_args()
+    part, parts = (int(x) for x in args.part.split("/"))
+
+    begin = time.perf_counter()
+    model = Model(cut(args.variant, args.boxes))
+    solution = model.solve()
+    n = solution.tables.n_categories
+    live_turns = n if args.live_turns is None else args.live_turns
+    b_final = model.final_score_from(None, "optimal")
+    opponent = Opponent.of(b_final)
+    blind, exact_blind = blind_tables(model, opponent)
+    # Exact references of A's score, seated first (0) and second (1), where they are known.
+    exact = {("mean", 0): chances_of(b_final, opponent).score, ("blind", 0): exact_blind}
+    exact[("mean", 1)], exact[("blind", 1)] = exact[("mean", 0)], exact_blind
+    minimax = None
+    arms = ["mean", "blind", "live"]
+    if args.against == "minimax":
+        duel = model.minimax(chances=False, against_optimal=True, keep=True)
+        minimax = MinimaxPlay(solution, duel)
+        arms.append("minimax")
+        exact = {("mean", 0): 1 - duel.minimax_second.score,
+                 ("mean", 1): 1 - duel.minimax_first.score,
+                 ("minimax", 0): duel.value, ("minimax", 1): 1 - duel.value}
+    setup = time.perf_counter() - begin
+    print(f"{model.name}: set up in {setup:.1f} s (load {os.getloadavg()[0]:.1f}); B plays "
+          f"{args.against}; exact A scores (first, second): " + ", ".join(
+              f"{arm} {exact[(arm, 0)]:.6f} {exact[(arm, 1)]:.6f}" for arm in arms
+              if (arm, 0) in exact), flush=True)
+
+    results: dict = {f"{arm}/{first}": [] for arm in arms for first in (0, 1)}
+    seeds = [s for s in range(args.seed, args.seed + args.games) if s % parts == part]
+    timing = {arm: 0.0 for arm in arms}
+    for count, seed in enumerate(seeds, 1):
+        for first in (0, 1):
+            for arm in arms:
+                t0 = time.perf_counter()
+                results[f"{arm}/{first}"].append(play(model, seed, first, arm, live_turns,
+                                                      blind, minimax))
+                timing[arm] += time.perf_counter() - t0
+        if count % 10 == 0 or count == len(seeds):
+            print(f"  {count}/{len(seeds)} seeds, {time.perf_counter() - begin:.0f} s, load "
+                  f"{os.getloadavg()[0]:.1f}", flush=True)
+    if args.out:
+        with open(args.out, "w") as out:
+            json.dump({"variant": model.name, "against": args.against,
+                       "live_turns": live_turns, "seeds": seeds, "results": results,
+                       "seconds": timing, "setup_seconds": setup,
+                       "exact": {f"{a}/{f}": v for (a, f), v in exact.items()}}, out)
+    report(model.name, args.against, results, exact, live_turns, n, timing, len(seeds))
+
+
+def report(variant: str, against: str, results: dict, exact: dict, live_turns: int, n: int,
+           timing: dict, games: int) -> None:
+    """Each arm's score beside "mean"'s, the gain paired by seed, seated first, second and
+    both; the exact score beside where it is known (a check on the simulation)."""
+    print(f"{variant} against {against}, {games} seeds x 2 seatings; A live in its last "
+          f"{live_turns} of {n} turns; seconds per match: " + ", ".join(
+              f"{arm} {timing[arm] / max(1, 2 * games):.2f}" for arm in timing))
+    arms = [arm for arm in timing if arm != "mean"]
+    for first, seat in ((0, "A seated first"), (1, "A seated second"), (None, "both")):
+        keys = (0, 1) if first is None else (first,)
+        mean = np.concatenate([results[f"mean/{f}"] for f in keys])
+        for arm in arms:
+            other = np.concatenate([results[f"{arm}/{f}"] for f in keys])
+            d = other - mean
+            se = d.std(ddof=1) / math.sqrt(len(d)) if len(d) > 1 else float("nan")
+            line = (f"  {seat:<16} {arm:<7}: {other.mean():.4f} vs {mean.mean():.4f} "
+                    f"(mean); gain {d.mean():+.4f} ± {se:.4f} (s.e.)")
+            if all((a, f) in exact for a in (arm, "mean") for f in keys):
+                gain = np.mean([exact[(arm, f)] - exact[("mean", f)] for f in keys])
+                line += f"; exact gain {gain:+.4f}"
+            print(line)
+
+
+if __name__ == "__main__":
+    main()
