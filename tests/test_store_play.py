@@ -297,5 +297,11 @@ def test_a_whole_game_from_a_store_in_the_browser(store_server, browser, game_fi
     assert f"{game.lost():.2f}" in review
     assert page.is_visible("#chart-note") and page.is_hidden("#chart")
     assert "played from a store of its values" in page.inner_text("#chart-note")
+    # The heading does not promise what is not shown.
+    assert "not computed" in page.inner_text("#dist-title")
+    assert "exact distribution, optimal play" not in page.inner_text("#dist-title")
+    # A command in the notes breaks only between words, never inside one.
+    wrap = page.eval_on_selector("#unplayable li", "li => getComputedStyle(li).overflowWrap")
+    assert wrap == "break-word", wrap
     shot(page, tmp_path, "serve-store-review.png")
     assert not errors, errors

@@ -233,9 +233,11 @@ def test_a_game_with_saved_rolls_in_the_browser(server, browser, tmp_path, monke
     if fits:
         assert f"P(score ≤ {game.banked})" in page.inner_text("#rank")
         assert page.is_visible("#chart") and page.is_hidden("#chart-note")
+        assert "exact distribution, optimal play" in page.inner_text("#dist-title")
     else:
         assert page.is_visible("#chart-note") and page.is_hidden("#chart")
         assert "needs more memory than this server gives it" in page.inner_text("#chart-note")
+        assert "not computed" in page.inner_text("#dist-title")
         assert page.inner_text("#rank").strip() == ""
     shot(page, tmp_path, f"serve-saved-rolls-review-{'with' if fits else 'without'}.png")
     assert not errors, errors

@@ -567,6 +567,8 @@ function drawChart() {
   if (!d) $("#rank").replaceChildren();  // (a rank line of the game before goes too)
   $("#chart-note").hidden = !missing;
   if (missing) $("#chart-note").textContent = yz.info.from_store ? NOTE_STORE : NOTE_MEMORY;
+  $("#dist-title .muted").textContent = missing ? "its exact distribution is not computed here"
+    : "exact distribution, optimal play";
   chart.style.display = missing ? "none" : "";
   if (!d) return;
   const W = 320, H = 150, pad = 18;
