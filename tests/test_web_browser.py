@@ -353,9 +353,9 @@ def test_the_solve_status_waits_only_for_solves_ahead(server, browser):
     page.wait_for_selector("body[data-ready='1']")
     status = {"stage": "queued", "percent": 0, "eta_seconds": 12, "rules": {"variant": "gist"}}
     label = []
-    for ahead in (0, 1, 2):
-        page.evaluate("(s) => showProgress(s)", {**status, "ahead": ahead})
-        label.append(page.inner_text("#progress .label"))
+    for ahead in (0, 1, 2):  # (shown and read at once: the page's own polls may redraw it)
+        label.append(page.evaluate("(s) => { showProgress(s); return document.querySelector("
+                                   "'#progress .label').innerText; }", {**status, "ahead": ahead}))
     assert label[0].startswith("gist: starting the solve · 0%") and "waiting" not in label[0]
     assert "waiting for 1 other rule set to finish solving" in label[1]
     assert "waiting for 2 other rule sets to finish solving" in label[2]
