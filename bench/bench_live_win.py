@@ -223,6 +223,17 @@ def report(variant: str, against: str, results: dict, exact: dict, live_turns: i
                 gain = np.mean([exact[(arm, f)] - exact[("mean", f)] for f in keys])
                 line += f"; exact gain {gain:+.4f}"
             print(line)
+        if all(("blind", f) in exact and ("mean", f) in exact for f in keys):
+            # Live against blind, paired: they differ only where live play does, so the
+            # error is smaller; added to the blind best response's exact gain.
+            blind = np.concatenate([results[f"blind/{f}"] for f in keys])
+            live = np.concatenate([results[f"live/{f}"] for f in keys])
+            d = live - blind
+            se = d.std(ddof=1) / math.sqrt(len(d)) if len(d) > 1 else float("nan")
+            exact_gain = np.mean([exact[("blind", f)] - exact[("mean", f)] for f in keys])
+            print(f"  {seat:<16} live - blind: {d.mean():+.4f} ± {se:.4f} (s.e.); live's gain "
+                  f"over mean = exact blind gain {exact_gain:+.4f} + that = "
+                  f"{exact_gain + d.mean():+.4f} ± {se:.4f}")
 
 
 if __name__ == "__main__":
