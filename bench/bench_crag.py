@@ -29,16 +29,13 @@ import sys
 
 RUN = """
 import json, resource, sys, time
-from yz.rules import load_rules, rules_from_text
 from yz.solver import Model
 
-variant, boxes, chances, against, max_memory, best = sys.argv[1:7]
-rules = load_rules(variant)
-boxes = int(boxes)
-if boxes:
-    drop = [k for k in rules.keys[:len(rules.keys) - boxes]]
-    rules = rules_from_text(f"name: {rules.name}-last-{boxes}\\nextends: {variant}\\n"
-                            f"remove_categories: {drop}\\n")
+variant, boxes, chances, against, max_memory, best, here = sys.argv[1:8]
+sys.path.insert(0, here)
+from bench_live_win import cut
+
+rules = cut(variant, int(boxes))
 model = Model(rules, use_cache=False, max_seconds=None,
               max_memory=int(max_memory) if int(max_memory) else None)
 chances, against, best = chances == "1", against == "1" or best == "1", best == "1"
@@ -89,7 +86,8 @@ def main() -> None:
     print("before:", uptime(), flush=True)
     out = subprocess.run([sys.executable, "-c", RUN, args.variant, str(args.boxes),
                           "0" if args.value_only else "1", "1" if args.against_optimal else "0",
-                          str(int(args.max_memory * 1e9)), "1" if args.best_response else "0"],
+                          str(int(args.max_memory * 1e9)), "1" if args.best_response else "0",
+                          os.path.dirname(os.path.abspath(__file__))],
                          capture_output=True, text=True)
     print("after: ", uptime())
     if out.returncode != 0:

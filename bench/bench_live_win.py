@@ -123,14 +123,17 @@ def play(model, seed: int, first: int, arm: str, live_turns: int, blind: dict | 
 
 def cut(variant: str, boxes: int):
     """The rule set, cut to its last `boxes` boxes (0: whole), as `bench_crag.py` cuts it."""
-    from yz.rules import load_rules, rules_from_text
+    from yz.rules import RulesError, load_rules, rules_from_text
 
     rules = load_rules(variant)
     if not boxes:
         return rules
     drop = list(rules.keys[:len(rules.keys) - boxes])
-    return rules_from_text(f"name: {rules.name}-last-{boxes}\nextends: {variant}\n"
-                           f"remove_categories: {drop}\n")
+    text = f"name: {rules.name}-last-{boxes}\nextends: {variant}\nremove_categories: {drop}\n"
+    try:
+        return rules_from_text(text)
+    except RulesError:  # (no upper box left: no upper bonus either)
+        return rules_from_text(text + "upper_bonus: null\n")
 
 
 def main() -> None:
