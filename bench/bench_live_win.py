@@ -36,25 +36,24 @@ import numpy as np
 
 def blind_tables(model, opponent) -> tuple[dict, float]:
     """({layer: versus.UtilityTable}, A's exact score) of the blind best response against
-    `opponent`, every layer of the game kept: the need sweep from the empty card that
-    `versus.blind_best_response` runs, its chances carried along."""
+    `opponent`, every layer of the game kept (float32: the official game's layers take 1.9 GB
+    so): the need sweep from the empty card that `versus.blind_best_response` runs. Its value
+    at the start, E[u(final score)], is A's score (P(win) + P(draw) / 2) itself."""
     from yz.solver.target import need_sweep
     from yz.solver.versus import TAIL, UtilityTable
 
     solution = model.solve()
     top = opponent.top_score(TAIL)
-    u, win, tie = opponent.outcome(top)
+    u, _win, _tie = opponent.outcome(top)
     kept: dict = {}
     start = solution.layout.start
 
-    def keep(k: int, here: slice, table: np.ndarray, payloads) -> None:
-        kept[k] = UtilityTable(solution, k, table, top, float(u[top]))
+    def keep(k: int, here: slice, table: np.ndarray, _payloads) -> None:
+        kept[k] = UtilityTable(solution, k, table.astype(np.float32), top, float(u[top]))
         if k == 0:
-            i = start - here.start
-            kept["score"] = float(payloads[0][i, top] + payloads[1][i, top] / 2)
+            kept["score"] = float(table[start - here.start, top])
 
     need_sweep(solution, top + 1, u[::-1].copy(), float(u[top]), keep, windows=True,
-               payloads=(win[::-1].copy(), float(win[top]), tie[::-1].copy(), float(tie[top])),
                what="chances of winning", reach=max(0, top - int(opponent.scores[0])))
     score = kept.pop("score")
     n = solution.tables.n_categories
