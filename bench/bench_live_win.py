@@ -1,10 +1,13 @@
 """Live play to win against expected-score play, simulated with common random numbers.
 
-Player A plays against B, who plays for the expected score (the optimal bot). For every seed
-and both seatings (A first, A second) A plays the same game three ways, on the same dice
-(`match.seat_seed`: each seat's dice come from its own stream of the seed, each throw of each
-turn drawn apart, so B's game is the same in every arm and A's throws are the same in every
-arm, the dice A keeps aside):
+Player A plays against B, who plays for the expected score (the optimal bot), or with
+`--against minimax` plays minimax (both playing to win, seeing each other's card: small games,
+whose two-player solve is kept whole in memory). For every seed and both seatings (A first, A
+second) A plays the same game several ways, on the same dice (`match.seat_seed`: each seat's
+dice come from its own stream of the seed, each throw of each turn drawn apart, so A's throws
+are the same in every arm, the dice A keeps aside, and so are B's; against expected-score
+play B's whole game is the same in every arm, and A's mean and blind games do not depend on
+the seating, so they are played once per seed):
 
 - "mean": A plays for the expected score too (the baseline; its exact chances are known);
 - "blind": A plays the blind best response to B's final score from the empty card, never
@@ -13,10 +16,15 @@ arm, the dice A keeps aside):
   move to win against B's final score given B's card (`Model.win_turn`, re-solved when B's
   card changes: what `yz play --opponent` and `yz advise --opponent-card` advise).
 
-Each game's result for A is 1, 1/2 or 0. The gain of an arm over "mean" is the mean of the
-paired differences, with its standard error (the same dice make the pairs close, so the
-error is far smaller than two independent runs would give). The blind arm's exact gain is
-printed beside its simulated one as a check on the simulation.
+- "minimax" (with `--against minimax`): A plays minimax too (its exact score is known: a check).
+
+The blind and live arms assume, as `yz play --opponent` does, that B plays for the expected
+score, also where B plays minimax: they are #26's play, measured against the two-player
+optimum. Each game's result for A is 1, 1/2 or 0. The gain of an arm over "mean" is the mean
+of the paired differences, with its standard error (the same dice make the pairs close, so
+the error is far smaller than two independent runs would give); over both seatings each
+seed's two differences are averaged first (they share the seed's dice). The exact gain is
+printed beside the simulated one where it is known, as a check on the simulation.
 
     python bench/bench_live_win.py -v crag --games 2000
     python bench/bench_live_win.py -v official-free-joker --games 300 --live-turns 5
@@ -131,7 +139,9 @@ def cut(variant: str, boxes: int):
     text = f"name: {rules.name}-last-{boxes}\nextends: {variant}\nremove_categories: {drop}\n"
     try:
         return rules_from_text(text)
-    except RulesError:  # (no upper box left: no upper bonus either)
+    except RulesError as exc:  # (no upper box left: no upper bonus either)
+        if "no box counts toward the upper bonus" not in str(exc):
+            raise
         return rules_from_text(text + "upper_bonus: null\n")
 
 
@@ -153,7 +163,16 @@ def main() -> None:
                         "two-player solve is kept whole in memory)")
     parser.add_argument("--part", default="0/1", help="I/N: this process plays every Nth seed")
     parser.add_argument("--out", default=None, help="write the per-game results here (JSON)")
+    parser.add_argument("--report", default=None, metavar="FILE",
+                        help="print the report of results written by --out, play nothing")
     args = parser.parse_args()
+    if args.report:
+        with open(args.report) as saved:
+            r = json.load(saved)
+        exact = {(key.split("/")[0], int(key.split("/")[1])): v for key, v in r["exact"].items()}
+        report(r["variant"], r["against"], r["results"], exact, r["live_turns"],
+               r["boxes"], r["per_match"], len(r["seeds"]))
+        return
     part, parts = (int(x) for x in args.part.split("/"))
 
     begin = time.perf_counter()
@@ -185,42 +204,56 @@ def main() -> None:
     results: dict = {f"{arm}/{first}": [] for arm in arms for first in (0, 1)}
     seeds = [s for s in range(args.seed, args.seed + args.games) if s % parts == part]
     timing = {arm: 0.0 for arm in arms}
+    played = {arm: 0 for arm in arms}
     for count, seed in enumerate(seeds, 1):
         for first in (0, 1):
             for arm in arms:
+                if first == 1 and minimax is None and arm in ("mean", "blind"):
+                    results[f"{arm}/1"].append(results[f"{arm}/0"][-1])  # (the same game)
+                    continue
                 t0 = time.perf_counter()
                 results[f"{arm}/{first}"].append(play(model, seed, first, arm, live_turns,
                                                       blind, minimax))
                 timing[arm] += time.perf_counter() - t0
+                played[arm] += 1
         if count % 10 == 0 or count == len(seeds):
             print(f"  {count}/{len(seeds)} seeds, {time.perf_counter() - begin:.0f} s, load "
                   f"{os.getloadavg()[0]:.1f}", flush=True)
     if args.out:
         with open(args.out, "w") as out:
-            json.dump({"variant": model.name, "against": args.against,
+            json.dump({"variant": model.name, "against": args.against, "boxes": n,
                        "live_turns": live_turns, "seeds": seeds, "results": results,
                        "seconds": timing, "setup_seconds": setup,
+                       "per_match": {arm: timing[arm] / max(1, played[arm]) for arm in arms},
                        "exact": {f"{a}/{f}": v for (a, f), v in exact.items()}}, out)
-    report(model.name, args.against, results, exact, live_turns, n, timing, len(seeds))
+    report(model.name, args.against, results, exact, live_turns, n,
+           {arm: timing[arm] / max(1, played[arm]) for arm in arms}, len(seeds))
+
+
+def paired(results: dict, arm: str, base: str, keys: tuple) -> tuple[float, float, float]:
+    """(the arm's mean score, the mean paired difference to `base`, its standard error) over
+    the seatings `keys`; each seed's differences averaged over its seatings first."""
+    score = np.mean([results[f"{arm}/{f}"] for f in keys], axis=0)
+    d = score - np.mean([results[f"{base}/{f}"] for f in keys], axis=0)
+    se = d.std(ddof=1) / math.sqrt(len(d)) if len(d) > 1 else float("nan")
+    return float(score.mean()), float(d.mean()), float(se)
 
 
 def report(variant: str, against: str, results: dict, exact: dict, live_turns: int, n: int,
-           timing: dict, games: int) -> None:
+           per_match: dict, games: int) -> None:
     """Each arm's score beside "mean"'s, the gain paired by seed, seated first, second and
     both; the exact score beside where it is known (a check on the simulation)."""
     print(f"{variant} against {against}, {games} seeds x 2 seatings; A live in its last "
-          f"{live_turns} of {n} turns; seconds per match: " + ", ".join(
-              f"{arm} {timing[arm] / max(1, 2 * games):.2f}" for arm in timing))
-    arms = [arm for arm in timing if arm != "mean"]
+          f"{live_turns} of {n} turns; seconds per match played: " + ", ".join(
+              f"{arm} {seconds:.2f}" for arm, seconds in per_match.items()))
+    arms = [arm for arm in per_match if arm != "mean"]
     for first, seat in ((0, "A seated first"), (1, "A seated second"), (None, "both")):
         keys = (0, 1) if first is None else (first,)
-        mean = np.concatenate([results[f"mean/{f}"] for f in keys])
+        mean = float(np.mean([results[f"mean/{f}"] for f in keys]))
         for arm in arms:
-            other = np.concatenate([results[f"{arm}/{f}"] for f in keys])
-            d = other - mean
-            se = d.std(ddof=1) / math.sqrt(len(d)) if len(d) > 1 else float("nan")
-            line = (f"  {seat:<16} {arm:<7}: {other.mean():.4f} vs {mean.mean():.4f} "
-                    f"(mean); gain {d.mean():+.4f} ± {se:.4f} (s.e.)")
+            score, gain, se = paired(results, arm, "mean", keys)
+            line = (f"  {seat:<16} {arm:<7}: {score:.4f} vs {mean:.4f} (mean); gain "
+                    f"{gain:+.4f} ± {se:.4f} (s.e.)")
             if all((a, f) in exact for a in (arm, "mean") for f in keys):
                 gain = np.mean([exact[(arm, f)] - exact[("mean", f)] for f in keys])
                 line += f"; exact gain {gain:+.4f}"
@@ -228,14 +261,11 @@ def report(variant: str, against: str, results: dict, exact: dict, live_turns: i
         if all(("blind", f) in exact and ("mean", f) in exact for f in keys):
             # Live against blind, paired: they differ only where live play does, so the
             # error is smaller; added to the blind best response's exact gain.
-            blind = np.concatenate([results[f"blind/{f}"] for f in keys])
-            live = np.concatenate([results[f"live/{f}"] for f in keys])
-            d = live - blind
-            se = d.std(ddof=1) / math.sqrt(len(d)) if len(d) > 1 else float("nan")
+            _score, gain, se = paired(results, "live", "blind", keys)
             exact_gain = np.mean([exact[("blind", f)] - exact[("mean", f)] for f in keys])
-            print(f"  {seat:<16} live - blind: {d.mean():+.4f} ± {se:.4f} (s.e.); live's gain "
+            print(f"  {seat:<16} live - blind: {gain:+.4f} ± {se:.4f} (s.e.); live's gain "
                   f"over mean = exact blind gain {exact_gain:+.4f} + that = "
-                  f"{exact_gain + d.mean():+.4f} ± {se:.4f}")
+                  f"{exact_gain + gain:+.4f} ± {se:.4f}")
 
 
 if __name__ == "__main__":

@@ -710,8 +710,9 @@ class Budget:
                          seats: int | None = None, refuse: bool = True
                          ) -> tuple[int, float, list]:
         """(bytes, seconds, joint layer sizes) of a two-player solve (`solver.minimax`) with
-        minimax's chances of a draw (`chances`) and `seats` seats of minimax against
-        expected-score play (default: both with `against_optimal`, else none), refusing at
+        minimax's chances of a draw (`chances`) and `seats` seats of minimax, or of the best
+        response, against expected-score play (default: both of minimax's with
+        `against_optimal`, else none), refusing at
         once (InputError, with the estimate) when it does not fit in `max_memory`: first on
         what its largest pairs take to index alone, from the layers' sizes, then (with
         `refuse`) on the whole estimate."""

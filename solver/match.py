@@ -80,8 +80,10 @@ class MatchDecision(Decision):
     of winning (`objective` "win": values are chances) or, where that was not computed, by the
     expected score ("mean": values are points still to come)."""
 
-    seat: int
-    objective: str
+    chosen: Action  # (the advisor's actions, ranked by the objective: not coach Options)
+    best: Action
+    seat: int = 0
+    objective: str = "win"
 
     def as_json(self) -> dict:
         def action(a: Action) -> dict:

@@ -75,8 +75,8 @@ OUTCOME_CELLS = 1 << 22
 class ExactDuel:
     """The exact two-player figures of a rule set (see the module docstring): the first
     player's chances when both play `minimax`, and where asked the minimax player's chances
-    against expected-score play, seated first and seated second. `value` is A's P(win) +
-    P(draw) / 2 under minimax play."""
+    against expected-score play, seated first and seated second, and the full-information
+    best response's. `value` is A's P(win) + P(draw) / 2 under minimax play."""
 
     variant: str
     value: float
@@ -101,9 +101,8 @@ class ExactDuel:
                "minimax_second": chances(self.minimax_second), "pairs": self.pairs,
                "joint_states": self.states, "memory_bytes": self.memory_bytes,
                "seconds": self.seconds}
-        if self.best_response_first is not None:
-            out["best_response_first"] = chances(self.best_response_first)
-            out["best_response_second"] = chances(self.best_response_second)
+        out["best_response_first"] = chances(self.best_response_first)
+        out["best_response_second"] = chances(self.best_response_second)
         return out
 
 
@@ -133,8 +132,9 @@ def solve_minimax(solution: Solution, chances: bool = True, seats: tuple[str, ..
                   step: Step | None = None, keep: bool = False) -> dict:
     """Solve the joint states of `solution`'s rule set backwards (module docstring). With
     `chances` minimax's chance of a draw is carried too (win, draw and loss, not only the
-    value); `seats` (FIRST, SECOND) evaluates minimax against expected-score play seated there
-    too (`solution` then holds the solved values expected-score play follows). Returns
+    value); `seats` (any of FIRST, SECOND, BR_FIRST, BR_SECOND) evaluates minimax, or the
+    best response, against expected-score play seated there too (`solution` then holds the
+    solved values expected-score play follows). Returns
     {track: (score, draw or None)} at the start for each track (BOTH and the seats: the
     first player's), "pairs" and "states", and with `keep` also "layers": {(km, ko):
     (JointLayer, {track: (score, draw)})} of every joint layer (for the tests; no block is
@@ -441,11 +441,20 @@ class MinimaxPlay:
                              position.saved_rolls)
         return k, index - int(layout.LAYER_PTR[k])
 
+    def joint(self, km: int, ko: int) -> tuple:
+        """Joint layer (km, ko) and its tables; SolverError when no such layer is solved (the
+        mover has as many boxes filled as the other, A to move, or one fewer, B to move)."""
+        if (km, ko) not in self.layers:
+            raise SolverError(f"minimax play: no joint turn start has the mover with {km} "
+                              f"boxes filled and the other with {ko} (the mover has as many "
+                              "as the other, A to move, or one fewer, B to move).")
+        return self.layers[(km, ko)]
+
     def value(self, mover, other, lead: int) -> float:
         """V of the joint turn start: the mover's chance before the turn's first roll."""
         km, i = self.local(mover)
         ko, j = self.local(other)
-        layer, tables = self.layers[(km, ko)]
+        layer, tables = self.joint(km, ko)
         return layer.read(tables[BOTH][0].array, i, j, lead)
 
     def advise(self, mover, other, lead: int, dice, rolls_left: int | None):
@@ -467,7 +476,8 @@ class _JointReading:
         self.play = play
         km, _i = play.local(mover)
         ko, self.j = play.local(other)
-        self.after, tables = play.layers[next_layer(km, ko)]
+        play.joint(km, ko)
+        self.after, tables = play.joint(*next_layer(km, ko))
         self.score = tables[BOTH][0].array
         self.base = int(play.solution.layout.LAYER_PTR[km + 1])
         self.lead = lead

@@ -445,10 +445,10 @@ class Model:
         Only for games whose joint states (both players' turn-start states and the score
         difference) fit in `max_memory`: the estimate (memory and time) is announced first,
         and a game that does not fit is refused at once (InputError, with the estimate).
-        Where minimax with both seats at once does not fit, the seats are solved one at a
-        time beside minimax's values. With `best_response` (and `against_optimal`), also
-        the full-information best response to expected-score play, seated first and second:
-        the most a player seeing the other's card gets against it. `keep`: every joint
+        Where minimax with all its seats at once does not fit, the seats are solved two or
+        one at a time beside minimax's values. With `best_response`, also the
+        full-information best response to expected-score play, seated first and second: the
+        most a player seeing the other's card gets against it. `keep`: every joint
         layer's tables come along in `ExactDuel.layers` (tests, tiny games)."""
         from .minimax import (
             BOTH,
@@ -461,9 +461,6 @@ class Model:
             solve_minimax,
         )
 
-        if best_response and not against_optimal:
-            raise InputError("best response: it is evaluated with minimax against "
-                             "expected-score play (against_optimal).", param="best_response")
         key = ("minimax", chances, against_optimal, best_response)
         have = self._cached(key)
         if have is not None and not keep:
@@ -473,12 +470,19 @@ class Model:
         passes = [(chances, seats)]
         need, seconds, sizes = self.budget.minimax_estimate(chances, seats=len(seats),
                                                             refuse=not seats)
-        if seats and need > budgets.memory_limit(self.max_memory):
-            # One seat at a time (minimax's own values solved again beside each): less memory.
-            passes = [(chances, ()), *((False, (seat,)) for seat in seats)]
-            estimates = [self.budget.minimax_estimate(c, seats=len(s)) for c, s in passes]
+        limit = budgets.memory_limit(self.max_memory)
+        for size in (2, 1):  # fewer seats a pass, each beside minimax's values solved again
+            if need <= limit or size >= len(seats):
+                continue
+            groups = [seats[i:i + size] for i in range(0, len(seats), size)]
+            passes = [(chances, ()), *((False, group) for group in groups)]
+            estimates = [self.budget.minimax_estimate(c, seats=len(g), refuse=size == 1)
+                         for c, g in passes]
             need = max(e[0] for e in estimates)
             seconds = sum(e[1] for e in estimates)
+        if keep and len(passes) > 1:
+            raise InputError("keep: every joint layer is kept only in a solve of one pass "
+                             "(small games).", param="keep")
         entries = sum(s.entries for s in sizes)
         pairs = sum(s.pairs for s in sizes)
         self.report.note(
@@ -488,9 +492,9 @@ class Model:
             + (f", in {len(passes)} passes" if len(passes) > 1 else ""))
         self.budget.check_time("the two-player solve of", seconds,
                                f"from its {entries:,} joint states")
-        solution = self.solve() if against_optimal else Solution(
+        solution = self.solve() if seats else Solution(
             self.problem, np.zeros(self.layout.size), 0.0, self.layout.reachable)
-        self.ensure_compiled("minimax-optimal" if against_optimal else
+        self.ensure_compiled("minimax-optimal" if seats else
                              "minimax" if chances else "minimax-value")
         begin = time.perf_counter()
         found: dict = {}
@@ -501,6 +505,7 @@ class Model:
                 result = solve_minimax(solution, with_chances, seats, step, keep)
             found.update({k: v for k, v in result.items() if k != BOTH or number == 1})
         value, draw = found[BOTH]
+
         def seated(first_seat: str, second_seat: str) -> tuple:
             if first_seat not in found:
                 return None, None

@@ -120,6 +120,12 @@ def check_against_twin(rules, every_state: bool = True, seats: bool = True) -> i
         assert duel.minimax_second.score >= 1 - duel.value - 1e-12
         assert duel.best_response_first.score >= duel.minimax_first.score - 1e-12
         assert duel.best_response_second.score >= duel.minimax_second.score - 1e-12
+        # Seeing the card, it does at least as well as the blind best response (which sees
+        # nothing of it: `solver.versus`, another code path), in either seat.
+        blind = blind_best_response(model.solve(), Opponent.of(
+            model.final_score_from(None, "optimal")))[0].score
+        assert duel.best_response_first.score >= blind - 1e-9
+        assert duel.best_response_second.score >= blind - 1e-9
     if not every_state:
         return 0
     for key, found in list(twin.memo.items()):
@@ -288,7 +294,7 @@ def test_duel_exact_on_the_command_line(tmp_path):
     assert text.exit_code == 0 and "minimax seated second" in text.stdout
     other = runner.invoke(app, ["duel", str(game), "no-bonus", "--exact"])
     assert other.exit_code == 2 and "same rule set" in other.stderr
-    assert "best_response_first" not in told
+    assert told["best_response_first"] is None
     mixed = runner.invoke(app, ["duel", str(game), str(game), "--exact", "--field", "2"])
     assert mixed.exit_code == 2 and "--exact" in mixed.stderr
     seeing = runner.invoke(app, ["duel", str(game), "--exact", "--best-response", "--json"])
@@ -316,8 +322,9 @@ def test_duel_exact_on_the_command_line(tmp_path):
 @pytest.mark.parametrize("game", [ONE_DIE, WITH_BONUS])
 def test_minimax_play_reads_the_joint_values(game):
     """Both players play minimax's best move in seeded games: at every turn start the best
-    move's chance, averaged over the first roll, is the stored V of the joint state, and a
-    move's chance is 1 - V of where it leads."""
+    move's chance, averaged over the first roll, is the stored V of the joint state, and the
+    move played is worth 1 - V of the joint state the cards then show. Out-of-turn
+    positions are refused."""
     from yz.solver.coach import Game
     from yz.solver.minimax import MinimaxPlay
 
@@ -348,6 +355,54 @@ def test_minimax_play_reads_the_joint_values(game):
                 if best.kind == "keep":
                     best = play.advise(me.position, other.position, lead, me.dice, 0).best
                 me.score(best.box.key)
+                # The move's chance is 1 - V where it led, read at the other's turn start
+                # with the points the card now holds (bonuses included).
+                after = play.value(other.position, me.position, other.banked - me.banked)
+                assert best.value == pytest.approx(1 - after, abs=1e-9)
                 break
             mover = 1 - mover
     assert checked >= 6 * len(rules_from_text(game).keys) * 2
+    from yz.rules import SolverError
+
+    start = Game(solution, 1).position
+    with pytest.raises(SolverError, match="one fewer"):
+        play.value(games[0].position, start, 0)
+
+
+def test_seats_split_into_passes_when_memory_is_short():
+    """Minimax against expected-score play and the best response (four seats): all at once,
+    two seats a pass, or one, as memory allows; the figures are the same."""
+    from yz.solver.report import Reporter
+
+    class Notes(Reporter):
+        def __init__(self):
+            self.said = []
+
+        def note(self, message: str) -> None:
+            self.said.append(message)
+
+    rules = rules_from_text(WITH_BONUS)
+    budget = Model(rules, use_cache=False).budget
+    def need(chances: bool, seats: int) -> int:
+        return budget.minimax_estimate(chances, seats=seats, refuse=False)[0]
+
+    # (Passes after the first carry minimax's values only, not its chances.)
+    assert max(need(True, 0), need(False, 1)) < need(False, 2) < need(True, 4)
+    runs = {}
+    for limit, passes in ((need(True, 4), ""), (need(True, 4) - 1, "in 3 passes"),
+                          (need(False, 2) - 1, "in 5 passes")):
+        notes = Notes()
+        duel = Model(rules, use_cache=False, max_memory=limit, report=notes).duel_exact(
+            best_response=True)
+        assert passes in notes.said[0] and (passes or "passes" not in notes.said[0]), notes.said
+        runs[passes] = duel
+    one = runs[""]
+    for duel in runs.values():
+        for name in ("minimax", "minimax_first", "minimax_second", "best_response_first",
+                     "best_response_second"):
+            got, want = getattr(duel, name), getattr(one, name)
+            assert got.score == pytest.approx(want.score, abs=1e-12), name
+            assert got.draw == pytest.approx(want.draw, abs=1e-12), name
+    with pytest.raises(InputError, match="one pass"):
+        Model(rules, use_cache=False, max_memory=need(True, 4) - 1).minimax(
+            against_optimal=True, best_response=True, keep=True)

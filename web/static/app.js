@@ -567,7 +567,7 @@ function drawChart() {
   if (!d) $("#rank").replaceChildren();  // (a rank line of the game before goes too)
   $("#chart-note").hidden = !missing;
   if (missing) $("#chart-note").textContent = yz.info.from_store ? NOTE_STORE : NOTE_MEMORY;
-  $("#dist-title .muted").textContent = missing ? "its exact distribution is not computed here"
+  $("#dist-title .muted").textContent = missing ? "exact distribution: not computed here"
     : "exact distribution, optimal play";
   chart.style.display = missing ? "none" : "";
   if (!d) return;
