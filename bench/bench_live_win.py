@@ -42,11 +42,13 @@ import time
 import numpy as np
 
 
-def blind_tables(model, opponent) -> tuple[dict, float]:
+def blind_tables(model, opponent, folder: str | None = None) -> tuple[dict, float]:
     """({layer: versus.UtilityTable}, A's exact score) of the blind best response against
     `opponent`, every layer of the game kept (float32: the official game's layers take 1.9 GB
     so): the need sweep from the empty card that `versus.blind_best_response` runs. Its value
-    at the start, E[u(final score)], is A's score (P(win) + P(draw) / 2) itself."""
+    at the start, E[u(final score)], is A's score (P(win) + P(draw) / 2) itself. With
+    `folder`, the layers are saved there (layer-K.npy, blind.json) or, when it holds them for
+    this game and opponent, memory-mapped from it: parts of a run share one sweep."""
     from yz.solver.target import need_sweep
     from yz.solver.versus import TAIL, UtilityTable
 
@@ -55,6 +57,16 @@ def blind_tables(model, opponent) -> tuple[dict, float]:
     u, _win, _tie = opponent.outcome(top)
     kept: dict = {}
     start = solution.layout.start
+    n = solution.tables.n_categories
+    meta = {"game": model.name, "opponent": opponent.digest, "top": top}
+    if folder and os.path.exists(os.path.join(folder, "blind.json")):
+        with open(os.path.join(folder, "blind.json")) as saved:
+            found = json.load(saved)
+        if {k: found.get(k) for k in meta} == meta:
+            tables = {k: UtilityTable(solution, k, np.load(os.path.join(folder, f"layer-{k}.npy"),
+                                                           mmap_mode="r"), top, float(u[top]))
+                      for k in range(n + 1)}
+            return tables, found["score"]
 
     def keep(k: int, here: slice, table: np.ndarray, _payloads) -> None:
         kept[k] = UtilityTable(solution, k, table.astype(np.float32), top, float(u[top]))
@@ -64,12 +76,17 @@ def blind_tables(model, opponent) -> tuple[dict, float]:
     need_sweep(solution, top + 1, u[::-1].copy(), float(u[top]), keep, windows=True,
                what="chances of winning", reach=max(0, top - int(opponent.scores[0])))
     score = kept.pop("score")
-    n = solution.tables.n_categories
     row = u[::-1].copy()  # the full card's layer: the utility itself
     size = int(np.diff(solution.layout.LAYER_PTR)[n])
     full = np.tile(row, (size, 1))
     full[:, 0] = u[top]
     kept[n] = UtilityTable(solution, n, full, top, float(u[top]))
+    if folder:
+        os.makedirs(folder, exist_ok=True)
+        for k in range(n + 1):
+            np.save(os.path.join(folder, f"layer-{k}.npy"), kept[k].table)
+        with open(os.path.join(folder, "blind.json"), "w") as out:
+            json.dump({**meta, "score": score}, out)
     return kept, score
 
 
@@ -162,6 +179,8 @@ def main() -> None:
                         help="B's play: for the expected score, or minimax (small games: the "
                         "two-player solve is kept whole in memory)")
     parser.add_argument("--part", default="0/1", help="I/N: this process plays every Nth seed")
+    parser.add_argument("--tables", default=None, metavar="FOLDER",
+                        help="keep the blind best response's tables here (parts share them)")
     parser.add_argument("--out", default=None, help="write the per-game results here (JSON)")
     parser.add_argument("--report", default=None, metavar="FILE",
                         help="print the report of results written by --out, play nothing")
@@ -182,7 +201,7 @@ def main() -> None:
     live_turns = n if args.live_turns is None else args.live_turns
     b_final = model.final_score_from(None, "optimal")
     opponent = Opponent.of(b_final)
-    blind, exact_blind = blind_tables(model, opponent)
+    blind, exact_blind = blind_tables(model, opponent, args.tables)
     # Exact references of A's score, seated first (0) and second (1), where they are known.
     exact = {("mean", 0): chances_of(b_final, opponent).score, ("blind", 0): exact_blind}
     exact[("mean", 1)], exact[("blind", 1)] = exact[("mean", 0)], exact_blind
