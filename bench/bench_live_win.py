@@ -182,15 +182,24 @@ def main() -> None:
     parser.add_argument("--tables", default=None, metavar="FOLDER",
                         help="keep the blind best response's tables here (parts share them)")
     parser.add_argument("--out", default=None, help="write the per-game results here (JSON)")
-    parser.add_argument("--report", default=None, metavar="FILE",
-                        help="print the report of results written by --out, play nothing")
+    parser.add_argument("--report", nargs="+", default=None, metavar="FILE",
+                        help="print the report of the results --out wrote (the parts of one "
+                        "run merged), play nothing")
     args = parser.parse_args()
     if args.report:
-        with open(args.report) as saved:
-            r = json.load(saved)
+        runs = []
+        for path in args.report:
+            with open(path) as saved:
+                runs.append(json.load(saved))
+        r = runs[0]
+        results = {key: [x for run in runs for x in run["results"][key]]
+                   for key in r["results"]}
+        seeds = [seed for run in runs for seed in run["seeds"]]
+        per_match = {arm: float(np.mean([run["per_match"][arm] for run in runs]))
+                     for arm in r["per_match"]}
         exact = {(key.split("/")[0], int(key.split("/")[1])): v for key, v in r["exact"].items()}
-        report(r["variant"], r["against"], r["results"], exact, r["live_turns"],
-               r["boxes"], r["per_match"], len(r["seeds"]))
+        report(r["variant"], r["against"], results, exact, r["live_turns"], r["boxes"],
+               per_match, len(seeds))
         return
     part, parts = (int(x) for x in args.part.split("/"))
 
