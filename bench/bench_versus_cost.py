@@ -1,0 +1,88 @@
+"""The best response's table against the target table of the same range, side by side.
+
+Issue #26 asks that playing to win cost no more than target play over the same range of
+scores. Each is run in a fresh process (a solved game from the cache first, not timed), one
+after the other: the blind best response (`Model.best_response`, no ceiling) against an
+opponent whose scores reach TOP, and the target table up to TOP (`Model.targets`), both with
+the strategy cache off for the timed part. Printed: wall, CPU, and peak memory above the
+process before the timed part, with the machine's load.
+
+    .venv/bin/python bench/bench_versus_cost.py                     # official, the real opponent
+    .venv/bin/python bench/bench_versus_cost.py --top 400           # an opponent up to 400
+
+Without `--top` the opponent is the game itself played for the expected score (its top score
+with 1e-12 of its chances above it cut, as `yz duel V V --best-response` plays it); with it,
+a made-up opponent spread evenly over the scores TOP - 200 .. TOP.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+
+RUN = """
+import json, os, resource, sys, tempfile, time
+import numpy as np
+from yz.solver import Model
+from yz.solver.versus import TAIL, Opponent
+
+variant, what, top = sys.argv[1], sys.argv[2], int(sys.argv[3])
+Model(variant).solve()  # (into the cache, not timed)
+model = Model(variant, max_seconds=None)
+model.solve()
+model.distribution()  # (expected-score play's, which the best response reports beside it)
+if top:
+    path = os.path.join(tempfile.mkdtemp(), "opponent.csv")
+    scores = np.arange(top - 200, top + 1)
+    with open(path, "w") as out:
+        out.write("score,probability\\n")
+        out.writelines(f"{s},{1 / len(scores)!r}\\n" for s in scores)
+    opponent = Opponent.from_csv(path)
+else:
+    opponent = Opponent.of(model.final_score_from(None, "optimal"))
+    top = opponent.top_score(TAIL)
+model.use_cache = False
+def rss():
+    with open("/proc/self/status") as status:
+        return next(int(line.split()[1]) for line in status if line.startswith("VmRSS:")) / 2**20
+base = rss()
+cpu0 = resource.getrusage(resource.RUSAGE_SELF)
+start = time.perf_counter()
+if what == "best-response":
+    result = model.best_response(opponent, ceiling=False).best_response.score
+else:
+    result = model.targets(max_target=top).max_target
+wall = time.perf_counter() - start
+cpu1 = resource.getrusage(resource.RUSAGE_SELF)
+print(json.dumps({"what": what, "top": top, "wall_s": wall,
+                  "cpu_s": cpu1.ru_utime - cpu0.ru_utime + cpu1.ru_stime - cpu0.ru_stime,
+                  "peak_above_gb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20
+                  - base, "result": result}))
+"""
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("-v", "--variant", default="official-free-joker")
+    parser.add_argument("--top", type=int, default=0,
+                        help="a made-up opponent up to this score (0: the game itself)")
+    args = parser.parse_args()
+    top = args.top
+    for what in ("best-response", "target"):
+        before = os.getloadavg()[0]
+        out = subprocess.run([sys.executable, "-c", RUN, args.variant, what, str(top)],
+                             capture_output=True, text=True)
+        if out.returncode != 0:
+            sys.exit(out.stderr.strip().splitlines()[-1] if out.stderr.strip() else 1)
+        r = json.loads(out.stdout.strip().splitlines()[-1])
+        top = r["top"]  # (the target table then covers the best response's range)
+        print(f"{args.variant} {what:<13} up to {r['top']}: wall {r['wall_s']:.1f} s, CPU "
+              f"{r['cpu_s']:.1f} s, peak {r['peak_above_gb']:.2f} GiB above the process "
+              f"before; load {before:.1f} -> {os.getloadavg()[0]:.1f}", flush=True)
+
+
+if __name__ == "__main__":
+    main()
