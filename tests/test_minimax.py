@@ -13,6 +13,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from naive import NaiveDuel
 from random_rules import Size, as_yaml, rule_documents
+from test_versus import GAME as WITH_BONUS  # (2 dice, an upper bonus, a first-roll bonus)
 from typer.testing import CliRunner
 from yz.cli.main import app
 from yz.rules import InputError, RulesError, rules_from_text
@@ -33,17 +34,6 @@ categories:
   - {key: any, pattern: any, score: sum_all}
 """
 
-WITH_BONUS = """
-name: bonus-duel
-dice: 2
-faces: 3
-rolls: 2
-categories:
-  - {key: ones, pattern: {kind: face, face: 1}, score: face_total}
-  - {key: threes, pattern: {kind: face, face: 3}, score: face_total}
-  - {key: pair, pattern: all_same, score: 8, first_roll_bonus: 2}
-upper_bonus: {threshold: 4, amount: 5}
-"""
 
 FOUR_BOXES = """
 name: four-box-duel
