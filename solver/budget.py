@@ -243,18 +243,19 @@ def window_bytes(t: RuleTables, layout: StateLayout) -> np.ndarray:
         masks = layout.layer_masks[k]
         u0 = layout.U0[masks].astype(np.int64)
         nu = (layout.U1[masks] - layout.U0[masks] + 1).astype(np.int64)
-        copies = layout.banks[k] * layout.flag_values(masks)
+        flags = layout.flag_values(masks)
         every, others = filled_maxima(t, masks)
-        extra = t.yahtzee_bonus * max(0, k - 1) + 1
         if threshold:
             top = np.clip(u0 + nu - np.maximum(threshold, u0), 0, nu)
             first_low = (threshold > u0).astype(np.int64)  # (U0: up to U0 upper points)
             exact = nu - top - first_low
             width = (top * (every - threshold) + first_low * (u0 + others)
-                     + exact * others + nu * extra)
+                     + exact * others + nu)
         else:
-            width = nu * (every + t.upper_bonus + extra)
-        out[k] = int((width * copies).sum()) * 8
+            width = nu * (every + t.upper_bonus + 1)
+        # The Yahtzee bonuses widen only the copy with the flag set (`state_windows`).
+        bonuses = nu * (flags - 1) * t.yahtzee_bonus * max(0, k - 1)
+        out[k] = int(((width * flags + bonuses) * layout.banks[k]).sum()) * 8
     return out
 
 

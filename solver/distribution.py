@@ -89,15 +89,18 @@ def state_windows(t: RuleTables, layout: StateLayout, k: int
     what the state fixes (and a Yahtzee bonus a turn after the first). A stored upper total
     between a row's first (U0: every total too low to reach the threshold) and the threshold
     is exact, so only the other boxes vary; at U0 the upper boxes held at most U0; at the
-    threshold (the cap) at least that, the bonus paid. Far narrower than every score."""
+    threshold (the cap) at least that, the bonus paid. A Yahtzee bonus is won only with the
+    flag set (the flag box scored), so a state without it has won none. Far narrower than
+    every score."""
     R = layout.rows(k)
     every, others = filled_maxima(t, R.MASK)
     threshold = int(t.upper_threshold) if t.upper_bonus else 0
-    extra = t.yahtzee_bonus * max(0, k - 1) + 1  # a Yahtzee bonus a turn after the first, +1
     base = int(layout.LAYER_PTR[k])
     lo = np.zeros(int(layout.LAYER_PTR[k + 1]) - base, dtype=np.int64)
     width = np.zeros_like(lo)
     row = np.repeat(np.arange(len(R.NU)), R.NU)
+    # A Yahtzee bonus in every turn after the flag box's (flag set only), +1: the count.
+    extra = t.yahtzee_bonus * max(0, k - 1) * R.FLAG.astype(np.int64)[row] + 1
     step = np.arange(len(row)) - np.repeat(np.cumsum(R.NU) - R.NU, R.NU)
     at = R.OUT[row] - base + step
     u = R.U0[row] + step

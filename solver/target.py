@@ -167,7 +167,7 @@ def need_sweep(solution: Solution, n_need: int, last: np.ndarray, met: float,
     can reach, down to that layer (the last one `on_layer` receives). `payloads` = (last_m1,
     met_m1, last_m2, met_m2): two more tables of the same shape, carried along the choices the
     values make (the decision kernel, its tie rule: `ties`), such as the chances of a win and
-    of a draw."""
+    of a draw; last_m2 None carries one."""
     from .kernels import layer
     from .kernels.bundle import Next
 
@@ -182,9 +182,17 @@ def need_sweep(solution: Solution, n_need: int, last: np.ndarray, met: float,
         table[:, 0] = column0
         return table
 
+    def payload_tables(k: int) -> tuple | None:
+        if payloads is None:
+            return None
+        return tuple(None if payloads[i] is None else layer_table(k, payloads[i], payloads[i + 1])
+                     for i in (0, 2))
+
+    def flat(table: np.ndarray | None) -> np.ndarray | None:
+        return None if table is None else table.reshape(-1)
+
     below = layer_table(n_cat, last, met)
-    below_p = None if payloads is None else (layer_table(n_cat, payloads[0], payloads[1]),
-                                             layer_table(n_cat, payloads[2], payloads[3]))
+    below_p = payload_tables(n_cat)
     lowest = 0 if after is None else after[2]
     done, total = 0, int(layout.LAYER_PTR[-2] - layout.LAYER_PTR[lowest]) * (n_need - 1)
     for k in range(n_cat - 1, lowest - 1, -1):
@@ -196,8 +204,7 @@ def need_sweep(solution: Solution, n_need: int, last: np.ndarray, met: float,
         needs = Needs.of(NEED0=need0, n_need=n_need, next_base=int(layout.LAYER_PTR[k + 1]),
                          met=met, met_m1=m1, met_m2=m2)
         ptr, per_row = layer.layer_batches(K, rows, NEED_RUN)
-        current_p = None if payloads is None else (layer_table(k, payloads[0], payloads[1]),
-                                                   layer_table(k, payloads[2], payloads[3]))
+        current_p = payload_tables(k)
         layer_work = (here.stop - here.start) * (n_need - 1)
         columns = max(1, int(rows.NU.sum()))
         # In parts, as the DP (`dp.parts`): a big layer takes tens of seconds, and Python
@@ -208,10 +215,9 @@ def need_sweep(solution: Solution, n_need: int, last: np.ndarray, met: float,
                              store=current.reshape(-1), needs=needs, shared=True)
             else:
                 layer.decide(K, L, rows, part, NEED_RUN, problem.threads,
-                             Next(below.reshape(-1), below_p[0].reshape(-1),
-                                  below_p[1].reshape(-1)),
+                             Next(below.reshape(-1), flat(below_p[0]), flat(below_p[1])),
                              store=current.reshape(-1), needs=needs, shared=True,
-                             payload=(current_p[0].reshape(-1), current_p[1].reshape(-1)))
+                             payload=(flat(current_p[0]), flat(current_p[1])))
             if step is not None:  # (the share of the layer's columns solved so far)
                 step(done + layer_work * int(rows.NU[: part[-1]].sum()) // columns, total)
         check_values(t, layout, current, what, 0.0, 1.0 + 1e-9, here.start)

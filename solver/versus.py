@@ -227,19 +227,23 @@ def blind_best_response(solution: Solution, opponent: Opponent, tail: float = TA
     start = solution.layout.start
     found: dict = {}
 
+    one = opponent.field == 1  # u = win + draw / 2: the draws alone give the split
+
     def keep(k: int, here: slice, table: np.ndarray, payloads) -> None:
         if k == 0:
             i = start - here.start
-            found["value"] = float(table[i, top])
-            found["chances"] = Chances(float(payloads[0][i, top]), float(payloads[1][i, top]),
-                                       0.0)
+            value = float(table[i, top])
+            draw = float(payloads[0 if one else 1][i, top])
+            found["value"] = value
+            found["split"] = (value - draw / 2 if one else float(payloads[0][i, top]), draw)
 
     lowest = int(opponent.scores[0])  # u is 0 below the lowest score the opponent can have
+    carried = (tie[::-1].copy(), float(tie[top]), None, 0.0) if one else (
+        win[::-1].copy(), float(win[top]), tie[::-1].copy(), float(tie[top]))
     need_sweep(solution, top + 1, row, float(u[top]), keep, step, windows=True,
-               payloads=(win[::-1].copy(), float(win[top]), tie[::-1].copy(), float(tie[top])),
-               what="chances of winning", reach=max(0, top - lowest))
-    c = found["chances"]
-    return Chances(c.win, c.draw, max(0.0, 1.0 - c.win - c.draw)), found["value"], top
+               payloads=carried, what="chances of winning", reach=max(0, top - lowest))
+    won, draw = found["split"]
+    return Chances(won, draw, max(0.0, 1.0 - won - draw)), found["value"], top
 
 
 def clairvoyant_ceiling(solution: Solution, opponent: Opponent, tail: float = TAIL,
@@ -258,7 +262,7 @@ def clairvoyant_ceiling(solution: Solution, opponent: Opponent, tail: float = TA
     # The full card, by need n = T + 1 - banked points: passed (n <= 0) 1, level (n = 1) 1/2.
     row = np.zeros(n_need)
     row[1] = 0.5
-    win_row, draw_row = np.zeros(n_need), np.zeros(n_need)
+    draw_row = np.zeros(n_need)
     draw_row[1] = 1.0
     start = solution.layout.start
     found: dict = {}
@@ -266,10 +270,11 @@ def clairvoyant_ceiling(solution: Solution, opponent: Opponent, tail: float = TA
     def keep(k: int, here: slice, table: np.ndarray, payloads) -> None:
         if k == 0:
             i = start - here.start
-            found["row"] = (payloads[0][i].copy(), payloads[1][i].copy())
+            draw = payloads[0][i].copy()
+            found["row"] = (table[i] - draw / 2, draw)  # (a win counts 1, a draw 1/2)
 
     need_sweep(solution, n_need, row, 1.0, keep, step,
-               payloads=(win_row, 1.0, draw_row, 0.0), what="chances of winning", reach=1)
+               payloads=(draw_row, 0.0, None, 0.0), what="chances of winning", reach=1)
     win_by_need, draw_by_need = found["row"]
     inside = (opponent.scores >= 0) & (opponent.scores <= top_t)
     t, p = opponent.scores[inside], opponent.probabilities[inside]

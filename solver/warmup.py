@@ -181,8 +181,9 @@ def _run(family: str, problem=None) -> None:
         from .target import need_sweep
 
         row = np.array([1.0, 0.5, 0.0, 0.0])
-        need_sweep(solution, len(row), row, 1.0, lambda *_: None, windows=True,
-                   payloads=(row, 1.0, row, 0.0))
+        for carried in ((row, 0.0, None, 0.0), (row, 1.0, row, 0.0)):  # (one payload, two)
+            need_sweep(solution, len(row), row, 1.0, lambda *_: None, windows=True,
+                       payloads=carried)
 
 
 def _one_state():

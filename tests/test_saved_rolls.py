@@ -309,6 +309,31 @@ def test_a_states_moves_are_within_the_memory_checks_bound(dice, rolls, saved):
         CHOICES_GAME.format(dice=dice, rolls=rolls, saved=saved)), use_cache=False))
 
 
+BONUS_GAME = """\
+name: banked-bonus
+dice: 2
+faces: 3
+rolls: 2
+{saved}
+upper_bonus: {{threshold: 4, amount: 5}}
+yahtzee_bonus: {{amount: 20}}
+joker: {{mode: free, full_value: [run]}}
+categories:
+  - {{key: ones, section: upper, pattern: {{kind: face, face: 1}}, score: face_total}}
+  - {{key: threes, section: upper, pattern: {{kind: face, face: 3}}, score: face_total}}
+  - {{key: run, pattern: {{kind: straight, length: 2}}, score: 7}}
+  - {{key: yahtzee, pattern: all_same, score: 10}}
+"""
+
+
+@pytest.mark.parametrize("saved", ["", "saved_rolls: {}", "saved_rolls: {cap: 1}"])
+def test_the_windows_hold_every_total_with_yahtzee_bonuses(saved):
+    """A Yahtzee bonus is won only once the flag box has scored: the windows of states
+    without the flag leave the bonuses out, and still hold every total play reaches."""
+    check_moves_within_the_bound(Model(rules_from_text(BONUS_GAME.format(saved=saved)),
+                                       use_cache=False))
+
+
 def test_a_distribution_too_big_for_memory_is_refused_before_the_work():
     from yz.rules import InputError, load_rules
 
