@@ -2,10 +2,12 @@
 
 Issue #26 asks that playing to win cost no more than target play over the same range of
 scores. Each is run in a fresh process (a solved game from the cache first, not timed), one
-after the other: the blind best response (`Model.best_response`, no ceiling) against an
-opponent whose scores reach TOP, and the target table up to TOP (`Model.targets`), both with
-the strategy cache off for the timed part. Printed: wall, CPU, and peak memory above the
-process before the timed part, with the machine's load.
+after the other: the blind best response (`Model.best_response`, no ceiling: its exact win,
+draw and loss) against an opponent whose scores reach TOP, the same table of values alone (what
+live advice reads, `versus.table_to_win`: no split, so the value kernel), and the target table
+up to TOP (`Model.targets`), all with the strategy cache off for the timed part. Printed:
+wall, CPU, and peak memory above the process before the timed part, with yz's estimate and
+the machine's load.
 
     .venv/bin/python bench/bench_versus_cost.py                     # official, the real opponent
     .venv/bin/python bench/bench_versus_cost.py --top 400           # an opponent up to 400
@@ -48,16 +50,33 @@ model.use_cache = False
 def rss():
     with open("/proc/self/status") as status:
         return next(int(line.split()[1]) for line in status if line.startswith("VmRSS:")) / 2**20
+if what in ("best-response", "table"):
+    estimate = model.budget.need_seconds(top + 1, True, what == "best-response")
+else:
+    estimate = model.budget.target_seconds(top)
 base = rss()
 cpu0 = resource.getrusage(resource.RUSAGE_SELF)
 start = time.perf_counter()
 if what == "best-response":
     result = model.best_response(opponent, ceiling=False).best_response.score
+elif what == "table":  # (the values alone, what live advice reads: no win/draw split)
+    from yz.solver.target import need_sweep
+
+    u, _win, _tie = opponent.outcome(top)
+    solution, found = model.solve(), {}
+
+    def keep(k, here, table, _payloads):
+        if k == 0:
+            found["score"] = float(table[solution.layout.start - here.start, top])
+
+    need_sweep(solution, top + 1, u[::-1].copy(), float(u[top]), keep, windows=True,
+               reach=max(0, top - int(opponent.scores[0])))
+    result = found["score"]
 else:
     result = model.targets(max_target=top).max_target
 wall = time.perf_counter() - start
 cpu1 = resource.getrusage(resource.RUSAGE_SELF)
-print(json.dumps({"what": what, "top": top, "wall_s": wall,
+print(json.dumps({"what": what, "top": top, "wall_s": wall, "estimate_s": estimate,
                   "cpu_s": cpu1.ru_utime - cpu0.ru_utime + cpu1.ru_stime - cpu0.ru_stime,
                   "peak_above_gb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20
                   - base, "result": result}))
@@ -71,7 +90,7 @@ def main() -> None:
                         help="a made-up opponent up to this score (0: the game itself)")
     args = parser.parse_args()
     top = args.top
-    for what in ("best-response", "target"):
+    for what in ("best-response", "table", "target"):
         before = os.getloadavg()[0]
         out = subprocess.run([sys.executable, "-c", RUN, args.variant, what, str(top)],
                              capture_output=True, text=True)
@@ -80,7 +99,8 @@ def main() -> None:
         r = json.loads(out.stdout.strip().splitlines()[-1])
         top = r["top"]  # (the target table then covers the best response's range)
         print(f"{args.variant} {what:<13} up to {r['top']}: wall {r['wall_s']:.1f} s, CPU "
-              f"{r['cpu_s']:.1f} s, peak {r['peak_above_gb']:.2f} GiB above the process "
+              f"{r['cpu_s']:.1f} s (estimated {r['estimate_s']:.1f} s), peak "
+              f"{r['peak_above_gb']:.2f} GiB above the process "
               f"before; load {before:.1f} -> {os.getloadavg()[0]:.1f}", flush=True)
 
 
