@@ -442,6 +442,10 @@ def duel_cmd(
         "--max-memory", metavar="SIZE", show_default=False,
         help="With --exact: refuse a solve needing more memory than this, e.g. 12G "
         "[default: three quarters of this machine's memory].")] = None,
+    checkpoint: Annotated[str | None, typer.Option(
+        "--checkpoint", metavar="FOLDER", help="With --exact: keep the solve's progress in "
+        "this folder (every 10 minutes); run the same command again to go on from it after a "
+        "stop.")] = None,
     quiet: QuietOpt = False, as_json: JsonOpt = False,
     yes: YesOpt = False,
 ) -> None:
@@ -470,14 +474,15 @@ def duel_cmd(
             raise InputError(f"--exact: both players play the same rule set; {b!r} is not "
                              f"{a!r} (give B as A, or leave it out).")
         model = model_for(rules, quiet, as_json, max_memory=parse_size(max_memory), yes=yes)
-        result = model.minimax() if minimax_only else model.duel_exact(best_response)
+        result = model.minimax(checkpoint=checkpoint) if minimax_only else \
+            model.duel_exact(best_response, checkpoint)
         if as_json:
             emit_json(result.to_dict())
         else:
             typer.echo(render.exact_duel_text(result))
         return
-    if max_memory is not None or minimax_only:
-        raise InputError("--max-memory and --minimax-only go with --exact.")
+    if max_memory is not None or minimax_only or checkpoint is not None:
+        raise InputError("--max-memory, --minimax-only and --checkpoint go with --exact.")
     check_strategy(strategy_a)
     check_strategy(strategy_b)
     if not best_response and (opponent_distribution or field != 1 or no_ceiling):

@@ -38,14 +38,21 @@ card can get against expected-score play.
 Layers are solved from both full cards back to the start, two joint layers in memory; the
 blocks of the layer after are handed back to the system as they are read for the last time
 (`joint.Table.release`), so a sweep holds little more than the larger of the two.
+
+A long solve can keep its progress in a folder (`Checkpoint`): the tables of the last joint
+layer solved, every `every` seconds, each checked block by block against its SHA-256 when read
+back, so a solve stopped (Ctrl-C, a crash, the machine) goes on from there when run again with
+the same folder; the solve started over is the same, bit for bit.
 """
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
-from yz.rules import SolverError
+from yz.rules import InputError, SolverError
 
 from .dp import Solution, parts
 from .joint import (
@@ -128,8 +135,148 @@ class _Track:
         return self.name == BOTH or (self.name in (FIRST, BR_FIRST)) == (km == ko)
 
 
+CHECKPOINT_FORMAT = 1
+CHECKPOINT_SECONDS = 600.0  # a solve's progress is saved at most this often
+CHECKPOINT_BLOCK = 1 << 24  # bytes of a table checked by one SHA-256
+
+
+class Checkpoint:
+    """A two-player solve's progress in a folder of its own: the tables of the last joint layer
+    solved (`save`), described in a sealed `checkpoint.json` (the rule set's digest, the
+    pass's chances and seats, the layer, every table's checksums by block), then the pass's
+    result once it is finished (`finish`). `load` gives back what a run with the same rule set
+    and pass left, or None; anything else in the folder (another game's progress, a damaged
+    table) is refused with the reason, and nothing yz did not write is touched."""
+
+    NAME = "checkpoint.json"
+
+    def __init__(self, folder: str | Path, digest: str, chances: bool, seats: tuple,
+                 every: float = CHECKPOINT_SECONDS):
+        from .dp import SOLVER_VERSION
+
+        self.folder = Path(folder)
+        self.identity = {"format": CHECKPOINT_FORMAT, "solver_version": SOLVER_VERSION,
+                         "digest": digest, "chances": bool(chances), "seats": list(seats)}
+        self.every = every
+        self.last = time.monotonic()
+        if self.folder.exists() and not self.folder.is_dir():
+            raise InputError(f"checkpoint: {self.folder} is not a folder.", param="checkpoint")
+
+    @property
+    def manifest_path(self) -> Path:
+        return self.folder / self.NAME
+
+    def _manifest(self) -> dict | None:
+        from .sealed import CorruptCache, read_sealed
+
+        if not self.manifest_path.exists():
+            return None
+        try:
+            found = read_sealed(self.manifest_path)
+        except CorruptCache as exc:
+            raise InputError(f"checkpoint: {exc}; give another folder, or delete this one to "
+                             "start over.", param="checkpoint") from None
+        if {k: found.get(k) for k in self.identity} != self.identity:
+            raise InputError(f"checkpoint: {self.folder} holds the progress of another "
+                             "two-player solve (another rule set, or other chances or seats); "
+                             "give another folder.", param="checkpoint")
+        return found
+
+    def load(self) -> dict | None:
+        """{"result": ...} of a finished pass, or {"layer": (km, ko), "tables": {track:
+        (score, draw or None)}} of the last layer saved (joint.Table each, read and checked),
+        or None when the folder holds no progress yet."""
+        from .joint import Table
+        from .sealed import CheckedFile, CorruptCache
+
+        found = self._manifest()
+        if found is None:
+            return None
+        if "result" in found:
+            return {"result": found["result"]}
+        tables: dict = {}
+        for name, files in found["tables"].items():
+            pair = []
+            for facts in files:
+                if facts is None:
+                    pair.append(None)
+                    continue
+                path = self.folder / facts["file"]
+                try:
+                    table = Table(int(facts["entries"]))
+                    view = table.array.view(np.uint8)
+                    block, offset = int(facts["block_bytes"]), int(facts["data_offset"])
+                    data = CheckedFile(path, list(facts["blocks"]), block, offset,
+                                       int(facts["file_bytes"]))
+                    try:
+                        for b, at in enumerate(range(0, view.size, block)):
+                            data.check_blocks([b])  # (each block checked, then copied)
+                            view[at:at + block] = np.frombuffer(
+                                data.buffer[offset + at:offset + min(at + block, view.size)],
+                                dtype=np.uint8)
+                    finally:
+                        data.close()
+                except (OSError, CorruptCache, ValueError, KeyError) as exc:
+                    raise InputError(f"checkpoint: {path.name} is damaged or missing ({exc}); "
+                                     "give another folder, or delete this one to start over.",
+                                     param="checkpoint") from None
+                pair.append(table)
+            tables[name] = tuple(pair)
+        return {"layer": tuple(found["layer"]), "tables": tables}
+
+    def due(self) -> bool:
+        return time.monotonic() - self.last >= self.every
+
+    def save(self, km: int, ko: int, tracks: list) -> None:
+        """The tables of joint layer (km, ko) just solved (each track's `after`), then the
+        manifest naming them, then the files of the layer saved before are removed."""
+        from .sealed import save_table, write_sealed
+
+        old = self._files()
+        self.folder.mkdir(parents=True, exist_ok=True)
+        files: dict = {}
+        for track in tracks:
+            pair = []
+            for what, table in zip(("score", "draw"), track.after, strict=True):
+                if table is None:
+                    pair.append(None)
+                    continue
+                name = f"layer-{km}-{ko}-{track.name}-{what}.npy"
+                facts = save_table(self.folder / name, table.array, CHECKPOINT_BLOCK)
+                pair.append({**facts, "file": name, "entries": int(table.array.size)})
+            files[track.name] = pair
+        write_sealed(self.manifest_path, {**self.identity, "layer": [km, ko], "tables": files})
+        self._remove(old - {f["file"] for pair in files.values() for f in pair if f})
+        self.last = time.monotonic()
+
+    def finish(self, result: dict) -> None:
+        """The pass's result (JSON: numbers and None), and the tables removed."""
+        from .sealed import write_sealed
+
+        old = self._files()
+        self.folder.mkdir(parents=True, exist_ok=True)
+        write_sealed(self.manifest_path, {**self.identity, "result": result})
+        self._remove(old)
+
+    def _files(self) -> set[str]:
+        """The table files the manifest names (yz's own: the only ones ever removed)."""
+        try:
+            found = self._manifest()
+        except InputError:
+            return set()
+        if not found or "tables" not in found:
+            return set()
+        return {f["file"] for pair in found["tables"].values() for f in pair if f}
+
+    def _remove(self, names: set[str]) -> None:
+        for name in names:
+            if "/" not in name and name.startswith("layer-") and name.endswith(".npy"):
+                (self.folder / name).unlink(missing_ok=True)
+
+
 def solve_minimax(solution: Solution, chances: bool = True, seats: tuple[str, ...] = (),
-                  step: Step | None = None, keep: bool = False) -> dict:
+                  step: Step | None = None, keep: bool = False,
+                  checkpoint: Checkpoint | None = None) -> dict:
     """Solve the joint states of `solution`'s rule set backwards (module docstring). With
     `chances` minimax's chance of a draw is carried too (win, draw and loss, not only the
     value); `seats` (any of FIRST, SECOND, BR_FIRST, BR_SECOND) evaluates minimax, or the
@@ -138,7 +285,8 @@ def solve_minimax(solution: Solution, chances: bool = True, seats: tuple[str, ..
     {track: (score, draw or None)} at the start for each track (BOTH and the seats: the
     first player's), "pairs" and "states", and with `keep` also "layers": {(km, ko):
     (JointLayer, {track: (score, draw)})} of every joint layer (for the tests; no block is
-    handed back then)."""
+    handed back then). With `checkpoint`, the progress is saved there as it goes and a run
+    goes on from what the folder holds (`Checkpoint`)."""
     problem = solution.problem
     t, layout = problem.tables, problem.layout
     n = t.n_categories
@@ -146,15 +294,31 @@ def solve_minimax(solution: Solution, chances: bool = True, seats: tuple[str, ..
     tracks = [_Track(BOTH, chances), *(_Track(seat, True) for seat in seats)]
     order = joint_order(n)
     total = sum(int(_entries(bounds, km, ko)) for km, ko in order[:-1])
+    pairs = sum(len(bounds[km]) * len(bounds[ko]) for km, ko in order)
+    states = total + int(_entries(bounds, n, n))
+    saved = None if checkpoint is None or keep else checkpoint.load()
+    if saved is not None and "result" in saved:
+        out = {name: tuple(value) for name, value in saved["result"].items()}
+        return {**out, "pairs": pairs, "states": states}
     done = 0
-    after = build_layer(bounds, n, n)
-    for track in tracks:
-        track.after = _final_tables(after, track.chances)
+    todo = list(reversed(order[:-1]))
+    if saved is not None:  # (go on after the layer saved)
+        km, ko = saved["layer"]
+        after = build_layer(bounds, km, ko)
+        for track in tracks:
+            track.after = saved["tables"][track.name]
+        at = todo.index((km, ko)) + 1
+        done = sum(int(_entries(bounds, *layer)) for layer in todo[:at])
+        todo = todo[at:]
+    else:
+        after = build_layer(bounds, n, n)
+        for track in tracks:
+            track.after = _final_tables(after, track.chances)
     kept = {}
     if keep:
         kept[(n, n)] = (after, {tr.name: tr.after for tr in tracks})
     outcomes = _Outcomes(solution)
-    for km, ko in reversed(order[:-1]):
+    for km, ko in todo:
         now = build_layer(bounds, km, ko)
         if next_layer(km, ko) != (after.km, after.ko):
             raise AssertionError("joint layers out of order")
@@ -179,6 +343,8 @@ def solve_minimax(solution: Solution, chances: bool = True, seats: tuple[str, ..
         if keep:
             kept[(km, ko)] = (now, {tr.name: tr.after for tr in tracks})
         after = now
+        if checkpoint is not None and not keep and (km, ko) != todo[-1] and checkpoint.due():
+            checkpoint.save(km, ko, tracks)
         if step is not None:
             step(done, total)
     start = layout.start - int(layout.LAYER_PTR[0])
@@ -188,8 +354,10 @@ def solve_minimax(solution: Solution, chances: bool = True, seats: tuple[str, ..
         out[track.name] = (after.read(score.array, start, start, 0),
                            None if draw is None else after.read(draw.array, start, start, 0,
                                                                 (0.0, 0.0)))
-    out["pairs"] = sum(len(bounds[km]) * len(bounds[ko]) for km, ko in order)
-    out["states"] = total + int(_entries(bounds, n, n))
+    if checkpoint is not None and not keep:
+        checkpoint.finish({name: list(value) for name, value in out.items()})
+    out["pairs"] = pairs
+    out["states"] = states
     if keep:
         out["layers"] = kept
     return out

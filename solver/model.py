@@ -436,7 +436,8 @@ class Model:
                             time.perf_counter() - begin)
 
     def minimax(self, chances: bool = True, against_optimal: bool = False,
-                keep: bool = False, best_response: bool = False):
+                keep: bool = False, best_response: bool = False,
+                checkpoint: str | Path | None = None, checkpoint_seconds: float | None = None):
         """Two players of this rule set, both playing to win and each seeing the other's card
         (`minimax`, kept apart from `optimal`, which plays for the expected score): the exact
         value of the game for the first player, A, and with `chances` A's exact win, draw and
@@ -449,13 +450,18 @@ class Model:
         one at a time beside minimax's values. With `best_response`, also the
         full-information best response to expected-score play, seated first and second: the
         most a player seeing the other's card gets against it. `keep`: every joint
-        layer's tables come along in `ExactDuel.layers` (tests, tiny games)."""
+        layer's tables come along in `ExactDuel.layers` (tests, tiny games). `checkpoint`: a
+        folder where the solve keeps its progress (every `checkpoint_seconds`, by default
+        10 minutes, and each pass's result): run again with it, a stopped solve goes on from
+        there (`minimax.Checkpoint`)."""
         from .minimax import (
             BOTH,
             BR_FIRST,
             BR_SECOND,
+            CHECKPOINT_SECONDS,
             FIRST,
             SECOND,
+            Checkpoint,
             ExactDuel,
             chances_of,
             solve_minimax,
@@ -483,6 +489,18 @@ class Model:
         if keep and len(passes) > 1:
             raise InputError("keep: every joint layer is kept only in a solve of one pass "
                              "(small games).", param="keep")
+        if keep and checkpoint is not None:
+            raise InputError("checkpoint: a solve that keeps every joint layer in memory "
+                             "(keep) has no progress to save.", param="checkpoint")
+
+        def saved_in(with_chances: bool, group: tuple) -> Checkpoint | None:
+            if checkpoint is None:
+                return None
+            name = ("chances" if with_chances else "value") + "-" + ("-".join(group) or BOTH)
+            every = CHECKPOINT_SECONDS if checkpoint_seconds is None else checkpoint_seconds
+            return Checkpoint(Path(checkpoint) / name, self.tables.digest, with_chances, group,
+                              every)
+
         entries = sum(s.entries for s in sizes)
         pairs = sum(s.pairs for s in sizes)
         self.report.note(
@@ -502,7 +520,8 @@ class Model:
             label = f"two players of {self.name} playing to win" + (
                 f" (pass {number} of {len(passes)})" if len(passes) > 1 else "")
             with self.report.stage(label, "joint states") as step:
-                result = solve_minimax(solution, with_chances, seats, step, keep)
+                result = solve_minimax(solution, with_chances, seats, step, keep,
+                                       saved_in(with_chances, seats))
             found.update({k: v for k, v in result.items() if k != BOTH or number == 1})
         value, draw = found[BOTH]
 
@@ -522,12 +541,14 @@ class Model:
             self._memo.put(key, duel)
         return duel
 
-    def duel_exact(self, best_response: bool = False):
+    def duel_exact(self, best_response: bool = False, checkpoint: str | Path | None = None):
         """`minimax(chances=True, against_optimal=True)`: the first player's exact chances
         when both play to win, and minimax against expected-score play seated first and
         second (`yz duel A A --exact`); with `best_response`, also the full-information best
-        response to expected-score play in either seat (`--exact --best-response`)."""
-        return self.minimax(chances=True, against_optimal=True, best_response=best_response)
+        response to expected-score play in either seat (`--exact --best-response`);
+        `checkpoint` as `minimax` takes it."""
+        return self.minimax(chances=True, against_optimal=True, best_response=best_response,
+                            checkpoint=checkpoint)
 
     def _load_figures(self, what: str) -> dict | None:
         if not self.use_cache:

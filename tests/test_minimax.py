@@ -6,6 +6,7 @@ state too big; the command."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 
 import numpy as np
@@ -17,7 +18,7 @@ from test_versus import GAME as WITH_BONUS  # (2 dice, an upper bonus, a first-r
 from typer.testing import CliRunner
 from yz.cli.main import app
 from yz.rules import InputError, RulesError, rules_from_text
-from yz.solver import Model
+from yz.solver import Model, Reporter
 from yz.solver.distribution import Distribution
 from yz.solver.joint import all_bounds, build_layer, joint_order, layer_size, peak_entries
 from yz.solver.minimax import BOTH, BR_FIRST, BR_SECOND, FIRST, SECOND
@@ -396,3 +397,106 @@ def test_seats_split_into_passes_when_memory_is_short():
     with pytest.raises(InputError, match="one pass"):
         Model(rules, use_cache=False, max_memory=need(True, 4) - 1).minimax(
             against_optimal=True, best_response=True, keep=True)
+
+
+class _Stop(Exception):
+    """Stands for Ctrl-C or a crash in the middle of a solve."""
+
+
+class _StopHalfway(Reporter):
+    """Stops the two-player pass (`label`) half way through its joint states (with `stop`),
+    and records where each of its stages began."""
+
+    def __init__(self, label: str, stop: bool = True):
+        self.label, self.stop, self.began = label, stop, []
+
+    @contextlib.contextmanager
+    def stage(self, label, unit):
+        def step(done, total):
+            if self.label not in label:
+                return
+            if len(self.began) == calls:
+                self.began.append(done)
+            if self.stop and total // 2 <= done < total:
+                raise _Stop
+
+        calls = len(self.began)
+        yield step
+
+
+def test_a_stopped_solve_goes_on_from_its_checkpoint_to_the_same_figures(tmp_path):
+    """A two-player solve keeps its progress in a folder (every layer here); stopped in the
+    middle of a pass, it goes on from the last layer saved and ends with the figures of a
+    solve never stopped, bit for bit; run once more, it reads the finished passes. A damaged
+    table or another game's progress is refused, and nothing else in the folder is
+    touched."""
+    from yz.solver.minimax import Checkpoint, solve_minimax
+
+    rules = rules_from_text(FOUR_BOXES)
+    fresh = _StopHalfway("playing to win", stop=False)
+    whole = Model(rules, use_cache=False, report=fresh).duel_exact(best_response=True)
+    folder = tmp_path / "progress"
+    folder.mkdir()
+    (folder / "mine.txt").write_text("not yz's")
+    names = ("value", "minimax", "minimax_first", "minimax_second", "best_response_first",
+             "best_response_second")
+    stopped = Model(rules, use_cache=False, report=_StopHalfway("playing to win"))
+    with pytest.raises(_Stop):
+        stopped.minimax(True, True, best_response=True, checkpoint=folder,
+                        checkpoint_seconds=0)
+    (progress,) = [p for p in folder.iterdir() if p.is_dir()]
+    saved = json.loads((progress / "checkpoint.json").read_text())
+    assert "layer" in saved and "result" not in saved  # (a layer's tables, not the end)
+    assert any(progress.glob("layer-*.npy"))
+    watch = _StopHalfway("playing to win", stop=False)
+    again = Model(rules, use_cache=False, report=watch).minimax(
+        True, True, best_response=True, checkpoint=folder, checkpoint_seconds=0)
+    assert watch.began[0] > fresh.began[0]  # (it went on from the layers saved)
+    for name in names:
+        assert getattr(again, name) == getattr(whole, name), name
+    assert sorted(p.name for p in progress.iterdir()) == ["checkpoint.json"]
+    # Finished: the pass's result is read, not solved again.
+    third = Model(rules, use_cache=False, report=_StopHalfway("playing to win")).minimax(
+        True, True, best_response=True, checkpoint=folder)
+    for name in names:
+        assert getattr(third, name) == getattr(whole, name), name
+    assert (folder / "mine.txt").read_text() == "not yz's"
+
+    # Another game's progress in the folder: refused, with the reason.
+    model = Model(rules, use_cache=False)
+    solution = model.solve()
+    other = Model(rules_from_text(ONE_DIE), use_cache=False)
+    with pytest.raises(InputError, match="another two-player solve"):
+        other.minimax(True, True, best_response=True, checkpoint=folder)
+    # A damaged table: refused, not read.
+    damaged = tmp_path / "damaged"
+
+    def stop(done, total):
+        if total // 2 <= done < total:
+            raise _Stop
+
+    with pytest.raises(_Stop):
+        solve_minimax(solution, True, (), stop, checkpoint=Checkpoint(
+            damaged, model.tables.digest, True, (), every=0))
+    table = next(damaged.glob("layer-*-score.npy"))
+    raw = bytearray(table.read_bytes())
+    raw[-3] ^= 0xFF
+    table.write_bytes(bytes(raw))
+    with pytest.raises(InputError, match="damaged"):
+        solve_minimax(solution, True, (), checkpoint=Checkpoint(damaged, model.tables.digest,
+                                                                True, (), every=0))
+
+
+def test_the_command_keeps_its_progress_in_a_checkpoint_folder(tmp_path):
+    folder = tmp_path / "progress"
+    (tmp_path / "game.yaml").write_text(FOUR_BOXES)
+    args = ["duel", str(tmp_path / "game.yaml"), "--exact", "--minimax-only", "--json",
+            "--checkpoint", str(folder)]
+    first = CliRunner().invoke(app, args)
+    assert first.exit_code == 0, first.output
+    assert json.loads((folder / "chances-minimax" / "checkpoint.json").read_text())["result"]
+    second = CliRunner().invoke(app, args)
+    assert json.loads(second.stdout)["minimax"] == json.loads(first.stdout)["minimax"]
+    lost = CliRunner().invoke(app, ["duel", str(tmp_path / "game.yaml"), "--checkpoint",
+                                    str(folder)])
+    assert lost.exit_code == 2 and "go with --exact" in lost.stderr
