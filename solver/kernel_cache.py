@@ -40,14 +40,25 @@ KERNEL_CACHE_DIR = kernel_cache_root() / (
     f"yz-kernels-{kernel_sources_hash()}" + ("-boundscheck" if DEBUG_KERNELS else ""))
 
 
+def _families_hash() -> str:
+    """SHA-256 (first 12 hex digits) of `warmup.py`, which says what each family compiles: a
+    family that compiles one more specialisation of unchanged kernels is not compiled yet."""
+    return hashlib.sha256((Path(__file__).resolve().parent / "warmup.py").read_bytes()
+                          ).hexdigest()[:12]
+
+
+def _marker(mode: str) -> Path:
+    return KERNEL_CACHE_DIR / f"compiled-{mode}-{_families_hash()}"
+
+
 def compiled(mode: str) -> bool:
     """Whether the kernels of one kind of work (`solver.warmup.FAMILIES`) are compiled."""
-    return (KERNEL_CACHE_DIR / f"compiled-{mode}").exists()
+    return _marker(mode).exists()
 
 
 def mark_compiled(mode: str) -> None:
     try:
         KERNEL_CACHE_DIR.mkdir(parents=True, exist_ok=True)
-        (KERNEL_CACHE_DIR / f"compiled-{mode}").touch()
+        _marker(mode).touch()
     except OSError:
         pass  # a read-only cache: numba recompiles next time anyway

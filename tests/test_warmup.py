@@ -51,14 +51,14 @@ def test_two_groups_compile_at_once_with_progress(monkeypatch, nothing_compiled)
     """Each group in a process of its own, this one only waiting (so that Ctrl-C here is
     answered at once): nothing runs a family here."""
     monkeypatch.setattr(warmup, "_cores", lambda: 2)
-    from yz.solver.kernel_cache import KERNEL_CACHE_DIR, compiled
+    from yz.solver.kernel_cache import _marker, compiled
 
     def not_here(*args, **kwargs):
         raise AssertionError("a family was compiled in the waiting process")
 
     monkeypatch.setattr(warmup, "_run", not_here)
     for family in ("follow", "saved-forward"):  # the processes mark them again
-        (KERNEL_CACHE_DIR / f"compiled-{family}").unlink(missing_ok=True)
+        _marker(family).unlink(missing_ok=True)
     report = Recorder()
     warmup.ensure_compiled(("saved-forward", "follow"), report)
     assert len(report.notes) == 1 and "saved-forward, follow" in report.notes[0]
@@ -141,3 +141,16 @@ def test_a_game_with_saved_rolls_compiles_only_its_own_drivers(monkeypatch, noth
         saved.budget.compile_seconds("solve", "distribution")
     for work in warmup.WORK_FAMILIES:
         assert all(f in warmup.FAMILIES for f in warmup.work_families(work, saved.layout))
+
+
+def test_a_family_that_compiles_more_is_not_compiled_yet(monkeypatch, tmp_path):
+    """The markers of compiled families depend on what warm-up compiles for each (its own
+    source), not only on the kernels: a family given one more specialisation of unchanged
+    kernels (as play to win's one-payload sweep was) compiles, and says so, again."""
+    from yz.solver import kernel_cache
+
+    monkeypatch.setattr(kernel_cache, "KERNEL_CACHE_DIR", tmp_path)
+    kernel_cache.mark_compiled("versus")
+    assert kernel_cache.compiled("versus")
+    monkeypatch.setattr(kernel_cache, "_families_hash", lambda: "another")
+    assert not kernel_cache.compiled("versus")
