@@ -836,14 +836,17 @@ class Model:
     def win_seconds(self, position, opponent, banked: int | None = None) -> float:
         """A rough estimate of the seconds `win_turn` takes to solve here (0 when it is in
         memory or the cache): the need sweep over the states `position` can still reach,
-        about 2^-k of the game's with k boxes filled."""
+        about 2^-k of the game's with k boxes filled, and a quarter more (their windows of
+        banked points are wider than the average: measured 13.6 s with 4 filled on the
+        official game, against 12.8 s for 2^-4 of the whole sweep's estimate)."""
         from .versus import TAIL
 
         if self.win_turn_cached(position, opponent, banked) is not None:
             return 0.0
         banked = position.banked(self.tables) if banked is None else banked
         top = max(opponent.top_score(TAIL), banked + 1)
-        return 2.0 ** -len(position.filled) * self.budget.need_seconds(top + 1, True, False)
+        return 1.25 * 2.0 ** -len(position.filled) * self.budget.need_seconds(top + 1, True,
+                                                                              False)
 
     def win_turn(self, position, opponent, banked: int | None = None):
         """A player's turn at `position` (a Position; `banked`: the points on its card, extra
