@@ -503,7 +503,7 @@ MINIMAX_SECONDS_PER_SWEEP = 3e-3
 # What a process adds when a two-player solve starts: numba and its compiled kernels loaded,
 # thread pools, the layers' small tables (measured on cut-down Crags: 0.11 GiB above the
 # process before the solve, beside the tables' own estimate; on the whole Crag 0.19 GiB, its
-# peak 10.086 GiB against tables of 9.90: room for twice that).
+# peak 10.086 GiB against tables of 9.90 GiB: 320 MiB leaves room for 1.6 times that).
 MINIMAX_PROCESS_BYTES = 320 << 20
 # Seconds per (move x need) of an expected-score turn averaged in NumPy (`minimax`'s policy
 # evaluation), and the share of that NumPy work per stored difference that moves its tables.

@@ -3,6 +3,7 @@ importing numba: `yz advise` asks whether they are compiled without paying for n
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 from importlib.metadata import PackageNotFoundError, version
@@ -40,6 +41,7 @@ KERNEL_CACHE_DIR = kernel_cache_root() / (
     f"yz-kernels-{kernel_sources_hash()}" + ("-boundscheck" if DEBUG_KERNELS else ""))
 
 
+@functools.cache
 def _families_hash() -> str:
     """SHA-256 (first 12 hex digits) of `warmup.py`, which says what each family compiles: a
     family that compiles one more specialisation of unchanged kernels is not compiled yet."""

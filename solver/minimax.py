@@ -159,8 +159,16 @@ class Checkpoint:
                          "digest": digest, "chances": bool(chances), "seats": list(seats)}
         self.every = every
         self.last = time.monotonic()
-        if self.folder.exists() and not self.folder.is_dir():
-            raise InputError(f"checkpoint: {self.folder} is not a folder.", param="checkpoint")
+        self.failed: str | None = None  # why progress could not be saved, if it could not
+        try:
+            self.folder.mkdir(parents=True, exist_ok=True)
+            probe = self.folder / ".tmp-yz-probe"
+            probe.write_bytes(b"")
+            probe.unlink()
+        except OSError as exc:
+            raise InputError(f"checkpoint: {self.folder} is not a folder yz can write to "
+                             f"({type(exc).__name__}: {exc}); give another.",
+                             param="checkpoint") from None
 
     @property
     def manifest_path(self) -> Path:
@@ -178,7 +186,7 @@ class Checkpoint:
                              "start over.", param="checkpoint") from None
         if {k: found.get(k) for k in self.identity} != self.identity:
             raise InputError(f"checkpoint: {self.folder} holds the progress of another "
-                             "two-player solve (another rule set, or other chances or seats); "
+                             "two-player solve (another rule set, or another version of yz); "
                              "give another folder.", param="checkpoint")
         return found
 
@@ -194,6 +202,8 @@ class Checkpoint:
             return None
         if "result" in found:
             return {"result": found["result"]}
+        if "layer" not in found:  # (stopped while saving its first layer)
+            return None
         tables: dict = {}
         for name, files in found["tables"].items():
             pair = []
@@ -229,44 +239,61 @@ class Checkpoint:
 
     def save(self, km: int, ko: int, tracks: list) -> None:
         """The tables of joint layer (km, ko) just solved (each track's `after`), then the
-        manifest naming them, then the files of the layer saved before are removed."""
+        manifest naming them, then the files of the layer saved before are removed. The
+        files about to be written are named in the manifest first, so a stop half way leaves
+        none that a later run would not remove. A folder that cannot be written (full,
+        read-only) stops the saving, not the solve (`failed` says why)."""
         from .sealed import save_table, write_sealed
 
-        old = self._files()
-        self.folder.mkdir(parents=True, exist_ok=True)
-        files: dict = {}
-        for track in tracks:
-            pair = []
-            for what, table in zip(("score", "draw"), track.after, strict=True):
-                if table is None:
-                    pair.append(None)
-                    continue
-                name = f"layer-{km}-{ko}-{track.name}-{what}.npy"
-                facts = save_table(self.folder / name, table.array, CHECKPOINT_BLOCK)
-                pair.append({**facts, "file": name, "entries": int(table.array.size)})
-            files[track.name] = pair
-        write_sealed(self.manifest_path, {**self.identity, "layer": [km, ko], "tables": files})
-        self._remove(old - {f["file"] for pair in files.values() for f in pair if f})
+        if self.failed:
+            return
+        try:
+            found = self._manifest() or dict(self.identity)
+            old = self._files()
+            names = {track.name: [None if table is None else
+                                  f"layer-{km}-{ko}-{track.name}-{what}.npy"
+                                  for what, table in zip(("score", "draw"), track.after,
+                                                         strict=True)]
+                     for track in tracks}
+            pending = sorted(old | {n for pair in names.values() for n in pair if n})
+            write_sealed(self.manifest_path, {**found, "pending": pending})
+            files: dict = {}
+            for track in tracks:
+                files[track.name] = [
+                    None if name is None else
+                    {**save_table(self.folder / name, table.array, CHECKPOINT_BLOCK),
+                     "file": name, "entries": int(table.array.size)}
+                    for name, table in zip(names[track.name], track.after, strict=True)]
+            write_sealed(self.manifest_path, {**self.identity, "layer": [km, ko],
+                                              "tables": files})
+            self._remove(set(pending) - {n for pair in names.values() for n in pair if n})
+        except OSError as exc:
+            self.failed = f"{type(exc).__name__}: {exc}"
         self.last = time.monotonic()
 
     def finish(self, result: dict) -> None:
-        """The pass's result (JSON: numbers and None), and the tables removed."""
+        """The pass's result (JSON: numbers and None), and the tables removed; a folder that
+        cannot be written leaves the result to the caller alone (`failed`)."""
         from .sealed import write_sealed
 
-        old = self._files()
-        self.folder.mkdir(parents=True, exist_ok=True)
-        write_sealed(self.manifest_path, {**self.identity, "result": result})
-        self._remove(old)
+        try:
+            old = self._files()
+            write_sealed(self.manifest_path, {**self.identity, "result": result})
+            self._remove(old)
+        except OSError as exc:
+            self.failed = f"{type(exc).__name__}: {exc}"
 
     def _files(self) -> set[str]:
-        """The table files the manifest names (yz's own: the only ones ever removed)."""
+        """The table files the manifest names, written or about to be (yz's own: the only
+        ones ever removed)."""
         try:
             found = self._manifest()
         except InputError:
             return set()
-        if not found or "tables" not in found:
+        if not found:
             return set()
-        return {f["file"] for pair in found["tables"].values() for f in pair if f}
+        named = {f["file"] for pair in found.get("tables", {}).values() for f in pair if f}
+        return named | set(found.get("pending", []))
 
     def _remove(self, names: set[str]) -> None:
         for name in names:
@@ -307,6 +334,12 @@ def solve_minimax(solution: Solution, chances: bool = True, seats: tuple[str, ..
         after = build_layer(bounds, km, ko)
         for track in tracks:
             track.after = saved["tables"][track.name]
+            if any(table is not None and table.array.size != after.size
+                   for table in track.after):
+                raise InputError(f"checkpoint: {checkpoint.folder} holds joint layer "
+                                 f"{(km, ko)} of another size than this solve's (another "
+                                 "version of yz wrote it); give another folder.",
+                                 param="checkpoint")
         at = todo.index((km, ko)) + 1
         done = sum(int(_entries(bounds, *layer)) for layer in todo[:at])
         todo = todo[at:]

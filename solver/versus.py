@@ -10,8 +10,9 @@ strategy that maximises it is the target table's (`solver.target`) with u as the
 boundary: one sweep over (state, points still needed to reach the top B of u), where only the
 needs a state's banked points allow are computed (`target.need_rows`). Beside the utility the
 sweep carries, along the choices it makes (ties broken as `kernels.ties` says: the split of a
-strategy's draws and wins depends on that), the chances of winning outright and of a draw, so
-the three are exact, not sampled.
+strategy's draws and wins depends on that), the chance of a draw, and against a field the
+chance of winning outright too (against one opponent u is P(win) + P(draw) / 2, so the draws
+give the split), so the three are exact, not sampled.
 
 Neither player sees the other's card ("blind"): the opponent plays a fixed strategy (expected-
 score play by default) and A plays this best response from the start. The **clairvoyant
@@ -235,7 +236,8 @@ def blind_best_response(solution: Solution, opponent: Opponent, tail: float = TA
             value = float(table[i, top])
             draw = float(payloads[0 if one else 1][i, top])
             found["value"] = value
-            found["split"] = (value - draw / 2 if one else float(payloads[0][i, top]), draw)
+            found["split"] = (max(0.0, value - draw / 2) if one else
+                              float(payloads[0][i, top]), draw)
 
     lowest = int(opponent.scores[0])  # u is 0 below the lowest score the opponent can have
     carried = (tie[::-1].copy(), float(tie[top]), None, 0.0) if one else (
@@ -271,7 +273,7 @@ def clairvoyant_ceiling(solution: Solution, opponent: Opponent, tail: float = TA
         if k == 0:
             i = start - here.start
             draw = payloads[0][i].copy()
-            found["row"] = (table[i] - draw / 2, draw)  # (a win counts 1, a draw 1/2)
+            found["row"] = (np.maximum(0.0, table[i] - draw / 2), draw)  # (a draw: 1/2)
 
     need_sweep(solution, n_need, row, 1.0, keep, step,
                payloads=(draw_row, 0.0, None, 0.0), what="chances of winning", reach=1)

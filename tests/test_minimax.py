@@ -487,6 +487,46 @@ def test_a_stopped_solve_goes_on_from_its_checkpoint_to_the_same_figures(tmp_pat
                                                                 True, (), every=0))
 
 
+def test_a_solve_stopped_while_saving_leaves_no_file_behind(tmp_path, monkeypatch):
+    """Stopped between writing a layer's tables and naming them in the manifest, a solve
+    goes on from the layer saved before, and the files of the interrupted save are removed
+    by the next one; a folder that cannot be written stops the saving, not the solve."""
+    from yz.solver import sealed
+    from yz.solver.minimax import Checkpoint, solve_minimax
+
+    model = Model(rules_from_text(FOUR_BOXES), use_cache=False)
+    solution = model.solve()
+    whole = solve_minimax(solution, True, ())
+    folder = tmp_path / "progress"
+    real_save, calls = sealed.save_table, []
+
+    def save_then_stop(path, array, block):
+        calls.append(path.name)
+        out = real_save(path, array, block)
+        if len(calls) == 4:  # (the second layer's draw table written, the manifest not yet)
+            raise _Stop
+        return out
+
+    monkeypatch.setattr(sealed, "save_table", save_then_stop)
+    with pytest.raises(_Stop):
+        solve_minimax(solution, True, (), checkpoint=Checkpoint(folder, model.tables.digest,
+                                                                True, (), every=0))
+    monkeypatch.setattr(sealed, "save_table", real_save)
+    assert len(list(folder.glob("layer-*.npy"))) == 4  # (two layers' tables on disk)
+    again = solve_minimax(solution, True, (), checkpoint=Checkpoint(  # (no more saves)
+        folder, model.tables.digest, True, (), every=1e9))
+    assert again[BOTH] == whole[BOTH]
+    assert sorted(p.name for p in folder.iterdir()) == ["checkpoint.json"]
+
+    def full(*_args):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(sealed, "save_table", full)
+    point = Checkpoint(tmp_path / "full", model.tables.digest, True, (), every=0)
+    assert solve_minimax(solution, True, (), checkpoint=point)[BOTH] == whole[BOTH]
+    assert "No space left" in point.failed
+
+
 def test_the_command_keeps_its_progress_in_a_checkpoint_folder(tmp_path):
     folder = tmp_path / "progress"
     (tmp_path / "game.yaml").write_text(FOUR_BOXES)
@@ -494,9 +534,16 @@ def test_the_command_keeps_its_progress_in_a_checkpoint_folder(tmp_path):
             "--checkpoint", str(folder)]
     first = CliRunner().invoke(app, args)
     assert first.exit_code == 0, first.output
-    assert json.loads((folder / "chances-minimax" / "checkpoint.json").read_text())["result"]
+    manifest = folder / "chances-minimax" / "checkpoint.json"
+    assert json.loads(manifest.read_text())["result"]
+    written = manifest.stat().st_mtime_ns
     second = CliRunner().invoke(app, args)
     assert json.loads(second.stdout)["minimax"] == json.loads(first.stdout)["minimax"]
+    assert manifest.stat().st_mtime_ns == written  # (read, not solved and saved again)
+    (tmp_path / "a-file").write_text("not a folder")
+    refused = CliRunner().invoke(app, [*args[:-1], str(tmp_path / "a-file")])
+    assert refused.exit_code == 2 and "is not a folder yz can write to" in refused.stderr
+    assert "Traceback" not in refused.output
     lost = CliRunner().invoke(app, ["duel", str(tmp_path / "game.yaml"), "--checkpoint",
                                     str(folder)])
     assert lost.exit_code == 2 and "go with --exact" in lost.stderr
