@@ -153,6 +153,7 @@ class Checkpoint:
     def __init__(self, folder: str | Path, digest: str, chances: bool, seats: tuple,
                  every: float = CHECKPOINT_SECONDS):
         from .dp import SOLVER_VERSION
+        from .sealed import TEMP_PREFIX
 
         self.folder = Path(folder)
         self.identity = {"format": CHECKPOINT_FORMAT, "solver_version": SOLVER_VERSION,
@@ -162,7 +163,7 @@ class Checkpoint:
         self.failed: str | None = None  # why progress could not be saved, if it could not
         try:
             self.folder.mkdir(parents=True, exist_ok=True)
-            probe = self.folder / ".tmp-yz-probe"
+            probe = self.folder / f"{TEMP_PREFIX}probe"
             probe.write_bytes(b"")
             probe.unlink()
         except OSError as exc:
@@ -249,7 +250,7 @@ class Checkpoint:
             return
         try:
             found = self._manifest() or dict(self.identity)
-            old = self._files()
+            old = self._files(found)
             names = {track.name: [None if table is None else
                                   f"layer-{km}-{ko}-{track.name}-{what}.npy"
                                   for what, table in zip(("score", "draw"), track.after,
@@ -277,19 +278,16 @@ class Checkpoint:
         from .sealed import write_sealed
 
         try:
-            old = self._files()
+            old = self._files(self._manifest())
             write_sealed(self.manifest_path, {**self.identity, "result": result})
             self._remove(old)
         except OSError as exc:
             self.failed = f"{type(exc).__name__}: {exc}"
 
-    def _files(self) -> set[str]:
-        """The table files the manifest names, written or about to be (yz's own: the only
-        ones ever removed)."""
-        try:
-            found = self._manifest()
-        except InputError:
-            return set()
+    @staticmethod
+    def _files(found: dict | None) -> set[str]:
+        """The table files a manifest names, written or about to be (yz's own: the only ones
+        ever removed)."""
         if not found:
             return set()
         named = {f["file"] for pair in found.get("tables", {}).values() for f in pair if f}
@@ -398,8 +396,7 @@ def solve_minimax(solution: Solution, chances: bool = True, seats: tuple[str, ..
 
 def chances_of(score: float, draw: float) -> Chances:
     """A player's chances from their score (win + draw / 2) and their chance of a draw."""
-    win = min(1.0, max(0.0, score - draw / 2))
-    return Chances(win, draw, max(0.0, 1.0 - win - draw))
+    return Chances.of_score(score, draw)
 
 
 def _entries(bounds, km: int, ko: int) -> int:

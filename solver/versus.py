@@ -163,6 +163,13 @@ class Chances:
     draw: float
     loss: float
 
+    @classmethod
+    def of_score(cls, score: float, draw: float) -> Chances:
+        """From a score (win + draw / 2) and the chance of a draw: what a sweep that carries
+        only the draws against one opponent gives."""
+        win = min(1.0, max(0.0, score - draw / 2))
+        return cls(win, draw, max(0.0, 1.0 - win - draw))
+
     @property
     def score(self) -> float:
         """P(win) + P(draw) / 2: the utility a draw counts half in."""
@@ -233,19 +240,20 @@ def blind_best_response(solution: Solution, opponent: Opponent, tail: float = TA
     def keep(k: int, here: slice, table: np.ndarray, payloads) -> None:
         if k == 0:
             i = start - here.start
-            value = float(table[i, top])
-            draw = float(payloads[0 if one else 1][i, top])
+            value, draw = float(table[i, top]), float(payloads[0 if one else 1][i, top])
             found["value"] = value
-            found["split"] = (max(0.0, value - draw / 2) if one else
-                              float(payloads[0][i, top]), draw)
+            if one:
+                found["chances"] = Chances.of_score(value, draw)
+            else:
+                won = float(payloads[0][i, top])
+                found["chances"] = Chances(won, draw, max(0.0, 1.0 - won - draw))
 
     lowest = int(opponent.scores[0])  # u is 0 below the lowest score the opponent can have
     carried = (tie[::-1].copy(), float(tie[top]), None, 0.0) if one else (
         win[::-1].copy(), float(win[top]), tie[::-1].copy(), float(tie[top]))
     need_sweep(solution, top + 1, row, float(u[top]), keep, step, windows=True,
                payloads=carried, what="chances of winning", reach=max(0, top - lowest))
-    won, draw = found["split"]
-    return Chances(won, draw, max(0.0, 1.0 - won - draw)), found["value"], top
+    return found["chances"], found["value"], top
 
 
 def clairvoyant_ceiling(solution: Solution, opponent: Opponent, tail: float = TAIL,
@@ -272,16 +280,14 @@ def clairvoyant_ceiling(solution: Solution, opponent: Opponent, tail: float = TA
     def keep(k: int, here: slice, table: np.ndarray, payloads) -> None:
         if k == 0:
             i = start - here.start
-            draw = payloads[0][i].copy()
-            found["row"] = (np.maximum(0.0, table[i] - draw / 2), draw)  # (a draw: 1/2)
+            found["row"] = (table[i].copy(), payloads[0][i].copy())  # (score, draw) by need
 
     need_sweep(solution, n_need, row, 1.0, keep, step,
                payloads=(draw_row, 0.0, None, 0.0), what="chances of winning", reach=1)
-    win_by_need, draw_by_need = found["row"]
+    score_by_need, draw_by_need = found["row"]
     inside = (opponent.scores >= 0) & (opponent.scores <= top_t)
     t, p = opponent.scores[inside], opponent.probabilities[inside]
-    w, d = float(p @ win_by_need[t + 1]), float(p @ draw_by_need[t + 1])
-    return Chances(w, d, max(0.0, 1.0 - w - d))
+    return Chances.of_score(float(p @ score_by_need[t + 1]), float(p @ draw_by_need[t + 1]))
 
 
 @dataclass(frozen=True)
