@@ -30,15 +30,18 @@ class TerminalReporter(Reporter):
     def stage(self, label: str, unit: str) -> Iterator:
         began = time.perf_counter()
         told = False
+        base: int | None = None  # the first count given: a resumed solve's work already done
 
         with progress(label, enabled=self.bars, unit=unit) as bar:
             def step(done: int, total: int) -> None:
-                nonlocal told
+                nonlocal told, base, began
+                if base is None:
+                    base, began = done, time.perf_counter()
                 if bar is not None:
                     bar(done, total)
                 elapsed = time.perf_counter() - began
-                left = elapsed * (total - done) / max(done, 1)
-                known = elapsed > 2 and done >= total / 50  # early rates mislead
+                left = elapsed * (total - done) / max(done - base, 1)
+                known = elapsed > 2 and done - base >= (total - base) / 50  # early rates mislead
                 if bar is None and known and not told and self.notes and \
                         left > SAY_TIME_LEFT and done < total:
                     told = True
@@ -106,8 +109,14 @@ def progress(label: str, enabled: bool = True,
     bar = Progress(*progress_columns(unit), console=console, transient=True, expand=True)
     with bar:
         task = bar.add_task(label, total=None)
+        first = True
 
         def step(done: int, total: int | None = None) -> None:
-            bar.update(task, completed=done, total=total)
+            nonlocal first
+            if first and done:  # a resumed solve: the time left counts from what it does now
+                bar.reset(task, total=total, completed=done)
+            else:
+                bar.update(task, completed=done, total=total)
+            first = False
 
         yield step

@@ -403,6 +403,8 @@ def solve_layered(problem: Problem, folder: str | os.PathLike, with_sd: bool = F
             _write_manifest(folder_, manifest)
         return bad
 
+    if progress is not None:
+        progress(finished, total)  # (where a resumed solve starts: the rate counts from here)
     try:
         k = n - 1
         while k >= 0:

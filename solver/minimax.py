@@ -338,9 +338,8 @@ def solve_minimax(solution: Solution, chances: bool = True, seats: tuple[str, ..
                                  f"{(km, ko)} of another size than this solve's (another "
                                  "version of yz wrote it); give another folder.",
                                  param="checkpoint")
-        at = todo.index((km, ko)) + 1
-        done = sum(int(_entries(bounds, *layer)) for layer in todo[:at])
-        todo = todo[at:]
+        done = _solved_through(bounds, todo, (km, ko))
+        todo = todo[todo.index((km, ko)) + 1:]
     else:
         after = build_layer(bounds, n, n)
         for track in tracks:
@@ -349,6 +348,8 @@ def solve_minimax(solution: Solution, chances: bool = True, seats: tuple[str, ..
     if keep:
         kept[(n, n)] = (after, {tr.name: tr.after for tr in tracks})
     outcomes = _Outcomes(solution)
+    if step is not None:
+        step(done, total)  # (where a resumed solve starts: the rate counts from here)
     for km, ko in todo:
         now = build_layer(bounds, km, ko)
         if next_layer(km, ko) != (after.km, after.ko):
@@ -397,6 +398,29 @@ def solve_minimax(solution: Solution, chances: bool = True, seats: tuple[str, ..
 def chances_of(score: float, draw: float) -> Chances:
     """A player's chances from their score (win + draw / 2) and their chance of a draw."""
     return Chances.of_score(score, draw)
+
+
+def work_left(problem, checkpoint: Checkpoint | None) -> float:
+    """The share of a pass's joint states still to solve after what `checkpoint` holds (1.0
+    without one or before its first layer, 0.0 once the pass is finished): what a resumed
+    solve's time estimate is scaled by. Reads the checkpoint's manifest only (a foreign or
+    damaged one is refused, as `load` refuses it)."""
+    found = None if checkpoint is None else checkpoint._manifest()
+    if found is None or ("result" not in found and "layer" not in found):
+        return 1.0
+    if "result" in found:
+        return 0.0
+    bounds = all_bounds(problem.tables, problem.layout)
+    todo = list(reversed(joint_order(problem.tables.n_categories)[:-1]))
+    if tuple(found["layer"]) not in todo:
+        return 1.0  # (not this game's layer: `load` refuses it with the reason)
+    total = sum(int(_entries(bounds, *layer)) for layer in todo)
+    return 1.0 - _solved_through(bounds, todo, tuple(found["layer"])) / max(1, total)
+
+
+def _solved_through(bounds, todo: list, layer: tuple[int, int]) -> int:
+    """The joint states of the layers of `todo` (solving order) up to `layer`, included."""
+    return sum(int(_entries(bounds, *one)) for one in todo[:todo.index(tuple(layer)) + 1])
 
 
 def _entries(bounds, km: int, ko: int) -> int:

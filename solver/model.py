@@ -465,6 +465,7 @@ class Model:
             ExactDuel,
             chances_of,
             solve_minimax,
+            work_left,
         )
 
         key = ("minimax", chances, against_optimal, best_response)
@@ -476,6 +477,7 @@ class Model:
         passes = [(chances, seats)]
         need, seconds, sizes = self.budget.minimax_estimate(chances, seats=len(seats),
                                                             refuse=not seats)
+        pass_seconds = [seconds]
         limit = budgets.memory_limit(self.max_memory)
         for size in (2, 1):  # fewer seats a pass, each beside minimax's values solved again
             if need <= limit or size >= len(seats):
@@ -485,7 +487,8 @@ class Model:
             estimates = [self.budget.minimax_estimate(c, seats=len(g), refuse=size == 1)
                          for c, g in passes]
             need = max(e[0] for e in estimates)
-            seconds = sum(e[1] for e in estimates)
+            pass_seconds = [e[1] for e in estimates]
+            seconds = sum(pass_seconds)
         if keep and len(passes) > 1:
             raise InputError("keep: every joint layer is kept only in a solve of one pass "
                              "(small games).", param="keep")
@@ -503,14 +506,19 @@ class Model:
 
         entries = sum(s.entries for s in sizes)
         pairs = sum(s.pairs for s in sizes)
+        points = [saved_in(c, group) for c, group in passes]  # (the folder checked first)
+        left = sum(s * work_left(self.problem, point)
+                   for s, point in zip(pass_seconds, points, strict=True))
+        resumed = f", {budgets.duration(left)} of it left (resumed from {checkpoint})" \
+            if left < seconds else ""
         self.report.note(
             f"two players of {self.name} both playing to win: {pairs:,} pairs of turn-start "
             f"states, {entries:,} joint states; about {need / 2**30:.2f} GiB of memory and "
             f"{budgets.duration(seconds)} on this machine"
-            + (f", in {len(passes)} passes" if len(passes) > 1 else ""))
-        self.budget.check_time("the two-player solve of", seconds,
+            + (f", in {len(passes)} passes" if len(passes) > 1 else "") + resumed)
+        self.budget.check_time("the two-player solve of" if not resumed else
+                               "finishing the two-player solve of", left,
                                f"from its {entries:,} joint states")
-        points = [saved_in(c, group) for c, group in passes]  # (the folder checked first)
         solution = self.solve() if seats else Solution(
             self.problem, np.zeros(self.layout.size), 0.0, self.layout.reachable)
         self.ensure_compiled("minimax-optimal" if seats else

@@ -287,3 +287,19 @@ def test_a_position_brings_its_own_saved_rolls():
         model.advise(replace(pos, saved_rolls=50))
     with pytest.raises(InputError, match="not a whole number"):
         model.advise(replace(pos, saved_rolls=-1))
+
+
+def test_a_resumed_stage_counts_its_time_left_from_where_it_began(monkeypatch, capsys):
+    """A stage's first count is where a resumed solve begins (the layered and two-player
+    solves give it before any work): the time left comes from the work done since, not from
+    what an earlier run did."""
+    from yz.cli import report
+
+    clock = [100.0]
+    monkeypatch.setattr(report.time, "perf_counter", lambda: clock[0])
+    reporter = report.TerminalReporter(bars=False)
+    with reporter.stage("solving x", "states") as step:
+        step(900, 1000)  # found done
+        clock[0] += 60.0
+        step(920, 1000)  # 20 states in a minute: 80 more take 4 minutes
+    assert "note: solving x: about 4 min left (Ctrl-C stops)" in capsys.readouterr().err

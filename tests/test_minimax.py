@@ -408,7 +408,10 @@ class _StopHalfway(Reporter):
     and records where each of its stages began."""
 
     def __init__(self, label: str, stop: bool = True):
-        self.label, self.stop, self.began = label, stop, []
+        self.label, self.stop, self.began, self.notes = label, stop, [], []
+
+    def note(self, message):
+        self.notes.append(message)
 
     @contextlib.contextmanager
     def stage(self, label, unit):
@@ -430,7 +433,7 @@ def test_a_stopped_solve_goes_on_from_its_checkpoint_to_the_same_figures(tmp_pat
     solve never stopped, bit for bit; run once more, it reads the finished passes. A damaged
     table or another game's progress is refused, and nothing else in the folder is
     touched."""
-    from yz.solver.minimax import Checkpoint, solve_minimax
+    from yz.solver.minimax import Checkpoint, solve_minimax, work_left
 
     rules = rules_from_text(FOUR_BOXES)
     fresh = _StopHalfway("playing to win", stop=False)
@@ -448,10 +451,16 @@ def test_a_stopped_solve_goes_on_from_its_checkpoint_to_the_same_figures(tmp_pat
     saved = json.loads((progress / "checkpoint.json").read_text())
     assert "layer" in saved and "result" not in saved  # (a layer's tables, not the end)
     assert any(progress.glob("layer-*.npy"))
+    # What is left is what the time check judges and the note says.
+    left = work_left(stopped.problem, Checkpoint(progress, stopped.tables.digest,
+                                                 saved["chances"], tuple(saved["seats"])))
+    assert 0.0 < left < 1.0
     watch = _StopHalfway("playing to win", stop=False)
     again = Model(rules, use_cache=False, report=watch).minimax(
         True, True, best_response=True, checkpoint=folder, checkpoint_seconds=0)
-    assert watch.began[0] > fresh.began[0]  # (it went on from the layers saved)
+    assert watch.began[0] > fresh.began[0] == 0  # (it went on from the layers saved)
+    assert any(f"of it left (resumed from {folder})" in n for n in watch.notes), watch.notes
+    assert not any("resumed" in n for n in fresh.notes), fresh.notes
     for name in names:
         assert getattr(again, name) == getattr(whole, name), name
     assert sorted(p.name for p in progress.iterdir()) == ["checkpoint.json"]
