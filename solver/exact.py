@@ -102,18 +102,26 @@ def exact_figures(solution: Solution, V: np.ndarray, strategy: str = "optimal",
     """Exact mean, SD and per-box statistics of the play V's values make, `strategy` (see
     the module docstring); `moments`, when known already, spare the backward pass."""
     from .forward import walk
-    from .kernels.outcomes import EVENT_JOKER, EVENT_UPPER_BONUS, EVENT_YAHTZEE_BONUS
 
     begin = time.perf_counter()
     moments = moments or exact_moments(solution, V, strategy)
     t = solution.tables
     found = walk(solution, V, step=step)
+    return figures_of_walk(t, strategy, moments.expected_score, moments.sd, found,
+                           time.perf_counter() - begin)
+
+
+def figures_of_walk(t, strategy: str, expected_score: float, sd: float | None, found,
+                    seconds: float) -> ExactFigures:
+    """The figures of a forward pass (`forward.Walk`) by box key and event."""
+    from .kernels.outcomes import EVENT_JOKER, EVENT_UPPER_BONUS, EVENT_YAHTZEE_BONUS
+
     keys = t.rules.keys
     return ExactFigures(
-        strategy=strategy, expected_score=moments.expected_score, sd=moments.sd,
+        strategy=strategy, expected_score=expected_score, sd=sd,
         box_mean={k: float(found.box_mean[c]) for c, k in enumerate(keys)},
         box_zero_rate={k: float(found.box_zero_rate[c]) for c, k in enumerate(keys)},
         p_upper_bonus=float(found.events[EVENT_UPPER_BONUS]) if t.upper_threshold else None,
         yahtzee_bonus_mean=float(found.events[EVENT_YAHTZEE_BONUS]),
         joker_uses_mean=float(found.events[EVENT_JOKER]),
-        seconds=time.perf_counter() - begin)
+        seconds=seconds)

@@ -21,6 +21,7 @@ seconds: a state's window spans only the banked totals it can be reached with.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from itertools import pairwise
 
@@ -99,16 +100,22 @@ def layer_outcomes(problem: Problem, V: np.ndarray, index: np.ndarray,
     """Every move a turn ends with from the states at store indices `index` (sorted): the
     position in `index` of its source, and the columns `names` of FIGURE_COLUMNS (its target,
     gain, box, points, flags and prob)."""
+    return _joined(list(outcome_blocks(problem, V, index, names)), names)
+
+
+def outcome_blocks(problem: Problem, V: np.ndarray, index: np.ndarray,
+                   names: tuple[str, ...] = FIGURE_COLUMNS):
+    """`layer_outcomes`' moves a block of states at a time, as `_filled` gives them: a layer's
+    moves can be too many to hold at once (Maxi Yatzy's)."""
     from .kernels import layer
 
     t, layout = problem.tables, problem.layout
     mask, flag, u, bank = layout.banked_states_at(index)
     if layout.saves_rolls:
-        return _joined(list(_banked_blocks(problem, V, index, names, (mask, flag, u, bank))),
-                       names)
+        yield from _banked_blocks(problem, V, index, names, (mask, flag, u, bank))
+        return
     most = problem.most_outcomes
     no_choice = np.zeros((0, t.rolls, t.n_distinct_rolls), dtype=np.int64)
-    parts = []
     block = problem.outcome_block
     buffers = _outcome_buffers(min(block, len(index)), most)
     for b0 in range(0, len(index), block):
@@ -120,8 +127,50 @@ def layer_outcomes(problem: Problem, V: np.ndarray, index: np.ndarray,
         cols = problem.batch_width(int(rows.NU.max(initial=1)))
         layer.decide(problem.K, problem.L, rows, layer.batches(rows.NU, cols), cols,
                      problem.threads, Next(V, None, None), choice=no_choice, out=out)
-        parts.append(_filled(out, n, most, b0, names))
-    return _joined(parts, names)
+        yield _filled(out, n, most, b0, names)
+
+
+def streamed_figures(problem: Problem, values_after: Callable[[int], np.ndarray],
+                     step: Step | None = None) -> Walk:
+    """`walk`'s figures (no distribution) of optimal play from the empty card, a block of
+    moves at a time: each block's moves add their weight to the boxes, the events and the
+    chance of reaching each state of the next layer as soon as they are listed, and are let
+    go. `values_after(k)` gives a value table whose layer k + 1 holds the solved values (the
+    rest is not read), so a layered solve's folder serves a layer at a time
+    (`layered.store_figures`). Memory: the next layer's reach and one block of moves, never a
+    layer's moves (Maxi Yatzy's run to billions). The sums run in another order than
+    `walk`'s: the figures agree to rounding, not to the bit."""
+    from .kernels.outcomes import N_EVENTS
+
+    t, layout = problem.tables, problem.layout
+    n_cat = t.n_categories
+    index = np.array([layout.start], dtype=np.int64)
+    reach = np.ones(1)
+    box_stats = np.zeros((2, n_cat))
+    events = np.zeros(N_EVENTS)
+    names = ("target", "prob", "box", "points", "flags")
+    total = int(layout.LAYER_PTR[n_cat])  # (progress: the stored states of the layers done)
+    for k in range(n_cat):
+        base, end = int(layout.LAYER_PTR[k + 1]), int(layout.LAYER_PTR[k + 2])
+        reach_next = np.zeros(end - base)
+        V = values_after(k)
+        for src, target, prob, box, points, flags in outcome_blocks(problem, V, index, names):
+            w = reach[src] * prob
+            box_stats[0] += np.bincount(box, weights=w * points, minlength=n_cat)
+            box_stats[1] += np.bincount(box, weights=w * (points == 0), minlength=n_cat)
+            for e in range(N_EVENTS):  # (FLAGS: bit e set when the move won event e)
+                events[e] += w[np.bitwise_and(flags, 1 << e) != 0].sum()
+            reach_next += np.bincount(target - base, weights=w, minlength=end - base)
+            if step is not None and len(src):  # (the stored states of the layers so far)
+                share = (int(src[-1]) + 1) / len(index)
+                step(int(layout.LAYER_PTR[k] + share * (base - layout.LAYER_PTR[k])), total)
+        del V
+        places = np.flatnonzero(reach_next)
+        index, reach = places + base, reach_next[places]
+        del reach_next
+        if step is not None:
+            step(base, total)
+    return Walk(box_stats[0], box_stats[1], events, None, None)
 
 
 def _outcome_buffers(n: int, most: int) -> dict[str, np.ndarray]:

@@ -54,7 +54,7 @@ from . import sealed
 from .budget import CHUNK_STATES, STORE_BLOCK_BYTES
 from .dp import SOLVER_VERSION, layer_plan, parts, sweep_part
 from .problem import Problem
-from .report import SILENT, Reporter
+from .report import SILENT, Reporter, Step
 
 STORE_FORMAT = 2  # 1: before the index and the block checksums (read, and brought up to 2)
 MANIFEST = "solve.json"
@@ -503,6 +503,23 @@ def read_store(problem, folder: str | os.PathLike, layers: Iterable[int] | None 
                     M2[a:b] = data[1, at:at + b - a]
                 at += b - a
     return VAL, M2
+
+
+def store_figures(problem, folder: str | os.PathLike, step: Step | None = None,
+                  report: Reporter = SILENT):
+    """(expected score, SD or None, `forward.Walk`): the game's value and SD as the manifest
+    of the finished layered solve in `folder` holds them, and the per-box figures of optimal
+    play (each box's mean and zero rate, the bonus and Joker rates) from its values, a layer
+    in memory at a time (each read whole and checked, as `read_store` reads it): the forward
+    pass streamed (`forward.streamed_figures`)."""
+    from .forward import streamed_figures
+
+    problem = getattr(problem, "problem", problem)
+    manifest, _ = read_manifest(problem, store_folder(folder), report)  # (before any work)
+    walk = streamed_figures(
+        problem, lambda k: read_store(problem, folder, [k + 1], moments=False, report=report)[0],
+        step)
+    return manifest["expected_score"], manifest.get("sd"), walk
 
 
 def store_folder(folder: str | os.PathLike) -> Path:

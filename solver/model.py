@@ -957,6 +957,25 @@ class Model:
             self._memo.put("store", (key, solution))  # (the one before is let go)
             return solution
 
+    def store_figures(self, folder) -> ExactFigures:
+        """Optimal play's exact figures from the finished layered solve in `folder`: the
+        value and SD it holds (the SD None when solved without it), and each box's mean and
+        zero rate and the bonus rates from a forward pass over its values, a layer in memory
+        at a time (`layered.store_figures`; about as long as the solve's values pass). For
+        games whose moves are too many for `figures` (Maxi Yatzy). StoreError, with the
+        reason, for a folder that is not a finished store of these rules."""
+        from .exact import figures_of_walk
+        from .layered import store_figures
+
+        self.budget.check_time("the exact figures from a store of",
+                               self.budget.values_seconds())
+        self.ensure_compiled("figures")
+        begin = time.perf_counter()
+        with self.report.stage(f"the figures of {self.name} from {folder}", "states") as step:
+            value, sd, walk = store_figures(self.problem, folder, step, self.report)
+        return figures_of_walk(self.tables, "optimal", value, sd, walk,
+                               time.perf_counter() - begin)
+
     def coach(self, seed: int = 0, own_dice: bool = False, store=None):
         """A game of this rule set played along with the optimal strategy (`coach.Game`);
         with `store`, its values are read from that layered solve's folder

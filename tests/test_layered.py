@@ -16,6 +16,7 @@ import pytest
 from yz.rules import InputError, rules_from_text
 from yz.solver import Model
 from yz.solver.dp import solve_values
+from yz.solver.kernels.outcomes import EVENT_UPPER_BONUS
 from yz.solver.layered import (
     MANIFEST,
     StoreError,
@@ -303,3 +304,33 @@ def test_a_resumed_stage_counts_its_time_left_from_where_it_began(monkeypatch, c
         clock[0] += 60.0
         step(920, 1000)  # 20 states in a minute: 80 more take 4 minutes
     assert "note: solving x: about 4 min left (Ctrl-C stops)" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("name", ["plain", "carried", "spent"])
+def test_the_figures_from_a_store_are_the_forward_pass_over_the_whole_table(tmp_path, name):
+    """`Model.store_figures` streams the forward pass a block of moves at a time, with a layer
+    of values read from the folder at a time: each box's mean and zero rate and the bonus
+    rates are the whole-table forward pass's (to rounding: the sums run in another order),
+    with blocks of 7 states, so every layer's moves come in several blocks."""
+    from yz.solver.forward import walk
+
+    model = model_of(name)
+    model.problem.__dict__["outcome_block"] = 7  # (a cached property: blocks of 7 states)
+    solve_layered(model.problem, tmp_path / "store", True, chunk_states=SMALL_CHUNKS)
+    got = model.store_figures(tmp_path / "store")
+    values, _, sd = one_process(name, True)
+    whole = walk(model_of(name).solve(), np.array(values))
+    keys = model.tables.rules.keys
+    assert got.expected_score == values[model.layout.start] and got.sd == sd
+    for c, key in enumerate(keys):
+        assert got.box_mean[key] == pytest.approx(whole.box_mean[c], abs=1e-12, rel=0), key
+        assert got.box_zero_rate[key] == pytest.approx(whole.box_zero_rate[c], abs=1e-12,
+                                                       rel=0), key
+    assert got.p_upper_bonus == pytest.approx(whole.events[EVENT_UPPER_BONUS], abs=1e-12)
+    # The boxes' means add up to the game's value less the bonuses won.
+    bonus = 25 * got.p_upper_bonus
+    assert sum(got.box_mean.values()) + bonus == pytest.approx(got.expected_score, abs=1e-9)
+    assert 0 < got.p_upper_bonus < 1 and all(0 <= z <= 1 for z in got.box_zero_rate.values())
+    # A folder that is not a finished store of these rules: refused, with the reason.
+    with pytest.raises(StoreError, match="holds no solve of yz"):
+        model.store_figures(tmp_path)
