@@ -77,11 +77,7 @@ def walk(solution: Solution, V: np.ndarray, pmf: bool = False, step: Step | None
         index, slot = distinct(out.pop("target"))
         if figures:
             w = reach[src] * out["prob"]
-            box_stats[0] += np.bincount(out["box"], weights=w * out["points"], minlength=n_cat)
-            box_stats[1] += np.bincount(out["box"], weights=w * (out["points"] == 0),
-                                        minlength=n_cat)
-            for e in range(N_EVENTS):  # (FLAGS: bit e set when the move won event e)
-                events[e] += w[np.bitwise_and(out["flags"], 1 << e) != 0].sum()
+            _add_figures(box_stats, events, w, out["box"], out["points"], out["flags"])
             reach = np.bincount(slot, weights=w, minlength=len(index))
         if windows is not None:
             windows = windows.convolve(src, slot, out["gain"], out["prob"], len(index),
@@ -93,6 +89,18 @@ def walk(solution: Solution, V: np.ndarray, pmf: bool = False, step: Step | None
     if not figures:
         return Walk(None, None, None, scores, probabilities)
     return Walk(box_stats[0], box_stats[1], events, scores, probabilities)
+
+
+def _add_figures(box_stats: np.ndarray, events: np.ndarray, w: np.ndarray, box: np.ndarray,
+                 points: np.ndarray, flags: np.ndarray) -> None:
+    """Add moves of weight `w` (reach times probability) to each box's expected points and
+    zero rate (`box_stats`) and to the expected count of each event (FLAGS: bit e set when
+    the move won event e)."""
+    n_cat = box_stats.shape[1]
+    box_stats[0] += np.bincount(box, weights=w * points, minlength=n_cat)
+    box_stats[1] += np.bincount(box, weights=w * (points == 0), minlength=n_cat)
+    for e in range(len(events)):
+        events[e] += w[np.bitwise_and(flags, 1 << e) != 0].sum()
 
 
 def layer_outcomes(problem: Problem, V: np.ndarray, index: np.ndarray,
@@ -156,10 +164,7 @@ def streamed_figures(problem: Problem, values_after: Callable[[int], np.ndarray]
         V = values_after(k)
         for src, target, prob, box, points, flags in outcome_blocks(problem, V, index, names):
             w = reach[src] * prob
-            box_stats[0] += np.bincount(box, weights=w * points, minlength=n_cat)
-            box_stats[1] += np.bincount(box, weights=w * (points == 0), minlength=n_cat)
-            for e in range(N_EVENTS):  # (FLAGS: bit e set when the move won event e)
-                events[e] += w[np.bitwise_and(flags, 1 << e) != 0].sum()
+            _add_figures(box_stats, events, w, box, points, flags)
             reach_next += np.bincount(target - base, weights=w, minlength=end - base)
             if step is not None and len(src):  # (the stored states of the layers so far)
                 share = (int(src[-1]) + 1) / len(index)
