@@ -254,16 +254,31 @@ def advice_text(t: RuleTables, advice, top: int) -> str:
     return "\n".join(lines)
 
 
-def versus_advice_text(t: RuleTables, advice, mean, opponent, top: int) -> str:
+def opponent_line(opponent) -> str:
+    """Who the moves are ranked against: a fixed-strategy opponent's final score (its
+    `Distribution` from its card)."""
+    return (f"against {opponent.variant} ({opponent.strategy} play from here): its final "
+            f"score averages {opponent.expected_score:.2f}, median {opponent.median}")
+
+
+def minimax_opponent_line(opponent, lead: int) -> str:
+    """Who the moves are ranked against in `minimax` play: the opponent's card, both
+    players playing to win and seeing each other's card."""
+    filled = ", ".join(f"{k}={v}" for k, v in opponent.filled.items())
+    return (f"against the opponent's card ({filled or 'empty'}; you "
+            + (f"lead by {lead}" if lead > 0 else f"trail by {-lead}" if lead < 0 else "are level")
+            + "), both playing to win and seeing each other's card (minimax)")
+
+
+def versus_advice_text(t: RuleTables, advice, mean, against: str, top: int) -> str:
     """`yz advise` against an opponent's card: moves by the chance of beating it, each with
-    its expected final score (the mean's ranking) beside."""
+    its expected final score (the mean's ranking) beside; `against` says who the opponent
+    is and how it plays (`opponent_line`, `minimax_opponent_line`)."""
     pos, dice, rolls_left = advice.position, advice.dice, advice.rolls_left
     filled = ", ".join(f"{k}={v}" if v is not None else k for k, v in pos.filled.items())
     lines = [f"{t.rules.name}: " + (f"filled {filled}" if filled else "empty card")
              + (f"; upper total {pos.upper_total}" if t.upper_threshold else "")
-             + f"; {advice.banked} points on the card",
-             f"against {opponent.variant} ({opponent.strategy} play from here): its final "
-             f"score averages {opponent.expected_score:.2f}, median {opponent.median}"]
+             + f"; {advice.banked} points on the card", against]
     if dice is None:
         lines.append(f"before the roll: chance of winning {100 * advice.position_value:.3f}% "
                      f"(a draw as half); expected final score "

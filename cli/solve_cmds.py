@@ -77,7 +77,9 @@ def advise_cmd(
         "starts with.")] = None,
     opponent_strategy: Annotated[str, typer.Option(
         "--opponent-strategy", metavar="NAME", help="How the opponent plays on: optimal "
-        "(expected score), greedy or heuristic.")] = "optimal",
+        "(expected score), greedy or heuristic; or minimax: both play to win, each seeing "
+        "the other's card (the opponent's card then needs every filled box's score; for "
+        "games whose two-player solve fits in memory).")] = "optimal",
     quiet: QuietOpt = False,
     as_json: JsonOpt = False,
     yes: YesOpt = False,
@@ -110,6 +112,13 @@ def advise_cmd(
     opponent = None
     versus = opponent_card is not None or opponent_filled is not None or \
         opponent_upper_total is not None or opponent_saved_rolls is not None
+    points = bonus_points if bonus_points is not None else sc.bonus_points
+    if versus and opponent_strategy == "minimax":
+        theirs = _opponent_position(model, opponent_card, opponent_filled,
+                                    opponent_upper_total, opponent_saved_rolls, quiet, as_json,
+                                    yes)
+        _advise_minimax(model, pos, rolled, left, points, theirs, target, store, top, as_json)
+        return
     if versus:
         opponent = _opponent_final_score(model, opponent_card, opponent_filled,
                                          opponent_upper_total, opponent_saved_rolls,
@@ -117,7 +126,6 @@ def advise_cmd(
     elif opponent_strategy != "optimal":
         raise InputError("--opponent-strategy goes with the opponent's card "
                          "(--opponent-card or --opponent-filled).")
-    points = bonus_points if bonus_points is not None else sc.bonus_points
     try:
         advice = model.advise(pos, rolled, left, points, target, store=store,
                               opponent=opponent)
@@ -134,7 +142,8 @@ def advise_cmd(
                 "expected_score": opponent.expected_score, "median": opponent.median},
                 "mean_play": mean.to_dict(top)})
         else:
-            typer.echo(render.versus_advice_text(t, advice, mean, opponent, top))
+            typer.echo(render.versus_advice_text(t, advice, mean,
+                                                 render.opponent_line(opponent), top))
         return
     if as_json:
         emit_json(advice.to_dict(top))
@@ -146,12 +155,27 @@ def _opponent_final_score(model, card, filled, upper_total, saved_rolls, strateg
                           as_json, yes):
     """The exact distribution of the opponent's final score, from its card or options (its
     variant: the card's, else the player's own)."""
-    from yz.rules.position import check_saved_rolls, parse_filled
     from yz.solver.strategies import check_strategy
 
     check_strategy(strategy)
+    theirs, position, _bonus = _opponent_card(model, card, filled, upper_total, saved_rolls,
+                                              quiet, as_json, yes)
+    return theirs.final_score_from(position, strategy)
+
+
+def _opponent_card(model, card, filled, upper_total, saved_rolls, quiet, as_json, yes,
+                   same_rules: str | None = None):
+    """(the opponent's model, its Position, its extra Yahtzee bonus points), from its card
+    or options (its variant: the card's, else the player's own; with `same_rules`, the
+    option that needs the player's own, refused for any other)."""
+    from yz.rules import InputError
+    from yz.rules.position import check_saved_rolls, parse_filled
+
     oc = read_card(card)
     theirs = model if oc.variant is None else model_for(oc.variant, quiet, as_json, yes=yes)
+    if same_rules and theirs.tables.digest != model.tables.digest:
+        raise InputError(f"{same_rules}: both players play one rule set, and the opponent's "
+                         f"card is of {theirs.name}, not {model.name}.")
     position = parse_filled(filled if filled is not None else oc.filled, theirs.tables,
                             upper_total if upper_total is not None else oc.upper_total,
                             origin=oc.origin if filled is None else None, finished=True)
@@ -161,7 +185,40 @@ def _opponent_final_score(model, card, filled, upper_total, saved_rolls, strateg
 
         position = replace(position, saved_rolls=check_saved_rolls(
             theirs.tables, len(position.filled), saved, "opponent's "))
-    return theirs.final_score_from(position, strategy)
+    return theirs, position, oc.bonus_points
+
+
+def _opponent_position(model, card, filled, upper_total, saved_rolls, quiet, as_json, yes):
+    """The opponent's Position and extra Yahtzee bonus points for minimax play: a card of
+    the player's own rule set."""
+    _theirs, position, bonus = _opponent_card(model, card, filled, upper_total, saved_rolls,
+                                              quiet, as_json, yes,
+                                              same_rules="--opponent-strategy minimax")
+    return position, bonus
+
+
+def _advise_minimax(model, pos, rolled, left, points, theirs, target, store, top: int,
+                    as_json: bool) -> None:
+    """`yz advise` with `--opponent-strategy minimax`: the moves by the chance of winning when
+    both play to win seeing each other's card, beside the expected-score ranking."""
+    from yz.rules import InputError
+
+    if target is not None or store is not None:
+        raise InputError("--opponent-strategy minimax reads the two-player solve; leave out "
+                         "--target and --store.")
+    opponent, their_bonus = theirs
+    advice = model.advise_minimax(pos, opponent, rolled, left, points, their_bonus)
+    mean = model.advise(pos, rolled, left, points)
+    their_points = opponent.banked(model.tables, their_bonus or 0)
+    if as_json:
+        emit_json({**advice.to_dict(top), "opponent": {
+            "variant": model.name, "strategy": "minimax", "filled": opponent.filled,
+            "upper_total": opponent.upper_total, "points": their_points},
+            "mean_play": mean.to_dict(top)})
+        return
+    typer.echo(render.versus_advice_text(
+        model.tables, advice, mean,
+        render.minimax_opponent_line(opponent, advice.banked - their_points), top))
 
 
 # ---------------------------------------------------------------- solve, compare

@@ -580,6 +580,16 @@ def minimax_seconds(t: RuleTables, layout: StateLayout, sizes: list, chances: bo
     return seconds
 
 
+def minimax_kept_bytes(t: RuleTables, layout: StateLayout, sizes: list, tables: int) -> int:
+    """Memory a two-player solve that keeps every joint layer (`keep`: minimax play reads
+    them) holds at its end: every layer's pairs' places and `tables` tables of its stored
+    differences, beside the sweep's own (`minimax_bytes`)."""
+    from .joint import PAIR_BYTES
+
+    kept = sum(s.entries * 8 * tables + s.pairs * PAIR_BYTES for s in sizes)
+    return kept + minimax_bytes(t, layout, sizes, tables, 0)
+
+
 def check_minimax_memory(t: RuleTables, layout: StateLayout, need: int, at_least: bool,
                          max_memory: int | None, what: str) -> None:
     """InputError, with the estimate, when a two-player solve needs more than `max_memory`

@@ -495,6 +495,17 @@ class Model:
         if keep and checkpoint is not None:
             raise InputError("checkpoint: a solve that keeps every joint layer in memory "
                              "(keep) has no progress to save.", param="checkpoint")
+        if keep:
+            need = max(need, budgets.minimax_kept_bytes(self.tables, self.layout, sizes,
+                                                        budgets.minimax_tables(chances, 0)))
+            limit = budgets.memory_limit(self.max_memory)
+            if need > limit:
+                raise InputError(
+                    f"{self.name}: playing minimax reads its two-player solve with every "
+                    f"joint layer kept in memory, about {need / 2**30:,.1f} GiB, "
+                    f"more than the {limit / 2**30:.1f} GiB allowed; minimax play is for "
+                    "games whose joint layers all fit, such as house games of a few boxes.",
+                    param="keep")
 
         def saved_in(with_chances: bool, group: tuple) -> Checkpoint | None:
             if checkpoint is None:
@@ -844,6 +855,47 @@ class Model:
                              "score of every filled box.", param="opponent")
         turn = self.win_turn(position, as_opponent(opponent), banked=banked)
         return turn.advise(dice, rolls_left)
+
+    def advise_minimax(self, position, opponent, dice=None, rolls_left: int | None = None,
+                       bonus_points: int | None = None,
+                       opponent_bonus_points: int | None = None):
+        """The moves of a position ranked by the mover's chance (P(win) + P(draw) / 2) when
+        both players play to win seeing each other's card (`minimax`), against the
+        opponent's card `opponent` (a Position of this rule set, or its boxes as
+        `position()` takes them): `minimax.MinimaxPlay`, read from the two-player solve of
+        the whole game (`minimax(keep=True)`, solved once per model; refused at once, with
+        its estimate, where its joint layers do not all fit in memory). It is the mover's
+        turn: the mover has as many boxes filled as the opponent (seated first) or one fewer
+        (seated second), and every filled box's score is known on both cards."""
+        from yz.rules.position import check_bonus_points, most_rolls_left
+
+        from .advice import check_rolls_left
+        from .minimax import MinimaxPlay
+
+        t = self.tables
+        mine = position if position is not None else self.position(None)
+        mine = self.position(mine) if isinstance(mine, str | dict) else mine
+        theirs = self.position(opponent) if isinstance(opponent, str | dict) else opponent
+        if dice is not None and rolls_left is None:
+            rolls_left = most_rolls_left(t, mine)
+        check_rolls_left(t, dice, rolls_left, mine)
+        banked = mine.banked(t, check_bonus_points(t, mine, bonus_points))
+        their_banked = theirs.banked(t, check_bonus_points(t, theirs, opponent_bonus_points))
+        if banked is None or their_banked is None:
+            raise InputError("opponent: playing minimax needs the points on both cards: give "
+                             "the score of every filled box.", param="opponent")
+        n_cat, km, ko = t.n_categories, len(mine.filled), len(theirs.filled)
+        if km >= n_cat:
+            raise InputError("position: the card is full; the game is over.", param="position")
+        if ko not in (km, km + 1):
+            raise InputError(
+                f"opponent: it is not your turn: you have {km} box(es) filled and the opponent "
+                f"{ko}; in a two-player game the mover has as many boxes filled as the "
+                "opponent (playing first) or one fewer (playing second).", param="opponent")
+        play = self.remember("minimax-play", lambda: MinimaxPlay(
+            self.solve(), self.minimax(chances=False, keep=True)))
+        advice = play.advise(mine, theirs, banked - their_banked, dice, rolls_left)
+        return replace(advice, banked=banked, target=None)  # (the reading's own "need" aside)
 
     def win_seconds(self, position, opponent, banked: int | None = None) -> float:
         """A rough estimate of the seconds `win_turn` takes to solve here (0 when it is in

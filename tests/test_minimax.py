@@ -17,7 +17,7 @@ from random_rules import Size, as_yaml, rule_documents
 from test_versus import GAME as WITH_BONUS  # (2 dice, an upper bonus, a first-roll bonus)
 from typer.testing import CliRunner
 from yz.cli.main import app
-from yz.rules import InputError, RulesError, rules_from_text
+from yz.rules import InputError, RulesError, load_rules, rules_from_text
 from yz.solver import Model, Reporter
 from yz.solver.distribution import Distribution
 from yz.solver.joint import all_bounds, build_layer, joint_order, layer_size, peak_entries
@@ -360,6 +360,67 @@ def test_minimax_play_reads_the_joint_values(game):
         play.value(games[0].position, start, 0)
 
 
+@pytest.mark.parametrize("game", [ONE_DIE, WITH_BONUS, "example:quick-duel"])
+def test_minimax_advice_is_the_twins_value_at_every_turn_of_seeded_games(game):
+    """`Model.advise_minimax` (what `yz advise --opponent-strategy minimax` prints) at every
+    turn start of seeded games, each player seated first or second: the position's chance
+    is the twin's minimax value of the two cards and the lead, and every move of a roll is
+    ranked as the kept two-player solve with its chances ranks it (this method solves
+    without them)."""
+    from yz.solver.coach import Game
+    from yz.solver.minimax import MinimaxPlay
+
+    rules = load_rules(game) if game.startswith("example:") else rules_from_text(game)
+    model = Model(rules, use_cache=False)
+    solution = model.solve()
+    t = solution.tables
+    twin = NaiveDuel(rules)
+    with_chances = MinimaxPlay(solution, model.minimax(chances=True, keep=True))
+
+    def state(pos):
+        upper = min(pos.upper_total, t.upper_threshold) if t.upper_threshold else 0
+        return frozenset(pos.filled), upper, bool(pos.yahtzee_full)
+
+    checked = 0
+    for seed in range(4):
+        games = [Game(solution, seed * 2 + s) for s in (0, 1)]
+        mover = 0
+        while not games[1].over:
+            me, other = games[mover], games[1 - mover]
+            lead = me.banked - other.banked
+            told = model.advise_minimax(me.position, other.position)
+            want = twin.minimax(state(me.position), state(other.position), lead)[0]
+            assert told.position_value == pytest.approx(want, abs=TOL), (seed, lead)
+            assert told.banked == me.banked and told.objective == "win"
+            ranked = model.advise_minimax(me.position, other.position, me.dice, me.rolls_left)
+            kept = with_chances.advise(me.position, other.position, lead, me.dice,
+                                       me.rolls_left)
+            assert [a.label() for a in ranked.actions] == [a.label() for a in kept.actions]
+            assert [a.value for a in ranked.actions] == pytest.approx(
+                [a.value for a in kept.actions], abs=1e-12)
+            checked += 1
+            while True:  # the turn, minimax's best move each time (keeping all: score now)
+                best = model.advise_minimax(me.position, other.position, me.dice,
+                                            me.rolls_left).best
+                if best.kind == "keep" and best.reroll:
+                    me.keep(list(best.keep))
+                    continue
+                if best.kind == "keep":
+                    best = model.advise_minimax(me.position, other.position, me.dice, 0).best
+                me.score(best.box.key)
+                break
+            mover = 1 - mover
+    assert checked == 4 * 2 * len(rules.keys)
+    start = games[0].position
+    with pytest.raises(InputError, match="not your turn"):
+        model.advise_minimax(Game(solution, 1).position, start)
+    with pytest.raises(InputError, match="game is over"):
+        model.advise_minimax(games[0].position, games[1].position)
+    with pytest.raises(InputError, match="score of every filled box"):
+        first = rules.keys[-1]  # (not an upper box, whose score the position needs)
+        model.advise_minimax(model.position({first: None}), model.position(None))
+
+
 def test_seats_split_into_passes_when_memory_is_short():
     """Minimax against expected-score play and the best response (four seats): all at once,
     two seats a pass, or one, as memory allows; the figures are the same."""
@@ -534,6 +595,51 @@ def test_a_solve_stopped_while_saving_leaves_no_file_behind(tmp_path, monkeypatc
     point = Checkpoint(tmp_path / "full", model.tables.digest, True, (), every=0)
     assert solve_minimax(solution, True, (), checkpoint=point)[BOTH] == whole[BOTH]
     assert "No space left" in point.failed
+
+
+def test_advise_against_a_card_played_minimax_on_the_command_line(tmp_path):
+    """`yz advise --opponent-strategy minimax`: the moves by the chance of winning when both
+    play to win seeing each other's card, from a real process in another folder (JSON) and
+    as text; out-of-turn cards, a game whose kept solve does not fit, a target, another rule
+    set's card and minimax without a card are refused with exit code 2."""
+    import subprocess
+    import sys
+    import time
+
+    game = tmp_path / "one-die.yaml"
+    game.write_text(ONE_DIE)
+    args = ["advise", "-v", str(game), "--filled", "low=2", "-d", "3", "-r", "1",
+            "--opponent-filled", "low=1", "--opponent-strategy", "minimax"]
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    run = subprocess.run([sys.executable, "-m", "yz.cli.entry", *args, "--json"],
+                         capture_output=True, text=True, cwd=elsewhere, timeout=120)
+    assert run.returncode == 0, run.stderr
+    told = json.loads(run.stdout)
+    model = Model(rules_from_text(ONE_DIE), use_cache=False)
+    want = model.advise_minimax(model.position("low=2"), model.position("low=1"), (3,), 1)
+    assert told["objective"] == "win" and told["banked"] == 2 and told["target"] is None
+    assert told["best"]["label"] == want.best.label() and told["best"]["p_win"] == want.best.value
+    assert told["opponent"] == {"variant": "one-die-duel", "strategy": "minimax",
+                                "filled": {"low": 1}, "upper_total": 0, "points": 1}
+    assert told["mean_play"]["objective"] == "mean"
+    runner = CliRunner()
+    text = runner.invoke(app, args)
+    assert text.exit_code == 0, text.output
+    assert "you lead by 1" in text.stdout and "(minimax)" in text.stdout
+    assert f"{100 * want.best.value:.3f}%" in text.stdout
+    for extra, said in ((["--opponent-filled", "low=1,high=3,any=2"], "not your turn"),
+                        (["--target", "5"], "leave out --target"),
+                        (["--opponent-card", "-"], "one rule set")):
+        refused = runner.invoke(app, [*args, *extra], input="variant: no-bonus\n")
+        assert refused.exit_code == 2 and said in refused.stderr, (extra, refused.output)
+    alone = runner.invoke(app, [*args[:9], "--opponent-strategy", "minimax"])
+    assert alone.exit_code == 2 and "opponent's card" in alone.stderr
+    start = time.perf_counter()
+    crag = runner.invoke(app, ["advise", "-v", "crag", "--opponent-filled", "",
+                               "--opponent-strategy", "minimax"])
+    assert crag.exit_code == 2 and "GiB" in crag.stderr and "minimax play is for" in crag.stderr
+    assert time.perf_counter() - start < 60  # (refused by its estimate: a hang guard only)
 
 
 def test_the_command_keeps_its_progress_in_a_checkpoint_folder(tmp_path):
