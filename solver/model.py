@@ -867,15 +867,27 @@ class Model:
         its estimate, where its joint layers do not all fit in memory). It is the mover's
         turn: the mover has as many boxes filled as the opponent (seated first) or one fewer
         (seated second), and every filled box's score is known on both cards."""
-        from yz.rules.position import check_bonus_points, most_rolls_left
+        from yz.rules.position import (
+            Position,
+            check_bonus_points,
+            check_saved_rolls,
+            most_rolls_left,
+        )
 
         from .advice import check_rolls_left
         from .minimax import MinimaxPlay
 
         t = self.tables
-        mine = position if position is not None else self.position(None)
-        mine = self.position(mine) if isinstance(mine, str | dict) else mine
-        theirs = self.position(opponent) if isinstance(opponent, str | dict) else opponent
+        cards = []
+        for card, name in ((position, "position"), (opponent, "opponent")):
+            card = self.position(card) if card is None or isinstance(card, str | dict) \
+                else card
+            if not isinstance(card, Position):
+                raise InputError(f"{name}: {type(card).__name__} is not a card; give a "
+                                 "Position or the boxes filled.", param=name)
+            check_saved_rolls(t, len(card.filled), card.saved_rolls)
+            cards.append(card)
+        mine, theirs = cards
         if dice is not None and rolls_left is None:
             rolls_left = most_rolls_left(t, mine)
         check_rolls_left(t, dice, rolls_left, mine)
