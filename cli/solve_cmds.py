@@ -57,7 +57,9 @@ def advise_cmd(
     store: Annotated[str | None, typer.Option(
         "--store", metavar="FOLDER", help="Read the values from a finished `yz solve --store` "
         "folder instead of solving (only the rows the position needs; for games too big "
-        "for the cache, such as maxi-yatzy).")] = None,
+        "for the cache, such as maxi-yatzy). With --opponent-strategy minimax: the folder of "
+        "the two-player solve's joint layers, solved into it the first time (crag: about 36 "
+        "GiB).")] = None,
     top: Annotated[int, typer.Option("--top", min=0, metavar="N",
                                      help="How many alternatives to list.")] = 5,
     target: Annotated[int | None, typer.Option(
@@ -203,11 +205,18 @@ def _advise_minimax(model, pos, rolled, left, points, theirs, target, store, top
     both play to win seeing each other's card, beside the expected-score ranking."""
     from yz.rules import InputError
 
-    if target is not None or store is not None:
-        raise InputError("--opponent-strategy minimax reads the two-player solve; leave out "
-                         "--target and --store.")
+    if target is not None:
+        raise InputError("--opponent-strategy minimax ranks moves by the chance of winning; "
+                         "leave out --target.")
     opponent, their_bonus = theirs
-    advice = model.advise_minimax(pos, opponent, rolled, left, points, their_bonus)
+    try:
+        advice = model.advise_minimax(pos, opponent, rolled, left, points, their_bonus,
+                                      store=store)
+    except InputError as exc:
+        if store is None and getattr(exc, "param", None) == "keep":
+            message = exc.args[0].split(" (or keep them")[0]
+            exc.args = (f"{message}; or give --store FOLDER to keep them on disk.",)
+        raise
     mean = model.advise(pos, rolled, left, points)
     their_points = opponent.banked(model.tables, their_bonus or 0)
     if as_json:

@@ -301,7 +301,7 @@ class Checkpoint:
 
 def solve_minimax(solution: Solution, chances: bool = True, seats: tuple[str, ...] = (),
                   step: Step | None = None, keep: bool = False,
-                  checkpoint: Checkpoint | None = None) -> dict:
+                  checkpoint: Checkpoint | None = None, store=None) -> dict:
     """Solve the joint states of `solution`'s rule set backwards (module docstring). With
     `chances` minimax's chance of a draw is carried too (win, draw and loss, not only the
     value); `seats` (any of FIRST, SECOND, BR_FIRST, BR_SECOND) evaluates minimax, or the
@@ -311,7 +311,12 @@ def solve_minimax(solution: Solution, chances: bool = True, seats: tuple[str, ..
     first player's), "pairs" and "states", and with `keep` also "layers": {(km, ko):
     (JointLayer, {track: (score, draw)})} of every joint layer (for the tests; no block is
     handed back then). With `checkpoint`, the progress is saved there as it goes and a run
-    goes on from what the folder holds (`Checkpoint`)."""
+    goes on from what the folder holds (`Checkpoint`). With `store` (a
+    `joint_store.JointStore`, not with a checkpoint), every joint layer's minimax values are
+    written there as they are solved, to play minimax from."""
+    if store is not None and checkpoint is not None:
+        raise InputError("store: a solve into a store of joint layers starts over when run "
+                         "again; give a checkpoint or a store, not both.", param="store")
     problem = solution.problem
     t, layout = problem.tables, problem.layout
     n = t.n_categories
@@ -344,6 +349,8 @@ def solve_minimax(solution: Solution, chances: bool = True, seats: tuple[str, ..
         after = build_layer(bounds, n, n)
         for track in tracks:
             track.after = _final_tables(after, track.chances)
+    if store is not None:
+        store.save(n, n, tracks[0].after[0].array)
     kept = {}
     if keep:
         kept[(n, n)] = (after, {tr.name: tr.after for tr in tracks})
@@ -371,6 +378,8 @@ def solve_minimax(solution: Solution, chances: bool = True, seats: tuple[str, ..
         for track in tracks:
             _check(t, now, track.now[0].array, f"{track.name} values")
             track.after, track.now = track.now, None
+        if store is not None:
+            store.save(km, ko, tracks[0].after[0].array)
         done += now.size
         if keep:
             kept[(km, ko)] = (now, {tr.name: tr.after for tr in tracks})
@@ -388,6 +397,8 @@ def solve_minimax(solution: Solution, chances: bool = True, seats: tuple[str, ..
                                                                 (0.0, 0.0)))
     if checkpoint is not None and not keep:
         checkpoint.finish({name: list(value) for name, value in out.items()})
+    if store is not None:
+        store.finish(out[BOTH][0])
     out["pairs"] = pairs
     out["states"] = states
     if keep:
@@ -640,17 +651,25 @@ def _next_tables(after: JointLayer, tables: tuple, j: int, c: int, n_need: int
 
 class MinimaxPlay:
     """The moves of a player playing `minimax`, read from a two-player solve whose joint layers
-    were kept (`Model.minimax(keep=True)`: small games, whose tables fit in memory whole).
-    `advise` ranks the mover's moves of a roll by 1 - V of the joint state each leads to (the
+    were kept (`Model.minimax(keep=True)`: small games, whose tables fit in memory whole), or
+    from a folder holding them (`joint_store.JointStore`, read entry by entry). `advise`
+    ranks the mover's moves of a roll by 1 - V of the joint state each leads to (the
     mover's chance, P(win) + P(draw) / 2), with the solitaire advisor's turn recursion; its
     best move is what minimax plays (ties broken by the advisor's rule)."""
 
-    def __init__(self, solution: Solution, duel: ExactDuel):
-        if not duel.layers:
-            raise SolverError("minimax play reads a two-player solve kept whole: solve it with "
-                              "keep=True.")
+    def __init__(self, solution: Solution, duel: ExactDuel | None = None, store=None):
+        if store is None and (duel is None or not duel.layers):
+            raise SolverError("minimax play reads a two-player solve kept whole (keep=True) "
+                              "or its store.")
         self.solution = solution
-        self.layers = duel.layers
+        self.store = store
+        if store is not None:
+            self.layers = {tuple(layer) for layer in store.layers}
+            self._bounds = all_bounds(solution.tables, solution.layout)
+            self._built: dict = {}
+        else:
+            self.layers = {key: (layer, tables[BOTH][0].array)
+                           for key, (layer, tables) in duel.layers.items()}
         # A reach above any turn's points: every move's "need" is positive, the points it
         # gains are reach - need.
         self.reach = int(solution.tables.highest_score) + 1
@@ -664,20 +683,26 @@ class MinimaxPlay:
         return k, index - int(layout.LAYER_PTR[k])
 
     def joint(self, km: int, ko: int) -> tuple:
-        """Joint layer (km, ko) and its tables; SolverError when no such layer is solved (the
-        mover has as many boxes filled as the other, A to move, or one fewer, B to move)."""
+        """Joint layer (km, ko) and its minimax values (the mover's); SolverError when no such
+        layer is solved (the mover has as many boxes filled as the other, A to move, or one
+        fewer, B to move)."""
         if (km, ko) not in self.layers:
             raise SolverError(f"minimax play: no joint turn start has the mover with {km} "
                               f"boxes filled and the other with {ko} (the mover has as many "
                               "as the other, A to move, or one fewer, B to move).")
-        return self.layers[(km, ko)]
+        if self.store is None:
+            return self.layers[(km, ko)]
+        if (km, ko) not in self._built:
+            self._built[(km, ko)] = (build_layer(self._bounds, km, ko),
+                                     self.store.table(km, ko))
+        return self._built[(km, ko)]
 
     def value(self, mover, other, lead: int) -> float:
         """V of the joint turn start: the mover's chance before the turn's first roll."""
         km, i = self.local(mover)
         ko, j = self.local(other)
-        layer, tables = self.joint(km, ko)
-        return layer.read(tables[BOTH][0].array, i, j, lead)
+        layer, score = self.joint(km, ko)
+        return layer.read(score, i, j, lead)
 
     def advise(self, mover, other, lead: int, dice, rolls_left: int | None):
         """The mover's moves ranked by its chance when both play minimax (`advice.Advice`,
@@ -699,8 +724,7 @@ class _JointReading:
         km, _i = play.local(mover)
         ko, self.j = play.local(other)
         play.joint(km, ko)
-        self.after, tables = play.joint(*next_layer(km, ko))
-        self.score = tables[BOTH][0].array
+        self.after, self.score = play.joint(*next_layer(km, ko))
         self.base = int(play.solution.layout.LAYER_PTR[km + 1])
         self.lead = lead
 

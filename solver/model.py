@@ -504,8 +504,8 @@ class Model:
                     f"{self.name}: playing minimax reads its two-player solve with every "
                     f"joint layer kept in memory, about {need / 2**30:,.1f} GiB, "
                     f"more than the {limit / 2**30:.1f} GiB allowed; minimax play is for "
-                    "games whose joint layers all fit, such as house games of a few boxes.",
-                    param="keep")
+                    "games whose joint layers all fit, such as house games of a few boxes "
+                    "(or keep them in a folder: `minimax_store`).", param="keep")
 
         def saved_in(with_chances: bool, group: tuple) -> Checkpoint | None:
             if checkpoint is None:
@@ -563,6 +563,47 @@ class Model:
         if not keep:
             self._memo.put(key, duel)
         return duel
+
+    def minimax_store(self, folder: str | Path):
+        """Solve the two-player game (minimax's values only) into `folder`, every joint layer
+        a file (`joint_store.JointStore`), to play minimax from (`advise_minimax(...,
+        store=folder)`): for games whose joint layers fit on disk though not in memory, such
+        as Crag. The memory, disk and time estimates are checked and announced first; a
+        folder already holding the finished layers of this rule set is read, not solved
+        again, and one holding another solve's is refused. Returns the store, opened for
+        reading."""
+        import shutil
+
+        from .joint_store import JointStore
+        from .minimax import solve_minimax
+
+        folder = Path(folder)
+        if JointStore(folder, self.tables.digest).finished:  # (another solve's: refused)
+            return JointStore.reading(folder, self.tables.digest)
+        need, seconds, sizes = self.budget.minimax_estimate(False, seats=0)
+        entries = sum(s.entries for s in sizes)
+        disk = entries * 8
+        existing = next(p for p in (folder, *folder.resolve().parents) if p.exists())
+        free = shutil.disk_usage(existing).free
+        if disk > free:
+            raise InputError(f"store: the joint layers of {self.name} take about "
+                             f"{disk / 2**30:,.1f} GiB on disk, more than the "
+                             f"{free / 2**30:,.1f} GiB free in {existing}; give a folder on a "
+                             "bigger disk.", param="store")
+        self.report.note(
+            f"two players of {self.name} both playing to win, into {folder}: "
+            f"{entries:,} joint states; about {need / 2**30:.2f} GiB of memory, "
+            f"{disk / 2**30:.2f} GiB on disk and {budgets.duration(seconds)} on this machine")
+        self.budget.check_time("the two-player solve of", seconds,
+                               f"from its {entries:,} joint states")
+        store = JointStore.writing(folder, self.tables.digest)
+        self.ensure_compiled("minimax-value")
+        solution = Solution(self.problem, np.zeros(self.layout.size), 0.0,
+                            self.layout.reachable)
+        with self.report.stage(f"two players of {self.name} playing to win",
+                               "joint states") as step:
+            solve_minimax(solution, False, (), step, store=store)
+        return JointStore.reading(folder, self.tables.digest)
 
     def duel_exact(self, best_response: bool = False, checkpoint: str | Path | None = None):
         """`minimax(chances=True, against_optimal=True)`: the first player's exact chances
@@ -858,15 +899,18 @@ class Model:
 
     def advise_minimax(self, position, opponent, dice=None, rolls_left: int | None = None,
                        bonus_points: int | None = None,
-                       opponent_bonus_points: int | None = None):
+                       opponent_bonus_points: int | None = None,
+                       store: str | Path | None = None):
         """The moves of a position ranked by the mover's chance (P(win) + P(draw) / 2) when
         both players play to win seeing each other's card (`minimax`), against the
         opponent's card `opponent` (a Position of this rule set, or its boxes as
         `position()` takes them): `minimax.MinimaxPlay`, read from the two-player solve of
         the whole game (`minimax(keep=True)`, solved once per model; refused at once, with
-        its estimate, where its joint layers do not all fit in memory). It is the mover's
-        turn: the mover has as many boxes filled as the opponent (seated first) or one fewer
-        (seated second), and every filled box's score is known on both cards."""
+        its estimate, where its joint layers do not all fit in memory), or with `store` from
+        that folder's joint layers (`minimax_store`, which solves into it first when it does
+        not hold them yet). It is the mover's turn: the mover has as many boxes filled as the
+        opponent (seated first) or one fewer (seated second), and every filled box's score
+        is known on both cards."""
         from yz.rules.position import (
             Position,
             check_bonus_points,
@@ -879,33 +923,46 @@ class Model:
 
         t = self.tables
         cards = []
-        for card, name in ((position, "position"), (opponent, "opponent")):
+        for card, name, bonus, whose in ((position, "position", bonus_points, "your"),
+                                         (opponent, "opponent", opponent_bonus_points,
+                                          "the opponent's")):
             card = self.position(card) if card is None or isinstance(card, str | dict) \
                 else card
             if not isinstance(card, Position):
                 raise InputError(f"{name}: {type(card).__name__} is not a card; give a "
                                  "Position or the boxes filled.", param=name)
-            check_saved_rolls(t, len(card.filled), card.saved_rolls)
-            cards.append(card)
-        mine, theirs = cards
+            try:
+                check_saved_rolls(t, len(card.filled), card.saved_rolls)
+                banked = card.banked(t, check_bonus_points(t, card, bonus))
+            except InputError as exc:  # (named by the card it is about)
+                raise InputError(f"{name}: {whose} card: {exc}", param=name) from None
+            if banked is None:
+                raise InputError(f"{name}: playing minimax needs the points on both cards: "
+                                 f"give the score of every filled box of {whose} card.",
+                                 param=name)
+            cards.append((card, banked))
+        (mine, banked), (theirs, their_banked) = cards
         if dice is not None and rolls_left is None:
             rolls_left = most_rolls_left(t, mine)
         check_rolls_left(t, dice, rolls_left, mine)
-        banked = mine.banked(t, check_bonus_points(t, mine, bonus_points))
-        their_banked = theirs.banked(t, check_bonus_points(t, theirs, opponent_bonus_points))
-        if banked is None or their_banked is None:
-            raise InputError("opponent: playing minimax needs the points on both cards: give "
-                             "the score of every filled box.", param="opponent")
         n_cat, km, ko = t.n_categories, len(mine.filled), len(theirs.filled)
         if km >= n_cat:
             raise InputError("position: the card is full; the game is over.", param="position")
         if ko not in (km, km + 1):
             raise InputError(
-                f"opponent: it is not your turn: you have {km} box(es) filled and the opponent "
-                f"{ko}; in a two-player game the mover has as many boxes filled as the "
-                "opponent (playing first) or one fewer (playing second).", param="opponent")
-        play = self.remember("minimax-play", lambda: MinimaxPlay(
-            self.solve(), self.minimax(chances=False, keep=True)))
+                f"opponent: it is not your turn: you have {km} of {n_cat} boxes filled and the "
+                f"opponent {ko}; in a two-player game the mover has as many boxes filled as "
+                "the opponent (playing first) or one fewer (playing second).", param="opponent")
+        # Minimax play reads only the tables of the one-player game, not its values: the
+        # two-player solve's own checks (memory, time) come first, and nothing else is solved.
+        tables_only = Solution(self.problem, np.zeros(self.layout.size), 0.0,
+                               self.layout.reachable)
+        if store is None:
+            play = self.remember("minimax-play", lambda: MinimaxPlay(
+                tables_only, self.minimax(chances=False, keep=True)))
+        else:
+            play = self.remember(("minimax-play", str(Path(store).resolve())), lambda: MinimaxPlay(
+                tables_only, store=self.minimax_store(store)))
         advice = play.advise(mine, theirs, banked - their_banked, dice, rolls_left)
         return replace(advice, banked=banked, target=None)  # (the reading's own "need" aside)
 

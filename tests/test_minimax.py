@@ -421,6 +421,72 @@ def test_minimax_advice_is_the_twins_value_at_every_turn_of_seeded_games(game):
         model.advise_minimax(model.position({first: None}), model.position(None))
 
 
+def test_minimax_play_from_a_store_of_joint_layers(tmp_path):
+    """`Model.minimax_store` writes every joint layer to a folder; advice read from it (entry
+    by entry, each block checked) is the advice of the solve kept in memory, move by move,
+    at every turn start of seeded games. A finished store is read, not solved again; a store
+    of another game, an unfinished one and a damaged block are refused with the reason; a
+    file yz did not write stays."""
+    import os
+
+    from yz.solver.coach import Game
+    from yz.solver.joint_store import MANIFEST, JointStore
+
+    rules = rules_from_text(WITH_BONUS)
+    model = Model(rules, use_cache=False)
+    solution = model.solve()
+    folder = tmp_path / "duel"
+    folder.mkdir()
+    (folder / "mine.txt").write_text("not yz's")
+    store = model.minimax_store(folder)
+    assert store.layers and (folder / MANIFEST).exists() and (folder / "mine.txt").exists()
+    checked = 0
+    for seed in range(3):
+        games = [Game(solution, seed * 2 + s) for s in (0, 1)]
+        mover = 0
+        while not games[1].over:
+            me, other = games[mover], games[1 - mover]
+            args = (me.position, other.position, me.dice, me.rolls_left)
+            kept, stored = model.advise_minimax(*args), model.advise_minimax(*args, store=folder)
+            assert [(a.label(), a.value) for a in stored.actions] == \
+                [(a.label(), a.value) for a in kept.actions]
+            assert stored.position_value == kept.position_value
+            checked += 1
+            best = stored.best
+            while best.kind == "keep" and best.reroll:
+                me.keep(list(best.keep))
+                best = model.advise_minimax(me.position, other.position, me.dice,
+                                            me.rolls_left, store=folder).best
+            if best.kind == "keep":
+                best = model.advise_minimax(me.position, other.position, me.dice, 0,
+                                            store=folder).best
+            me.score(best.box.key)
+            mover = 1 - mover
+    assert checked == 3 * 2 * len(rules.keys)
+
+    before = {p.name: p.stat().st_mtime_ns for p in folder.iterdir()}
+    Model(rules, use_cache=False).minimax_store(folder)  # finished: read, not written again
+    assert {p.name: p.stat().st_mtime_ns for p in folder.iterdir()} == before
+
+    with pytest.raises(InputError, match="another two-player solve"):
+        Model(rules_from_text(ONE_DIE), use_cache=False).minimax_store(folder)
+    unfinished = JointStore.writing(tmp_path / "half", model.tables.digest)
+    unfinished.save(2, 2, np.zeros(3))
+    with pytest.raises(InputError, match="did not finish"):
+        JointStore.reading(tmp_path / "half", model.tables.digest)
+    # A flipped byte in the largest layer is found when a position reads its block.
+    km, ko = max(store.layers, key=lambda layer: os.path.getsize(
+        folder / f"joint-{layer[0]}-{layer[1]}.npy"))
+    path = folder / f"joint-{km}-{ko}.npy"
+    data = bytearray(path.read_bytes())
+    data[-3] ^= 0xFF
+    path.write_bytes(bytes(data))
+    damaged = JointStore.reading(folder, model.tables.digest).table(km, ko)
+    with pytest.raises(InputError, match="fails its checksum"):
+        damaged[damaged.size - 1]
+    assert (folder / "mine.txt").read_text() == "not yz's"
+
+
 def test_seats_split_into_passes_when_memory_is_short():
     """Minimax against expected-score play and the best response (four seats): all at once,
     two seats a pass, or one, as memory allows; the figures are the same."""
@@ -597,7 +663,7 @@ def test_a_solve_stopped_while_saving_leaves_no_file_behind(tmp_path, monkeypatc
     assert "No space left" in point.failed
 
 
-def test_advise_against_a_card_played_minimax_on_the_command_line(tmp_path):
+def test_advise_against_a_card_played_minimax_on_the_command_line(tmp_path, monkeypatch):
     """`yz advise --opponent-strategy minimax`: the moves by the chance of winning when both
     play to win seeing each other's card, from a real process in another folder (JSON) and
     as text; out-of-turn cards, a game whose kept solve does not fit, a target, another rule
@@ -624,6 +690,10 @@ def test_advise_against_a_card_played_minimax_on_the_command_line(tmp_path):
                                 "filled": {"low": 1}, "upper_total": 0, "points": 1}
     assert told["mean_play"]["objective"] == "mean"
     runner = CliRunner()
+    for _built_then_read in range(2):
+        stored = runner.invoke(app, [*args, "--json", "--store", str(tmp_path / "joint")])
+        assert stored.exit_code == 0, stored.output
+        assert json.loads(stored.stdout)["best"] == told["best"]
     text = runner.invoke(app, args)
     assert text.exit_code == 0, text.output
     assert "you lead by 1" in text.stdout and "(minimax)" in text.stdout
@@ -635,10 +705,14 @@ def test_advise_against_a_card_played_minimax_on_the_command_line(tmp_path):
         assert refused.exit_code == 2 and said in refused.stderr, (extra, refused.output)
     alone = runner.invoke(app, [*args[:9], "--opponent-strategy", "minimax"])
     assert alone.exit_code == 2 and "opponent's card" in alone.stderr
+    from yz.solver import budget
+
+    monkeypatch.setattr(budget, "machine_memory", lambda: 24 << 30)  # (as this machine's)
     start = time.perf_counter()
     crag = runner.invoke(app, ["advise", "-v", "crag", "--opponent-filled", "",
                                "--opponent-strategy", "minimax"])
     assert crag.exit_code == 2 and "GiB" in crag.stderr and "minimax play is for" in crag.stderr
+    assert "--store FOLDER" in crag.stderr
     assert time.perf_counter() - start < 60  # (refused by its estimate: a hang guard only)
 
 
