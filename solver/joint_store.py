@@ -21,6 +21,9 @@ from yz.rules import InputError
 
 STORE_FORMAT = 1
 STORE_BLOCK = 1 << 18  # bytes of a layer's table checked by one SHA-256 (a position reads few)
+# Checksums a layer's sidecar holds at most: a bigger layer gets bigger blocks (doubled), so
+# the sidecar stays far under the sealed files' limit (about 70 bytes a checksum).
+MOST_BLOCKS = 8192
 MANIFEST = "joint-store.json"
 
 
@@ -99,7 +102,10 @@ class JointStore:
         name = _layer_name(km, ko)
         write_sealed(self.manifest_path, {**self.identity, "layers": self.layers,
                                           "pending": [name], "finished": False})
-        facts = save_table(self.folder / f"{name}.npy", values, STORE_BLOCK)
+        block = STORE_BLOCK
+        while values.nbytes > block * MOST_BLOCKS:
+            block *= 2
+        facts = save_table(self.folder / f"{name}.npy", values, block)
         write_sealed(self.folder / f"{name}.json", {**self.identity, "layer": [km, ko],
                                                     "entries": int(values.size), **facts})
         self.layers.append([km, ko])

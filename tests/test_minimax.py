@@ -421,7 +421,7 @@ def test_minimax_advice_is_the_twins_value_at_every_turn_of_seeded_games(game):
         model.advise_minimax(model.position({first: None}), model.position(None))
 
 
-def test_minimax_play_from_a_store_of_joint_layers(tmp_path):
+def test_minimax_play_from_a_store_of_joint_layers(tmp_path, monkeypatch):
     """`Model.minimax_store` writes every joint layer to a folder; advice read from it (entry
     by entry, each block checked) is the advice of the solve kept in memory, move by move,
     at every turn start of seeded games. A finished store is read, not solved again; a store
@@ -470,6 +470,18 @@ def test_minimax_play_from_a_store_of_joint_layers(tmp_path):
 
     with pytest.raises(InputError, match="another two-player solve"):
         Model(rules_from_text(ONE_DIE), use_cache=False).minimax_store(folder)
+    # A layer too big for its sidecar to list a checksum per block gets bigger blocks (the
+    # whole Crag's largest is 4.8 GiB): here 4 KiB of values, blocks of 64 bytes, at most 8.
+    from yz.solver import joint_store
+
+    monkeypatch.setattr(joint_store, "STORE_BLOCK", 64)
+    monkeypatch.setattr(joint_store, "MOST_BLOCKS", 8)
+    wide = JointStore.writing(tmp_path / "wide", model.tables.digest)
+    wide.save(0, 0, np.arange(512, dtype=np.float64))
+    wide.finish(0.5)
+    entries = JointStore.reading(tmp_path / "wide", model.tables.digest).table(0, 0)
+    assert entries.data.block_bytes == 512 and len(entries.data.sums) == 8
+    assert [entries[k] for k in (0, 100, 511)] == [0.0, 100.0, 511.0]
     unfinished = JointStore.writing(tmp_path / "half", model.tables.digest)
     unfinished.save(2, 2, np.zeros(3))
     with pytest.raises(InputError, match="did not finish"):
