@@ -499,6 +499,40 @@ def test_minimax_play_from_a_store_of_joint_layers(tmp_path, monkeypatch):
     assert (folder / "mine.txt").read_text() == "not yz's"
 
 
+def test_a_released_part_of_a_joint_table_is_handed_back():
+    """`joint.Table.release` gives the pages back to the system: what was released reads as
+    0 afterwards (a shared mapping would keep it, and keep the memory: the system frees a
+    shared mapping's pages only when the mapping goes), what was not keeps its values."""
+    import mmap
+
+    from yz.solver.joint import Table
+
+    if not Table.releases:
+        pytest.skip("this system cannot hand pages back")
+    per_page = mmap.PAGESIZE // 8
+    table = Table(8 * per_page)
+    table.array[:] = 1.0
+    table.release(2 * per_page, 6 * per_page)
+    assert (table.array[2 * per_page:6 * per_page] == 0.0).all()
+    assert (table.array[:2 * per_page] == 1.0).all() and (table.array[6 * per_page:] == 1.0).all()
+
+
+@pytest.mark.parametrize("game", [WITH_BONUS, FOUR_BOXES])
+def test_a_solve_that_hands_blocks_back_is_the_solve_that_keeps_them(game):
+    """The two-player solve hands each block of the layer after back once it has read it for
+    the last time (not when every layer is kept, as the twin's comparisons keep them): it
+    must never read one again, so its figures are the kept solve's, in every seat."""
+    rules = rules_from_text(game)
+    handed_back = Model(rules, use_cache=False).minimax(chances=True, against_optimal=True,
+                                                        best_response=True)
+    kept = Model(rules, use_cache=False).minimax(chances=True, against_optimal=True,
+                                                 best_response=True, keep=True)
+    for seat in ("minimax", "minimax_first", "minimax_second", "best_response_first",
+                 "best_response_second"):
+        assert getattr(handed_back, seat) == getattr(kept, seat), seat
+    assert handed_back.value == kept.value
+
+
 def test_seats_split_into_passes_when_memory_is_short():
     """Minimax against expected-score play and the best response (four seats): all at once,
     two seats a pass, or one, as memory allows; the figures are the same."""
