@@ -693,6 +693,8 @@ class MinimaxPlay:
         if self.store is None:
             return self.layers[(km, ko)]
         if (km, ko) not in self._built:
+            while len(self._built) >= 4:  # (a turn reads two; older ones go: hundreds of MB)
+                self._built.pop(next(iter(self._built)))
             self._built[(km, ko)] = (build_layer(self._bounds, km, ko),
                                      self.store.table(km, ko))
         return self._built[(km, ko)]
