@@ -59,7 +59,7 @@ def advise_cmd(
         "folder instead of solving (only the rows the position needs; for games too big "
         "for the cache, such as maxi-yatzy). With --opponent-strategy minimax: the folder of "
         "the two-player solve's joint layers, solved into it the first time (crag: 30 GiB of "
-        "disk, 7 minutes here).")] = None,
+        "disk).")] = None,
     top: Annotated[int, typer.Option("--top", min=0, metavar="N",
                                      help="How many alternatives to list.")] = 5,
     target: Annotated[int | None, typer.Option(
