@@ -31,6 +31,42 @@ def _layer_name(km: int, ko: int) -> str:
     return f"joint-{km}-{ko}"
 
 
+def writable_folder(folder: Path, param: str) -> None:
+    """Make `folder` (and its parents) and check that yz can write there, before any work:
+    InputError, named by `param`, if not. (The two-player solve's folders: this store, and
+    `minimax.Checkpoint`.)"""
+    from .sealed import TEMP_PREFIX
+
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        probe = folder / f"{TEMP_PREFIX}probe"
+        probe.write_bytes(b"")
+        probe.unlink()
+    except OSError as exc:
+        raise InputError(f"{param}: {folder} is not a folder yz can write to "
+                         f"({type(exc).__name__}: {exc}); give another.", param=param) from None
+
+
+def read_manifest(path: Path, identity: dict, param: str, holds: str,
+                  damaged: str) -> dict | None:
+    """The sealed manifest at `path` (None when there is none), refused (InputError named by
+    `param`) when it is damaged (`damaged`: what to do then) or when its fields differ from
+    `identity` (`holds`: what the folder then holds)."""
+    from .sealed import CorruptCache, read_sealed
+
+    if not path.exists():
+        return None
+    try:
+        found = read_sealed(path)
+    except CorruptCache as exc:
+        raise InputError(f"{param}: {exc}; {damaged}", param=param) from None
+    if {k: found.get(k) for k in identity} != identity:
+        raise InputError(f"{param}: {path.parent} holds {holds} of another two-player solve "
+                         "(another rule set, or another version of yz); give another folder.",
+                         param=param)
+    return found
+
+
 class JointStore:
     """One folder of joint layers (see the module docstring) for the rule set whose tables'
     digest is `digest`: `writing` starts one (or finds it finished), `reading` opens a
@@ -50,37 +86,16 @@ class JointStore:
         return self.folder / MANIFEST
 
     def _manifest(self) -> dict | None:
-        from .sealed import CorruptCache, read_sealed
-
-        if not self.manifest_path.exists():
-            return None
-        try:
-            found = read_sealed(self.manifest_path)
-        except CorruptCache as exc:
-            raise InputError(f"store: {exc}; give another folder.", param="store") from None
-        if {k: found.get(k) for k in self.identity} != self.identity:
-            raise InputError(f"store: {self.folder} holds the joint layers of another "
-                             "two-player solve (another rule set, or another version of yz); "
-                             "give another folder.", param="store")
-        return found
+        return read_manifest(self.manifest_path, self.identity, "store", "the joint layers",
+                             "give another folder.")
 
     @classmethod
     def writing(cls, folder: str | Path, digest: str) -> JointStore:
         """A store to write into, its folder checked writable first; one already finished
         for this rule set is `finished` (nothing to solve). What an unfinished run of the same
         solve left is removed: the solve starts over."""
-        from .sealed import TEMP_PREFIX
-
         store = cls(folder, digest)
-        try:
-            store.folder.mkdir(parents=True, exist_ok=True)
-            probe = store.folder / f"{TEMP_PREFIX}probe"
-            probe.write_bytes(b"")
-            probe.unlink()
-        except OSError as exc:
-            raise InputError(f"store: {store.folder} is not a folder yz can write to "
-                             f"({type(exc).__name__}: {exc}); give another.",
-                             param="store") from None
+        writable_folder(store.folder, "store")
         found = store._manifest()
         if found is not None and found.get("finished"):
             store.layers = found["layers"]

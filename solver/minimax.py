@@ -153,7 +153,7 @@ class Checkpoint:
     def __init__(self, folder: str | Path, digest: str, chances: bool, seats: tuple,
                  every: float = CHECKPOINT_SECONDS):
         from .dp import SOLVER_VERSION
-        from .sealed import TEMP_PREFIX
+        from .joint_store import writable_folder
 
         self.folder = Path(folder)
         self.identity = {"format": CHECKPOINT_FORMAT, "solver_version": SOLVER_VERSION,
@@ -161,35 +161,17 @@ class Checkpoint:
         self.every = every
         self.last = time.monotonic()
         self.failed: str | None = None  # why progress could not be saved, if it could not
-        try:
-            self.folder.mkdir(parents=True, exist_ok=True)
-            probe = self.folder / f"{TEMP_PREFIX}probe"
-            probe.write_bytes(b"")
-            probe.unlink()
-        except OSError as exc:
-            raise InputError(f"checkpoint: {self.folder} is not a folder yz can write to "
-                             f"({type(exc).__name__}: {exc}); give another.",
-                             param="checkpoint") from None
+        writable_folder(self.folder, "checkpoint")
 
     @property
     def manifest_path(self) -> Path:
         return self.folder / self.NAME
 
     def _manifest(self) -> dict | None:
-        from .sealed import CorruptCache, read_sealed
+        from .joint_store import read_manifest
 
-        if not self.manifest_path.exists():
-            return None
-        try:
-            found = read_sealed(self.manifest_path)
-        except CorruptCache as exc:
-            raise InputError(f"checkpoint: {exc}; give another folder, or delete this one to "
-                             "start over.", param="checkpoint") from None
-        if {k: found.get(k) for k in self.identity} != self.identity:
-            raise InputError(f"checkpoint: {self.folder} holds the progress of another "
-                             "two-player solve (another rule set, or another version of yz); "
-                             "give another folder.", param="checkpoint")
-        return found
+        return read_manifest(self.manifest_path, self.identity, "checkpoint", "the progress",
+                             "give another folder, or delete this one to start over.")
 
     def load(self) -> dict | None:
         """{"result": ...} of a finished pass, or {"layer": (km, ko), "tables": {track:

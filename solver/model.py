@@ -530,8 +530,7 @@ class Model:
         self.budget.check_time("the two-player solve of" if not resumed else
                                "finishing the two-player solve of", left,
                                f"from its {entries:,} joint states")
-        solution = self.solve() if seats else Solution(
-            self.problem, np.zeros(self.layout.size), 0.0, self.layout.reachable)
+        solution = self.solve() if seats else self.stand_in()
         self.ensure_compiled("minimax-optimal" if seats else
                              "minimax" if chances else "minimax-value")
         begin = time.perf_counter()
@@ -598,11 +597,9 @@ class Model:
                                f"from its {entries:,} joint states")
         store = JointStore.writing(folder, self.tables.digest)
         self.ensure_compiled("minimax-value")
-        solution = Solution(self.problem, np.zeros(self.layout.size), 0.0,
-                            self.layout.reachable)
         with self.report.stage(f"two players of {self.name} playing to win",
                                "joint states") as step:
-            solve_minimax(solution, False, (), step, store=store)
+            solve_minimax(self.stand_in(), False, (), step, store=store)
         return JointStore.reading(folder, self.tables.digest)
 
     def duel_exact(self, best_response: bool = False, checkpoint: str | Path | None = None):
@@ -743,6 +740,12 @@ class Model:
             return self.solve()
         if strategy == "heuristic":  # (its box weights are one-box games, solved by the DP)
             self.ensure_compiled("solve")
+        return self.stand_in()
+
+    def stand_in(self) -> Solution:
+        """A solution whose values are zeros, for work that reads only the game's tables and
+        layout (greedy and heuristic play, the two-player solve), built once: nothing is
+        solved for it."""
         return self.remember("stand-in solution", lambda: Solution(
             self.problem, np.zeros(self.layout.size), 0.0, self.layout.reachable))
 
@@ -955,14 +958,12 @@ class Model:
                 "the opponent (playing first) or one fewer (playing second).", param="opponent")
         # Minimax play reads only the tables of the one-player game, not its values: the
         # two-player solve's own checks (memory, time) come first, and nothing else is solved.
-        tables_only = Solution(self.problem, np.zeros(self.layout.size), 0.0,
-                               self.layout.reachable)
         if store is None:
             play = self.remember("minimax-play", lambda: MinimaxPlay(
-                tables_only, self.minimax(chances=False, keep=True)))
+                self.stand_in(), self.minimax(chances=False, keep=True)))
         else:
             play = self.remember(("minimax-play", str(Path(store).resolve())), lambda: MinimaxPlay(
-                tables_only, store=self.minimax_store(store)))
+                self.stand_in(), store=self.minimax_store(store)))
         advice = play.advise(mine, theirs, banked - their_banked, dice, rolls_left)
         return replace(advice, banked=banked, target=None)  # (the reading's own "need" aside)
 

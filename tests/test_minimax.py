@@ -310,6 +310,20 @@ def test_duel_exact_on_the_command_line(tmp_path):
 # ---------------------------------------------------------------- minimax play
 
 
+def play_best_turn(me, advise):
+    """Play `me`'s turn (a coach `Game`) by the best move `advise(dice, rolls_left)` ranks
+    first each time (keeping every die: scoring now); the box move made."""
+    while True:
+        best = advise(me.dice, me.rolls_left).best
+        if best.kind == "keep" and best.reroll:
+            me.keep(list(best.keep))
+            continue
+        if best.kind == "keep":
+            best = advise(me.dice, 0).best
+        me.score(best.box.key)
+        return best
+
+
 @pytest.mark.parametrize("game", [ONE_DIE, WITH_BONUS])
 def test_minimax_play_reads_the_joint_values(game):
     """Both players play minimax's best move in seeded games: at every turn start the best
@@ -337,20 +351,12 @@ def test_minimax_play_reads_the_joint_values(game):
                 t.rolls - 1).best.value for r in rolls)
             assert got == pytest.approx(want, abs=1e-9), (seed, me.position, lead)
             checked += 1
-            while True:  # the turn, minimax's best move each time (keeping all: score now)
-                best = play.advise(me.position, other.position, lead, me.dice,
-                                   me.rolls_left).best
-                if best.kind == "keep" and best.reroll:
-                    me.keep(list(best.keep))
-                    continue
-                if best.kind == "keep":
-                    best = play.advise(me.position, other.position, lead, me.dice, 0).best
-                me.score(best.box.key)
-                # The move's chance is 1 - V where it led, read at the other's turn start
-                # with the points the card now holds (bonuses included).
-                after = play.value(other.position, me.position, other.banked - me.banked)
-                assert best.value == pytest.approx(1 - after, abs=1e-9)
-                break
+            best = play_best_turn(me, lambda dice, left, me=me, other=other, lead=lead:
+                                  play.advise(me.position, other.position, lead, dice, left))
+            # The move's chance is 1 - V where it led, read at the other's turn start with
+            # the points the card now holds (bonuses included).
+            after = play.value(other.position, me.position, other.banked - me.banked)
+            assert best.value == pytest.approx(1 - after, abs=1e-9)
             mover = 1 - mover
     assert checked >= 6 * len(rules_from_text(game).keys) * 2
     from yz.rules import SolverError
@@ -399,16 +405,8 @@ def test_minimax_advice_is_the_twins_value_at_every_turn_of_seeded_games(game):
             assert [a.value for a in ranked.actions] == pytest.approx(
                 [a.value for a in kept.actions], abs=1e-12)
             checked += 1
-            while True:  # the turn, minimax's best move each time (keeping all: score now)
-                best = model.advise_minimax(me.position, other.position, me.dice,
-                                            me.rolls_left).best
-                if best.kind == "keep" and best.reroll:
-                    me.keep(list(best.keep))
-                    continue
-                if best.kind == "keep":
-                    best = model.advise_minimax(me.position, other.position, me.dice, 0).best
-                me.score(best.box.key)
-                break
+            play_best_turn(me, lambda dice, left, me=me, other=other:
+                           model.advise_minimax(me.position, other.position, dice, left))
             mover = 1 - mover
     assert checked == 4 * 2 * len(rules.keys)
     start = games[0].position
@@ -452,15 +450,8 @@ def test_minimax_play_from_a_store_of_joint_layers(tmp_path, monkeypatch):
                 [(a.label(), a.value) for a in kept.actions]
             assert stored.position_value == kept.position_value
             checked += 1
-            best = stored.best
-            while best.kind == "keep" and best.reroll:
-                me.keep(list(best.keep))
-                best = model.advise_minimax(me.position, other.position, me.dice,
-                                            me.rolls_left, store=folder).best
-            if best.kind == "keep":
-                best = model.advise_minimax(me.position, other.position, me.dice, 0,
-                                            store=folder).best
-            me.score(best.box.key)
+            play_best_turn(me, lambda dice, left, me=me, other=other: model.advise_minimax(
+                me.position, other.position, dice, left, store=folder))
             mover = 1 - mover
     assert checked == 3 * 2 * len(rules.keys)
 
