@@ -96,7 +96,7 @@ FLAGS = {"games": "--games", "seed": "--seed", "strategy": "--strategy",
          "max_target": "--max-target", "upper_total": "--upper-total",
          "max_memory": "--max-memory", "port": "--port", "host": "--host",
          "store": "--store", "scheduler": "--scheduler", "workers": "--workers",
-         "saved_rolls": "--saved-rolls", "targets": "--targets"}
+         "saved_rolls": "--saved-rolls", "targets": "--targets", "checkpoint": "--checkpoint"}
 
 
 def error_text(exc: YzError) -> str:

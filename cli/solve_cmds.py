@@ -512,6 +512,15 @@ def duel_cmd(
         "--checkpoint", metavar="FOLDER", help="With --exact: keep the solve's progress in "
         "this folder (every 10 minutes); run the same command again to go on from it after a "
         "stop.")] = None,
+    workers: Annotated[int | None, typer.Option(
+        "--workers", min=2, metavar="N", help="With --exact and --checkpoint: solve each "
+        "joint layer on N local Dask worker processes, one core each, reading the layer "
+        "after it from the checkpoint folder, saved after every layer (needs pip install "
+        "'yz[dask]') [default: this process, on every core].")] = None,
+    scheduler: Annotated[str | None, typer.Option(
+        "--scheduler", metavar="ADDRESS", help="With --exact and --checkpoint: solve on a "
+        "Dask cluster, e.g. tcp://host:8786 (the workers must see the checkpoint folder at "
+        "the same path).")] = None,
     quiet: QuietOpt = False, as_json: JsonOpt = False,
     yes: YesOpt = False,
 ) -> None:
@@ -540,15 +549,22 @@ def duel_cmd(
             raise InputError(f"--exact: both players play the same rule set; {b!r} is not "
                              f"{a!r} (give B as A, or leave it out).")
         model = model_for(rules, quiet, as_json, max_memory=parse_size(max_memory), yes=yes)
-        result = model.minimax(checkpoint=checkpoint) if minimax_only else \
-            model.duel_exact(best_response, checkpoint)
+        if (workers is not None or scheduler is not None) and checkpoint is None:
+            raise InputError("--workers and --scheduler solve the joint layers on Dask, "
+                             "whose workers read them from the checkpoint folder: give "
+                             "--checkpoint FOLDER too.")
+        on_dask = {"scheduler": scheduler, "workers": workers}
+        result = model.minimax(checkpoint=checkpoint, **on_dask) if minimax_only else \
+            model.duel_exact(best_response, checkpoint, **on_dask)
         if as_json:
             emit_json(result.to_dict())
         else:
             typer.echo(render.exact_duel_text(result))
         return
-    if max_memory is not None or minimax_only or checkpoint is not None:
-        raise InputError("--max-memory, --minimax-only and --checkpoint go with --exact.")
+    if max_memory is not None or minimax_only or checkpoint is not None or \
+            workers is not None or scheduler is not None:
+        raise InputError("--max-memory, --minimax-only, --checkpoint, --workers and "
+                         "--scheduler go with --exact.")
     check_strategy(strategy_a)
     check_strategy(strategy_b)
     if not best_response and (opponent_distribution or field != 1 or no_ceiling):

@@ -35,7 +35,6 @@ above and its own chunks: two layers.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import io
 import json
@@ -686,25 +685,10 @@ class _Runner:
                  folder: Path, with_sd: bool):
         self.problem, self.rules_data, self.folder = problem, rules_data, folder
         self.with_sd = with_sd
-        self.client, self.own, self.cluster = None, False, None
-        from .study import dask_client
+        from .study import DaskWorkers
 
-        if scheduler is None and workers is not None and workers > 1:
-            try:
-                from distributed import LocalCluster
-            except ImportError:
-                raise InputError("workers: solving on local Dask workers needs "
-                                 "dask.distributed, which is not installed: pip install "
-                                 "'yz[dask]'.", param="workers") from None
-            self.cluster = LocalCluster(n_workers=workers, threads_per_worker=1,
-                                        processes=True, dashboard_address=None)
-            scheduler = self.cluster.scheduler_address
-        if scheduler is not None:
-            try:
-                self.client, self.own = dask_client(scheduler)
-            except BaseException:
-                self.close()
-                raise
+        self.dask = DaskWorkers(scheduler, workers)
+        self.client = self.dask.client
 
     def map(self, k: int, chunks: list[Chunk], above: list[list]):
         """(chunk, [its file's SHA-256, `file_record`]) for each chunk of layer k, as it
@@ -741,15 +725,7 @@ class _Runner:
             raise
 
     def close(self) -> None:
-        if self.client is not None:
-            # The workers' kept problem and layers (gigabytes for a big game); a closing or
-            # lost cluster has nothing to free.
-            with contextlib.suppress(Exception):
-                self.client.run(_forget)
-            if self.own:
-                self.client.close()
-        if self.cluster is not None:
-            self.cluster.close()
+        self.dask.close(_forget)
 
 
 def _forget() -> None:

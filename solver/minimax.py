@@ -254,6 +254,20 @@ class Checkpoint:
             self.failed = f"{type(exc).__name__}: {exc}"
         self.last = time.monotonic()
 
+    def table_files(self) -> dict:
+        """{track: [what the manifest says of its score table, of its draw table or None]}
+        of the last layer saved ({} before the first)."""
+        found = self._manifest()
+        return dict(found.get("tables", {})) if found else {}
+
+    def mapped_tables(self, name: str) -> tuple:
+        """Track `name`'s tables of the last layer saved, memory-mapped read-only
+        (`joint_tasks.Mapped`: each block checked before it is read)."""
+        from .joint_tasks import Mapped
+
+        return tuple(None if facts is None else Mapped(self.folder, facts)
+                     for facts in self.table_files()[name])
+
     def finish(self, result: dict) -> None:
         """The pass's result (JSON: numbers and None), and the tables removed; a folder that
         cannot be written leaves the result to the caller alone (`failed`)."""
@@ -275,15 +289,30 @@ class Checkpoint:
         named = {f["file"] for pair in found.get("tables", {}).values() for f in pair if f}
         return named | set(found.get("pending", []))
 
+    def expect(self, names: list[str]) -> None:
+        """Name files about to be written by others (the chunks of Dask's tasks) in the
+        manifest, so the next save removes any a stop leaves behind."""
+        from .sealed import write_sealed
+
+        found = self._manifest() or dict(self.identity)
+        write_sealed(self.manifest_path,
+                     {**found, "pending": sorted(set(found.get("pending", [])) | set(names))})
+
     def _remove(self, names: set[str]) -> None:
         for name in names:
-            if "/" not in name and name.startswith("layer-") and name.endswith(".npy"):
+            if "/" not in name and name.startswith(("layer-", "chunk-")) and \
+                    name.endswith(".npy"):
                 (self.folder / name).unlink(missing_ok=True)
+
+
+def tracks_of(chances: bool, seats: tuple[str, ...]) -> list[_Track]:
+    """The tracks a pass evaluates: minimax (with its chances or not), then the seats."""
+    return [_Track(BOTH, chances), *(_Track(seat, True) for seat in seats)]
 
 
 def solve_minimax(solution: Solution, chances: bool = True, seats: tuple[str, ...] = (),
                   step: Step | None = None, keep: bool = False,
-                  checkpoint: Checkpoint | None = None, store=None) -> dict:
+                  checkpoint: Checkpoint | None = None, store=None, runner=None) -> dict:
     """Solve the joint states of `solution`'s rule set backwards (module docstring). With
     `chances` minimax's chance of a draw is carried too (win, draw and loss, not only the
     value); `seats` (any of FIRST, SECOND, BR_FIRST, BR_SECOND) evaluates minimax, or the
@@ -295,15 +324,21 @@ def solve_minimax(solution: Solution, chances: bool = True, seats: tuple[str, ..
     handed back then). With `checkpoint`, the progress is saved there as it goes and a run
     goes on from what the folder holds (`Checkpoint`). With `store` (a
     `joint_store.JointStore`, not with a checkpoint), every joint layer's minimax values are
-    written there as they are solved, to play minimax from."""
+    written there as they are solved, to play minimax from. With `runner` (a
+    `joint_tasks.JointRunner`, with a checkpoint), each layer's columns are solved on Dask
+    from the layer after it, saved in the checkpoint after every layer."""
     if store is not None and checkpoint is not None:
         raise InputError("store: a solve into a store of joint layers starts over when run "
                          "again; give a checkpoint or a store, not both.", param="store")
+    if runner is not None and (checkpoint is None or keep):
+        raise InputError("checkpoint: a two-player solve on Dask keeps its joint layers in "
+                         "a checkpoint folder, where the workers read them; give one.",
+                         param="checkpoint")
     problem = solution.problem
     t, layout = problem.tables, problem.layout
     n = t.n_categories
     bounds = all_bounds(t, layout)
-    tracks = [_Track(BOTH, chances), *(_Track(seat, True) for seat in seats)]
+    tracks = tracks_of(chances, seats)
     order = joint_order(n)
     total = sum(int(_entries(bounds, km, ko)) for km, ko in order[:-1])
     pairs = sum(len(bounds[km]) * len(bounds[ko]) for km, ko in order)
@@ -325,12 +360,15 @@ def solve_minimax(solution: Solution, chances: bool = True, seats: tuple[str, ..
                                  f"{(km, ko)} of another size than this solve's (another "
                                  "version of yz wrote it); give another folder.",
                                  param="checkpoint")
-        done = _solved_through(bounds, todo, (km, ko))
-        todo = todo[todo.index((km, ko)) + 1:]
+        if (km, ko) != (n, n):  # (the full cards: saved before the first layer on Dask)
+            done = _solved_through(bounds, todo, (km, ko))
+            todo = todo[todo.index((km, ko)) + 1:]
     else:
         after = build_layer(bounds, n, n)
         for track in tracks:
             track.after = _final_tables(after, track.chances)
+        if runner is not None:
+            _save_for_workers(checkpoint, n, n, tracks)
     if store is not None:
         store.save(n, n, tracks[0].after[0].array)
     kept = {}
@@ -345,18 +383,11 @@ def solve_minimax(solution: Solution, chances: bool = True, seats: tuple[str, ..
             raise AssertionError("joint layers out of order")
         for track in tracks:
             track.now = (Table(now.size), Table(now.size) if track.chances else None)
-        sweep = _LayerSweep(solution, now, after, outcomes)
-        for j in range(now.n_o):
-            sweep.column(j, tracks)
-            if not keep:
-                block = after.block(j)
-                for track in tracks:
-                    for table in track.after:
-                        if table is not None:
-                            table.release(int(after.PTR[block.start]),
-                                          int(after.PTR[block.stop]))
-            if step is not None:
-                step(done + now.size * (j + 1) // now.n_o, total)
+        columns_done = None if step is None else _columns_step(step, done, now, total)
+        if runner is not None:
+            runner.solve_layer(now, chances, seats, checkpoint, tracks, columns_done)
+        else:
+            _sweep_here(solution, now, after, outcomes, tracks, keep, columns_done)
         for track in tracks:
             _check(t, now, track.now[0].array, f"{track.name} values")
             track.after, track.now = track.now, None
@@ -366,8 +397,12 @@ def solve_minimax(solution: Solution, chances: bool = True, seats: tuple[str, ..
         if keep:
             kept[(km, ko)] = (now, {tr.name: tr.after for tr in tracks})
         after = now
-        if checkpoint is not None and not keep and (km, ko) != todo[-1] and checkpoint.due():
-            checkpoint.save(km, ko, tracks)
+        if checkpoint is not None and not keep and (km, ko) != todo[-1] and (
+                runner is not None or checkpoint.due()):
+            if runner is None:
+                checkpoint.save(km, ko, tracks)
+            else:
+                _save_for_workers(checkpoint, km, ko, tracks)
         if step is not None:
             step(done, total)
     start = layout.start - int(layout.LAYER_PTR[0])
@@ -386,6 +421,40 @@ def solve_minimax(solution: Solution, chances: bool = True, seats: tuple[str, ..
     if keep:
         out["layers"] = kept
     return out
+
+
+def _columns_step(step: Step, done: int, now: JointLayer, total: int):
+    """`step` of the whole pass, called with the columns of layer `now` solved."""
+    return lambda columns: step(done + now.size * columns // max(1, now.n_o), total)
+
+
+def _save_for_workers(checkpoint: Checkpoint, km: int, ko: int, tracks: list[_Track]) -> None:
+    """Save joint layer (km, ko) where the Dask workers read it, and let go of it here (the
+    tracks' `after` become the saved tables, mapped: one layer held in this process)."""
+    checkpoint.save(km, ko, tracks)
+    if checkpoint.failed:
+        raise InputError(f"checkpoint: the two-player solve on Dask could not save joint "
+                         f"layer {(km, ko)} in {checkpoint.folder}, where its workers read it "
+                         f"({checkpoint.failed}).", param="checkpoint")
+    for track in tracks:
+        track.after = checkpoint.mapped_tables(track.name)
+
+
+def _sweep_here(solution: Solution, now: JointLayer, after: JointLayer, outcomes: _Outcomes,
+                tracks: list[_Track], keep: bool, step) -> None:
+    """Solve joint layer `now` in this process, column by column, handing back each block of
+    the layer after once it is read for the last time (unless every layer is `keep`t)."""
+    sweep = _LayerSweep(solution, now, after, outcomes)
+    for j in range(now.n_o):
+        sweep.column(j, tracks)
+        if not keep:
+            block = after.block(j)
+            for track in tracks:
+                for table in track.after:
+                    if table is not None:
+                        table.release(int(after.PTR[block.start]), int(after.PTR[block.stop]))
+        if step is not None:
+            step(j + 1)
 
 
 def chances_of(score: float, draw: float) -> Chances:
@@ -491,8 +560,10 @@ class _LayerSweep:
         self.states = (mask, flag, u, np.repeat(states.BANK, states.NU))
         self.next_base = int(layout.LAYER_PTR[now.km + 1])
 
-    def column(self, j: int, tracks: list[_Track]) -> None:
-        """Solve the pairs (i, j) of every mover state i, for every track."""
+    def column(self, j: int, tracks: list[_Track], sink=None) -> None:
+        """Solve the pairs (i, j) of every mover state i, for every track: into the tracks'
+        `now` tables, or given to `sink(track, score, draw or None)` in the order of
+        `column_entries(now, j)` (a task of `solver.joint_tasks`)."""
         now = self.now
         c = int(now.other.most[j]) + 1
         pairs = now.column(j)
@@ -512,7 +583,7 @@ class _LayerSweep:
                                                  nxt, track.chances or track is not tracks[0])
             else:
                 score, draw = self._optimal_turn(nxt, n_need)
-            self._store(track, pairs, active, c, n_need, score, draw)
+            self._store(track, pairs, active, c, n_need, score, draw, sink)
 
     def _rows(self, active: np.ndarray, need0: np.ndarray, nu: np.ndarray, n_need: int
               ) -> tuple[Rows, np.ndarray]:
@@ -589,18 +660,32 @@ class _LayerSweep:
         return out
 
     def _store(self, track: _Track, pairs: np.ndarray, active: np.ndarray, c: int,
-               n_need: int, score: np.ndarray, draw: np.ndarray | None) -> None:
+               n_need: int, score: np.ndarray, draw: np.ndarray | None, sink=None) -> None:
         """Put the results by need of the mover states `active` into the track's tables of
-        the pairs (i, j): difference d is need c - d."""
+        the pairs (i, j) (or give them to `sink`): difference d is need c - d."""
         now = self.now
         p = pairs[active]
         width = now.WIDTH[p]
         within = np.arange(int(width.sum())) - np.repeat(np.cumsum(width) - width, width)
-        dest = np.repeat(now.PTR[p], width) + within
         src = np.repeat(active * n_need + c - now.LO[p], width) - within
-        track.now[0].array[dest] = score.reshape(-1)[src]
-        if track.now[1] is not None:
-            track.now[1].array[dest] = draw.reshape(-1)[src]
+        score = score.reshape(-1)[src]
+        draw = draw.reshape(-1)[src] if track.chances else None
+        if sink is not None:
+            sink(track, score, draw)
+            return
+        dest = np.repeat(now.PTR[p], width) + within
+        track.now[0].array[dest] = score
+        if draw is not None:
+            track.now[1].array[dest] = draw
+
+
+def column_entries(layer: JointLayer, j: int) -> np.ndarray:
+    """Where the entries of the pairs (i, j) of every mover state i are in the layer's tables,
+    in the order of i, then d (what `_LayerSweep.column` gives a sink)."""
+    p = layer.column(j)
+    width = layer.WIDTH[p]
+    within = np.arange(int(width.sum())) - np.repeat(np.cumsum(width) - width, width)
+    return np.repeat(layer.PTR[p], width) + within
 
 
 def _next_tables(after: JointLayer, tables: tuple, j: int, c: int, n_need: int

@@ -437,7 +437,8 @@ class Model:
 
     def minimax(self, chances: bool = True, against_optimal: bool = False,
                 keep: bool = False, best_response: bool = False,
-                checkpoint: str | Path | None = None, checkpoint_seconds: float | None = None):
+                checkpoint: str | Path | None = None, checkpoint_seconds: float | None = None,
+                scheduler=None, workers: int | None = None):
         """Two players of this rule set, both playing to win and each seeing the other's card
         (`minimax`, kept apart from `optimal`, which plays for the expected score): the exact
         value of the game for the first player, A, and with `chances` A's exact win, draw and
@@ -453,7 +454,10 @@ class Model:
         layer's tables come along in `ExactDuel.layers` (tests, tiny games). `checkpoint`: a
         folder where the solve keeps its progress (every `checkpoint_seconds`, by default
         10 minutes, and each pass's result): run again with it, a stopped solve goes on from
-        there (`minimax.Checkpoint`)."""
+        there (`minimax.Checkpoint`). `scheduler` (a Dask address or client) or `workers`
+        (local Dask worker processes, more than one): each joint layer's columns are solved
+        on Dask, from the layer after it saved in `checkpoint` after every layer
+        (`solver.joint_tasks`; the workers must see that folder at the same path)."""
         from .minimax import (
             BOTH,
             BR_FIRST,
@@ -495,6 +499,11 @@ class Model:
         if keep and checkpoint is not None:
             raise InputError("checkpoint: a solve that keeps every joint layer in memory "
                              "(keep) has no progress to save.", param="checkpoint")
+        on_dask = scheduler is not None or workers is not None
+        if on_dask and (keep or checkpoint is None):
+            raise InputError("checkpoint: a two-player solve on Dask keeps its joint layers "
+                             "in a checkpoint folder, where the workers read them; give one "
+                             "(and not keep).", param="checkpoint")
         if keep:
             need = max(need, budgets.minimax_kept_bytes(self.tables, self.layout, sizes,
                                                         budgets.minimax_tables(chances, 0)))
@@ -535,16 +544,28 @@ class Model:
                              "minimax" if chances else "minimax-value")
         begin = time.perf_counter()
         found: dict = {}
-        for number, (with_chances, seats) in enumerate(passes, 1):
-            label = f"two players of {self.name} playing to win" + (
-                f" (pass {number} of {len(passes)})" if len(passes) > 1 else "")
-            with self.report.stage(label, "joint states") as step:
-                result = solve_minimax(solution, with_chances, seats, step, keep,
-                                       points[number - 1])
-            if points[number - 1] is not None and points[number - 1].failed:
-                self.report.note(f"the progress could not be saved in {checkpoint} "
-                                 f"({points[number - 1].failed}); the solve went on without")
-            found.update({k: v for k, v in result.items() if k != BOTH or number == 1})
+        runner = None
+        if on_dask:
+            from .joint_tasks import JointRunner
+
+            runner = JointRunner(scheduler, workers, self.problem,
+                                 solution.values if any(group for _c, group in passes)
+                                 else None)
+        try:
+            for number, (with_chances, seats) in enumerate(passes, 1):
+                label = f"two players of {self.name} playing to win" + (
+                    f" (pass {number} of {len(passes)})" if len(passes) > 1 else "")
+                with self.report.stage(label, "joint states") as step:
+                    result = solve_minimax(solution, with_chances, seats, step, keep,
+                                           points[number - 1], runner=runner)
+                if points[number - 1] is not None and points[number - 1].failed:
+                    self.report.note(f"the progress could not be saved in {checkpoint} "
+                                     f"({points[number - 1].failed}); the solve went on "
+                                     "without")
+                found.update({k: v for k, v in result.items() if k != BOTH or number == 1})
+        finally:
+            if runner is not None:
+                runner.close()
         value, draw = found[BOTH]
 
         def seated(first_seat: str, second_seat: str) -> tuple:
@@ -602,14 +623,15 @@ class Model:
             solve_minimax(self.stand_in(), False, (), step, store=store)
         return JointStore.reading(folder, self.tables.digest)
 
-    def duel_exact(self, best_response: bool = False, checkpoint: str | Path | None = None):
+    def duel_exact(self, best_response: bool = False, checkpoint: str | Path | None = None,
+                   scheduler=None, workers: int | None = None):
         """`minimax(chances=True, against_optimal=True)`: the first player's exact chances
         when both play to win, and minimax against expected-score play seated first and
         second (`yz duel A A --exact`); with `best_response`, also the full-information best
         response to expected-score play in either seat (`--exact --best-response`);
-        `checkpoint` as `minimax` takes it."""
+        `checkpoint`, `scheduler` and `workers` as `minimax` takes them."""
         return self.minimax(chances=True, against_optimal=True, best_response=best_response,
-                            checkpoint=checkpoint)
+                            checkpoint=checkpoint, scheduler=scheduler, workers=workers)
 
     def _load_figures(self, what: str) -> dict | None:
         if not self.use_cache:

@@ -35,6 +35,7 @@ a value to an axis solves only the new points.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -335,6 +336,44 @@ def dask_client(scheduler: Any) -> tuple[Any, bool]:
                          f"({exc}); start one with `dask scheduler` and `dask worker "
                          "ADDRESS`, or leave the option out to solve here.",
                          param="scheduler") from None
+
+
+class DaskWorkers:
+    """Where a solve's tasks run: a Dask cluster (`scheduler`: an address or a
+    `distributed.Client`), or `workers` > 1 local worker processes of one thread each,
+    started here; neither: this process (`client` None). `close` drops what the workers
+    kept (`forget`, run on each) and closes what was opened here."""
+
+    def __init__(self, scheduler: Any, workers: int | None):
+        self.client, self.own, self.cluster = None, False, None
+        if scheduler is None and workers is not None and workers > 1:
+            try:
+                from distributed import LocalCluster
+            except ImportError:
+                raise InputError("workers: solving on local Dask workers needs "
+                                 "dask.distributed, which is not installed: pip install "
+                                 "'yz[dask]'.", param="workers") from None
+            self.cluster = LocalCluster(n_workers=workers, threads_per_worker=1,
+                                        processes=True, dashboard_address=None)
+            scheduler = self.cluster.scheduler_address
+        if scheduler is not None:
+            try:
+                self.client, self.own = dask_client(scheduler)
+            except BaseException:
+                self.close()
+                raise
+
+    def close(self, forget: Callable[[], None] | None = None) -> None:
+        if self.client is not None:
+            # What the workers kept (gigabytes for a big game); a closing or lost cluster has
+            # nothing to free.
+            if forget is not None:
+                with contextlib.suppress(Exception):
+                    self.client.run(forget)
+            if self.own:
+                self.client.close()
+        if self.cluster is not None:
+            self.cluster.close()
 
 
 def _run_dask(scheduler: Any, datas: list[dict], index: list[int], what: str,

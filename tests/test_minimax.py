@@ -8,6 +8,9 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -773,3 +776,114 @@ def test_the_command_keeps_its_progress_in_a_checkpoint_folder(tmp_path):
     lost = CliRunner().invoke(app, ["duel", str(tmp_path / "game.yaml"), "--checkpoint",
                                     str(folder)])
     assert lost.exit_code == 2 and "go with --exact" in lost.stderr
+
+
+# ---------------------------------------------------------------- Dask
+
+
+DUEL_FIGURES = ("value", "minimax", "minimax_first", "minimax_second", "best_response_first",
+                "best_response_second")
+
+
+def test_a_two_player_solve_on_dask_is_the_one_process_solve_bit_for_bit(tmp_path, cluster):
+    """On 2 local Dask workers (each joint layer cut into chunks of columns, the layer after
+    read from the checkpoint folder), every figure of every pass is the one-process solve's,
+    bit for bit, in one pass and split into several (seats beside minimax's values); the
+    folder then holds the result only: no chunk, no table. Stopped half way, the solve goes
+    on from the last layer saved, on Dask or in one process."""
+    for text, limit in ((FOUR_BOXES, None), (WITH_BONUS, "split")):
+        rules = rules_from_text(text)
+        max_memory = None
+        if limit:  # (too little memory for minimax with its 4 seats at once: 5 passes)
+            budget = Model(rules, use_cache=False).budget
+            max_memory = budget.minimax_estimate(False, seats=2, refuse=False)[0] - 1
+        whole = Model(rules, use_cache=False, max_memory=max_memory).duel_exact(
+            best_response=True)
+        folder = tmp_path / rules.name
+        notes = _StopHalfway("playing to win", stop=False)
+        on_dask = Model(rules, use_cache=False, max_memory=max_memory, report=notes
+                        ).duel_exact(best_response=True, checkpoint=folder, scheduler=cluster)
+        assert ("5 passes" in notes.notes[0]) == bool(limit), notes.notes
+        for name in DUEL_FIGURES:
+            assert getattr(on_dask, name) == getattr(whole, name), (rules.name, name)
+        for progress in folder.iterdir():
+            assert sorted(p.name for p in progress.iterdir()) == ["checkpoint.json"]
+
+    rules = rules_from_text(FOUR_BOXES)
+    whole = Model(rules, use_cache=False).duel_exact(best_response=True)
+    for resume in ({"scheduler": cluster}, {}):
+        folder = tmp_path / f"stopped-{len(resume)}"
+        with pytest.raises(_Stop):
+            Model(rules, use_cache=False, report=_StopHalfway("playing to win")).duel_exact(
+                best_response=True, checkpoint=folder, scheduler=cluster)
+        (progress,) = folder.iterdir()
+        saved = json.loads((progress / "checkpoint.json").read_text())
+        assert "layer" in saved
+        # A chunk a task still running writes after the stop is named for removal.
+        assert {p.name for p in progress.glob("chunk-*")} <= set(saved["pending"])
+        watch = _StopHalfway("playing to win", stop=False)
+        again = Model(rules, use_cache=False, report=watch).duel_exact(
+            best_response=True, checkpoint=folder, **resume)
+        assert watch.began[0] > 0, watch.began  # (it went on from the layers saved)
+        for name in DUEL_FIGURES:
+            assert getattr(again, name) == getattr(whole, name), (resume, name)
+        assert sorted(p.name for p in progress.iterdir()) == ["checkpoint.json"]
+
+
+def test_a_damaged_layer_is_refused_by_the_dask_worker_that_reads_it(tmp_path, cluster):
+    """A block of the saved layer changed after it was written: refused with the reason when
+    the solve goes on (the coordinator checks what it reads back), and by a task reading it
+    (no value computed from it); the Dask path needs its checkpoint folder, and more than
+    one worker."""
+    from yz.solver.joint_tasks import solve_columns
+    from yz.solver.layered import solver_stamp
+    from yz.solver.minimax import Checkpoint
+
+    rules = rules_from_text(FOUR_BOXES)
+    folder = tmp_path / "progress"
+    with pytest.raises(_Stop):
+        Model(rules, use_cache=False, report=_StopHalfway("playing to win")).minimax(
+            checkpoint=folder, scheduler=cluster)
+    (table,) = [p for p in (folder / "chances-minimax").glob("layer-*-score.npy")]
+    raw = bytearray(table.read_bytes())
+    raw[-3] ^= 0xFF
+    table.write_bytes(bytes(raw))
+    with pytest.raises(InputError, match="is damaged or missing"):
+        Model(rules, use_cache=False).minimax(checkpoint=folder, scheduler=cluster)
+    model = Model(rules, use_cache=False)
+    point = Checkpoint(folder / "chances-minimax", model.tables.digest, True, ())
+    km, ko = json.loads(point.manifest_path.read_text())["layer"]
+    before = next(layer for layer in joint_order(4) if joint_order(4).index(layer) ==
+                  joint_order(4).index((km, ko)) - 1)
+    with pytest.raises(InputError, match="fails its checksum"):
+        solve_columns(rules.model_dump(mode="json"), solver_stamp(model.problem), None, True,
+                      [], *before, 0, build_layer(all_bounds(model.tables, model.layout),
+                                                  *before).n_o, point.table_files(),
+                      str(point.folder))
+    with pytest.raises(InputError, match="checkpoint folder"):
+        Model(rules, use_cache=False).minimax(scheduler=cluster)
+    with pytest.raises(InputError, match="more than one"):
+        Model(rules, use_cache=False).minimax(checkpoint=tmp_path / "one", workers=1)
+
+
+def test_the_command_solves_on_local_dask_workers(tmp_path):
+    """`yz duel A --exact --workers 2 --checkpoint FOLDER`, run as a person runs it (a real
+    process in another folder): the figures of the solve in one process; without the
+    folder, refused at once."""
+    game = tmp_path / "game.yaml"
+    game.write_text(FOUR_BOXES)
+    run = [sys.executable, "-m", "yz.cli.entry", "duel", str(game), "--exact",
+           "--best-response", "--json"]
+    env = {**os.environ, "YZ_CACHE_DIR": str(tmp_path / "cache")}
+    here = json.loads(subprocess.run(run, capture_output=True, text=True, check=True, env=env,
+                                     cwd=tmp_path, timeout=120).stdout)
+    there = json.loads(subprocess.run(
+        [*run, "--workers", "2", "--checkpoint", "progress"], capture_output=True, text=True,
+        check=True, env=env, cwd=tmp_path, timeout=120).stdout)
+    for name in DUEL_FIGURES:
+        assert there[name] == here[name], name
+    assert (tmp_path / "progress").is_dir()
+    lost = subprocess.run([*run, "--workers", "2"], capture_output=True, text=True, env=env,
+                          cwd=tmp_path, timeout=120)
+    assert lost.returncode == 2 and "give --checkpoint FOLDER" in lost.stderr, lost.stderr
+    assert len(lost.stderr.strip().splitlines()) == 1

@@ -1,0 +1,283 @@
+"""The two-player solve's joint layers on Dask: each layer cut into chunks of the other
+player's states (its columns), each chunk a pure task.
+
+A joint layer's column j (the pairs (i, j) of every mover state i) is solved from the block j
+of the layer after it alone (`minimax._LayerSweep.column`), so columns are independent. With
+a `JointRunner`, `minimax.solve_minimax` saves every joint layer it solves in its checkpoint
+folder (`minimax.Checkpoint`: a table per track, a SHA-256 per block); the next layer's tasks
+memory-map those tables, check the blocks their columns read, solve their columns with the
+one-process sweep (the same kernels on the same numbers: the values are the same, bit for
+bit) and write them as a chunk file, whose SHA-256 they return. The coordinator reads each
+chunk back, checks it, puts its entries in place in the layer's tables and removes it. So the
+coordinator holds one joint layer, not two; a worker the columns of its chunk and the pages it
+reads of the layer after; the folder two layers while one is saved. A stop loses at most the
+layer being solved: run again with the same folder, the solve goes on from the last one
+saved. The workers must see the folder at the same path (one machine, or a shared file
+system), as for `solver.layered`; a worker lost mid-chunk costs that chunk, run again.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import io
+import json
+import threading
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from yz.rules import InputError
+
+from . import sealed
+
+# Entries of one table a chunk's columns hold at most (a chunk file holds them per table): a
+# task's memory beside the pages it reads, and the work lost when a worker dies.
+CHUNK_ENTRIES = 1 << 25
+CHUNKS_PER_WORKER = 4  # a layer is cut into at least this many chunks per worker
+RETRIES = 3  # Dask runs a chunk again this often when its worker dies
+STOP_WAIT = 10.0  # seconds a stopped solve waits for its running tasks before it tidies up
+_KEPT: dict[str, Any] = {}  # this worker's solution, layers and mapped tables, by key
+_LOCK = threading.Lock()
+
+
+class Mapped:
+    """A joint layer's table saved by `minimax.Checkpoint`, memory-mapped read-only (`array`),
+    each block checked against its SHA-256 before it is read (`check`)."""
+
+    def __init__(self, folder: Path, facts: dict):
+        self.path = folder / facts["file"]
+        try:
+            self.data = sealed.CheckedFile(self.path, list(facts["blocks"]),
+                                           int(facts["block_bytes"]), int(facts["data_offset"]),
+                                           int(facts["file_bytes"]))
+        except sealed.CorruptCache as exc:
+            raise InputError(f"checkpoint: {self.path.name} is damaged or missing ({exc}); "
+                             "run the solve again to solve it anew.",
+                             param="checkpoint") from None
+        entries = int(facts["entries"])
+        self.array = np.frombuffer(self.data.buffer, dtype=np.float64, count=entries,
+                                   offset=self.data.offset) if entries else np.zeros(0)
+
+    def check(self, start: int, stop: int) -> None:
+        """Check the blocks of entries start .. stop - 1."""
+        try:
+            self.data.check(8 * start, 8 * stop)
+        except sealed.CorruptCache as exc:
+            raise InputError(f"checkpoint: {exc}; run the solve again to solve it anew.",
+                             param="checkpoint") from None
+
+
+def column_chunks(now, workers: int) -> list[tuple[int, int]]:
+    """Layer `now`'s columns cut into chunks [j0, j1): at least CHUNKS_PER_WORKER per
+    worker, each of at most CHUNK_ENTRIES entries (one column at least)."""
+    per_column = np.bincount(np.arange(now.pairs) % max(1, now.n_o), weights=now.WIDTH,
+                             minlength=now.n_o) if now.n_o else np.zeros(0)
+    most = max(1, min(CHUNK_ENTRIES, int(now.size // max(1, workers * CHUNKS_PER_WORKER))))
+    chunks, j0, held = [], 0, 0
+    for j, size in enumerate(per_column.astype(np.int64)):
+        if j > j0 and held + size > most:
+            chunks.append((j0, j))
+            j0, held = j, 0
+        held += int(size)
+    if now.n_o:
+        chunks.append((j0, now.n_o))
+    return chunks
+
+
+def chunk_name(km: int, ko: int, j0: int, j1: int) -> str:
+    return f"chunk-{km}-{ko}-{j0}-{j1}.npy"
+
+
+def solve_columns(rules_data: dict, stamp: str, values, chances: bool, seats: list[str],
+                  km: int, ko: int, j0: int, j1: int, files: dict, folder: str) -> list:
+    """A task: solve columns j0 .. j1 - 1 of joint layer (km, ko) of the pass (`chances`,
+    `seats`) from the layer after it, saved in `folder` (`files`: each track's tables, as the
+    checkpoint's manifest names them), for the rule set `rules_data` (`values`: expected-score
+    play's, where a seat needs them; None: zeros); `stamp`: the coordinator's
+    `layered.solver_stamp`. Writes the chunk file (`chunk_name`: an array [table, entry], the
+    tracks' score and draw tables in turn, entries in the order of `column_entries`) and
+    returns [its SHA-256, its shape]. Pure: run twice, it writes the same bytes."""
+    from .joint import next_layer
+    from .layered import StoreError, _problem_for, solver_stamp
+    from .minimax import _LayerSweep, _Track, tracks_of
+
+    problem = _problem_for(rules_data, 1)
+    if solver_stamp(problem) != stamp:
+        raise StoreError(f"a worker's yz ({solver_stamp(problem)}) is not the coordinator's "
+                         f"({stamp}); install the same yz on every worker.")
+    folder_ = Path(folder)
+    with _LOCK:
+        kept = _kept(problem, values)
+        now = _layer(kept, km, ko)
+        after = _layer(kept, *next_layer(km, ko))
+        tables = {name: tuple(None if facts is None else _mapped(folder_, facts)
+                              for facts in pair) for name, pair in files.items()}
+    start, stop = int(after.PTR[j0 * after.n_o]), int(after.PTR[j1 * after.n_o])
+    tracks: list[_Track] = tracks_of(chances, tuple(seats))
+    for track in tracks:
+        track.after = tables[track.name]
+        for table in track.after:
+            if table is not None:
+                table.check(start, stop)
+    got: dict[str, list] = {track.name: [[], []] for track in tracks}
+
+    def sink(track, score, draw) -> None:
+        got[track.name][0].append(score)
+        if draw is not None:
+            got[track.name][1].append(draw)
+
+    sweep = _LayerSweep(kept["solution"], now, after, kept["outcomes"])
+    for j in range(j0, j1):
+        sweep.column(j, tracks, sink)
+    rows = [np.concatenate(part) if part else np.zeros(0)
+            for track in tracks for part in got[track.name][:1 + track.chances]]
+    data = np.stack(rows)
+    buf = io.BytesIO()
+    np.save(buf, data, allow_pickle=False)
+    raw = buf.getvalue()
+    sealed.write_bytes(folder_ / chunk_name(km, ko, j0, j1), raw)
+    return [hashlib.sha256(raw).hexdigest(), list(data.shape)]
+
+
+def _kept(problem, values) -> dict:
+    """This worker's solution (the problem and `values`) and its turn outcomes, kept while
+    tasks of the same solve come."""
+    from .dp import Solution
+    from .minimax import _Outcomes
+
+    key = json.dumps([problem.tables.digest, values is None])
+    if _KEPT.get("key") != key:
+        _KEPT.clear()
+        layout = problem.layout
+        vals = np.zeros(layout.size) if values is None else np.asarray(values)
+        solution = Solution(problem, vals, 0.0, layout.reachable)
+        _KEPT.update(key=key, solution=solution, outcomes=_Outcomes(solution), layers={},
+                     mapped={})
+        from .joint import all_bounds
+
+        _KEPT["bounds"] = all_bounds(problem.tables, layout)
+    return _KEPT
+
+
+def _layer(kept: dict, km: int, ko: int):
+    """Joint layer (km, ko)'s geometry, the last few kept."""
+    from .joint import build_layer
+
+    layers = kept["layers"]
+    if (km, ko) not in layers:
+        if len(layers) >= 3:
+            layers.pop(next(iter(layers)))
+        layers[(km, ko)] = build_layer(kept["bounds"], km, ko)
+    return layers[(km, ko)]
+
+
+def _mapped(folder: Path, facts: dict) -> Mapped:
+    """A saved table, mapped once per worker (the few last kept)."""
+    mapped = _KEPT["mapped"]
+    key = json.dumps([str(folder), facts["file"], facts["blocks"][:1], facts["file_bytes"]])
+    if key not in mapped:
+        if len(mapped) >= 8:
+            mapped.pop(next(iter(mapped)))
+        mapped[key] = Mapped(folder, facts)
+    return mapped[key]
+
+
+def forget() -> None:
+    """Drop what this worker kept."""
+    with _LOCK:
+        _KEPT.clear()
+
+
+class JointRunner:
+    """Solves a joint layer's column chunks on Dask (`study.DaskWorkers`): the coordinator's
+    side (see the module docstring)."""
+
+    def __init__(self, scheduler: Any, workers: int | None, problem, values):
+        from .layered import solver_stamp
+        from .study import DaskWorkers
+
+        self.dask = DaskWorkers(scheduler, workers)
+        if self.dask.client is None:
+            raise InputError("workers: the two-player solve runs on Dask with more than one "
+                             "local worker or a scheduler; give one, or neither to solve in "
+                             "this process.", param="workers")
+        self.client = self.dask.client
+        self.rules_data = problem.rules.model_dump(mode="json")
+        self.stamp = solver_stamp(problem)
+        # (hash=False: a key of its own; another solve scattering the same values would
+        # share a hashed key, and lose it when that solve let go of it)
+        self.values = None if values is None else self.client.scatter(
+            np.ascontiguousarray(values), broadcast=True, hash=False)
+        info = self.client.scheduler_info()
+        self.slots = max(1, sum(int(w.get("nthreads", 1))
+                                for w in info.get("workers", {}).values()))
+
+    def solve_layer(self, now, chances: bool, seats: tuple, checkpoint, tracks: list,
+                    step=None) -> None:
+        """Solve every column of joint layer `now` into the tracks' `now` tables, from the
+        layer after it saved in `checkpoint` (`minimax.Checkpoint`); `step(columns done)` as
+        chunks come back."""
+        from distributed import as_completed, wait
+
+        from .minimax import column_entries
+
+        folder, files = checkpoint.folder, checkpoint.table_files()
+        chunks = column_chunks(now, self.slots)
+        checkpoint.expect([chunk_name(now.km, now.ko, j0, j1) for j0, j1 in chunks])
+        tag = hashlib.sha256(json.dumps([self.rules_data, str(folder), chances, list(seats),
+                                         files], sort_keys=True).encode()).hexdigest()[:20]
+        futures = {}
+        for j0, j1 in chunks:
+            futures[self.client.submit(
+                solve_columns, self.rules_data, self.stamp, self.values, chances, list(seats),
+                now.km, now.ko, j0, j1, files, str(folder),
+                key=f"yz-joint-{tag}-{now.km}-{now.ko}-{j0}-{j1}", pure=False,
+                retries=RETRIES)] = (j0, j1)
+        done = 0
+        try:
+            for fut in as_completed(list(futures)):
+                j0, j1 = futures[fut]
+                sha, shape = fut.result()
+                path = folder / chunk_name(now.km, now.ko, j0, j1)
+                data = _read_chunk(path, sha, shape)
+                dest = np.concatenate([column_entries(now, j) for j in range(j0, j1)])
+                row = 0
+                for track in tracks:
+                    for table in track.now[:1 + track.chances]:
+                        table.array[dest] = data[row]
+                        row += 1
+                path.unlink(missing_ok=True)
+                done += j1 - j0
+                if step is not None:
+                    step(done)
+        except BaseException:
+            self.client.cancel(list(futures))
+            with contextlib.suppress(Exception):  # (a running task ends, and writes, first)
+                wait(list(futures), timeout=STOP_WAIT)
+            for j0, j1 in chunks:  # (only the chunk files this layer's tasks write; any
+                # written later are named in the manifest: the next save removes them)
+                (folder / chunk_name(now.km, now.ko, j0, j1)).unlink(missing_ok=True)
+            raise
+
+    def close(self) -> None:
+        self.values = None  # (the scattered values let go of)
+        self.dask.close(forget)
+
+
+def _read_chunk(path: Path, sha: str, shape: list) -> np.ndarray:
+    """A chunk file, checked against its SHA-256 and shape."""
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise InputError(f"checkpoint: a Dask worker wrote {path}, which this process cannot "
+                         f"read ({exc}): the workers must share the folder, at the same "
+                         "path.", param="checkpoint") from None
+    if hashlib.sha256(raw).hexdigest() != sha:
+        raise InputError(f"checkpoint: {path} fails its checksum (altered after a worker "
+                         "wrote it); run the solve again.", param="checkpoint")
+    data = np.load(io.BytesIO(raw), allow_pickle=False)
+    if list(data.shape) != list(shape):
+        raise InputError(f"checkpoint: {path} is not the chunk its worker described.",
+                         param="checkpoint")
+    return data
