@@ -31,9 +31,9 @@ from yz.rules import InputError
 
 from . import sealed
 
-# Entries of one table a chunk's columns hold at most (a chunk file holds them per table): a
-# task's memory beside the pages it reads, and the work lost when a worker dies.
-CHUNK_ENTRIES = 1 << 25
+# Bytes a chunk's entries take at most, in all its tables (one column at least): what its
+# file, its task and the coordinator reading it hold, and the work a lost worker costs.
+CHUNK_BYTES = 1 << 28
 CHUNKS_PER_WORKER = 4  # a layer is cut into at least this many chunks per worker
 RETRIES = 3  # Dask runs a chunk again this often when its worker dies
 STOP_WAIT = 10.0  # seconds a stopped solve waits for its running tasks before it tidies up
@@ -68,12 +68,13 @@ class Mapped:
                              param="checkpoint") from None
 
 
-def column_chunks(now, workers: int) -> list[tuple[int, int]]:
+def column_chunks(now, workers: int, tables: int) -> list[tuple[int, int]]:
     """Layer `now`'s columns cut into chunks [j0, j1): at least CHUNKS_PER_WORKER per
-    worker, each of at most CHUNK_ENTRIES entries (one column at least)."""
+    worker, each of at most CHUNK_BYTES in its `tables` tables (one column at least)."""
     per_column = np.bincount(np.arange(now.pairs) % max(1, now.n_o), weights=now.WIDTH,
                              minlength=now.n_o) if now.n_o else np.zeros(0)
-    most = max(1, min(CHUNK_ENTRIES, int(now.size // max(1, workers * CHUNKS_PER_WORKER))))
+    most = max(1, min(CHUNK_BYTES // (8 * tables),
+                      int(now.size // max(1, workers * CHUNKS_PER_WORKER))))
     chunks, j0, held = [], 0, 0
     for j, size in enumerate(per_column.astype(np.int64)):
         if j > j0 and held + size > most:
@@ -223,7 +224,8 @@ class JointRunner:
         from .minimax import column_entries
 
         folder, files = checkpoint.folder, checkpoint.table_files()
-        chunks = column_chunks(now, self.slots)
+        chunks = column_chunks(now, self.slots,
+                               sum(1 + track.chances for track in tracks))
         checkpoint.expect([chunk_name(now.km, now.ko, j0, j1) for j0, j1 in chunks])
         tag = hashlib.sha256(json.dumps([self.rules_data, str(folder), chances, list(seats),
                                          files], sort_keys=True).encode()).hexdigest()[:20]
