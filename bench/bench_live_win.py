@@ -178,6 +178,8 @@ def main() -> None:
     parser.add_argument("--against", choices=("optimal", "minimax"), default="optimal",
                         help="B's play: for the expected score, or minimax (small games: the "
                         "two-player solve is kept whole in memory)")
+    parser.add_argument("--arms", nargs="+", default=None, metavar="ARM",
+                        help="play only these arms (mean, blind, live, minimax; mean always)")
     parser.add_argument("--part", default="0/1", help="I/N: this process plays every Nth seed")
     parser.add_argument("--tables", default=None, metavar="FOLDER",
                         help="keep the blind best response's tables here (parts share them)")
@@ -223,6 +225,8 @@ def main() -> None:
         exact = {("mean", 0): 1 - duel.minimax_second.score,
                  ("mean", 1): 1 - duel.minimax_first.score,
                  ("minimax", 0): duel.value, ("minimax", 1): 1 - duel.value}
+    if args.arms:
+        arms = [arm for arm in arms if arm == "mean" or arm in args.arms]
     setup = time.perf_counter() - begin
     print(f"{model.name}: set up in {setup:.1f} s (load {os.getloadavg()[0]:.1f}); B plays "
           f"{args.against}; exact A scores (first, second): " + ", ".join(
@@ -286,7 +290,8 @@ def report(variant: str, against: str, results: dict, exact: dict, live_turns: i
                 gain = np.mean([exact[(arm, f)] - exact[("mean", f)] for f in keys])
                 line += f"; exact gain {gain:+.4f}"
             print(line)
-        if all(("blind", f) in exact and ("mean", f) in exact for f in keys):
+        if "live" in per_match and all(("blind", f) in exact and ("mean", f) in exact
+                                       for f in keys):
             # Live against blind, paired: they differ only where live play does, so the
             # error is smaller; added to the blind best response's exact gain.
             _score, gain, se = paired(results, "live", "blind", keys)
