@@ -19,6 +19,7 @@ system), as for `solver.layered`; a worker lost mid-chunk costs that chunk, run 
 from __future__ import annotations
 
 import contextlib
+import copy
 import hashlib
 import io
 import json
@@ -114,6 +115,10 @@ def solve_columns(rules_data: dict, stamp: str, values, chances: bool, seats: li
         after = _layer(kept, *next_layer(km, ko))
         tables = {name: tuple(None if facts is None else _mapped(folder_, facts)
                               for facts in pair) for name, pair in files.items()}
+        outcomes = kept["outcomes"]
+        if seats:  # (expected-score play's moves from layer km, this task's own copy)
+            outcomes.of(km)
+            outcomes = copy.copy(outcomes)
     start, stop = int(after.PTR[j0 * after.n_o]), int(after.PTR[j1 * after.n_o])
     tracks: list[_Track] = tracks_of(chances, tuple(seats))
     for track in tracks:
@@ -128,7 +133,7 @@ def solve_columns(rules_data: dict, stamp: str, values, chances: bool, seats: li
         if draw is not None:
             got[track.name][1].append(draw)
 
-    sweep = _LayerSweep(kept["solution"], now, after, kept["outcomes"])
+    sweep = _LayerSweep(kept["solution"], now, after, outcomes)
     for j in range(j0, j1):
         sweep.column(j, tracks, sink)
     rows = [np.concatenate(part) if part else np.zeros(0)
