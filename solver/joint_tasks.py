@@ -24,6 +24,7 @@ import hashlib
 import io
 import json
 import threading
+import uuid
 from pathlib import Path
 from typing import Any
 
@@ -36,7 +37,6 @@ from . import sealed
 # file, its task and the coordinator reading it hold, and the work a lost worker costs.
 CHUNK_BYTES = 1 << 28
 CHUNKS_PER_WORKER = 4  # a layer is cut into at least this many chunks per worker
-RETRIES = 3  # Dask runs a chunk again this often when its worker dies
 STOP_WAIT = 10.0  # seconds a stopped solve waits for its running tasks before it tidies up
 _KEPT: dict[str, Any] = {}  # this worker's solution, layers and mapped tables, by key
 _LOCK = threading.Lock()
@@ -53,9 +53,10 @@ class Mapped:
                                            int(facts["block_bytes"]), int(facts["data_offset"]),
                                            int(facts["file_bytes"]))
         except sealed.CorruptCache as exc:
-            raise InputError(f"checkpoint: {self.path.name} is damaged or missing ({exc}); "
-                             "run the solve again to solve it anew.",
-                             param="checkpoint") from None
+            raise InputError(f"checkpoint: {self.path} is damaged, or not where this process "
+                             f"looks for it ({exc}); on Dask every worker must see the folder "
+                             "at the same path. Give another folder, or delete this one to "
+                             "start over.", param="checkpoint") from None
         entries = int(facts["entries"])
         self.array = np.frombuffer(self.data.buffer, dtype=np.float64, count=entries,
                                    offset=self.data.offset) if entries else np.zeros(0)
@@ -65,8 +66,8 @@ class Mapped:
         try:
             self.data.check(8 * start, 8 * stop)
         except sealed.CorruptCache as exc:
-            raise InputError(f"checkpoint: {exc}; run the solve again to solve it anew.",
-                             param="checkpoint") from None
+            raise InputError(f"checkpoint: {exc}; give another folder, or delete this one to "
+                             "start over.", param="checkpoint") from None
 
 
 def column_chunks(now, workers: int, tables: int) -> list[tuple[int, int]]:
@@ -113,8 +114,7 @@ def solve_columns(rules_data: dict, stamp: str, values, chances: bool, seats: li
         kept = _kept(problem, values)
         now = _layer(kept, km, ko)
         after = _layer(kept, *next_layer(km, ko))
-        tables = {name: tuple(None if facts is None else _mapped(folder_, facts)
-                              for facts in pair) for name, pair in files.items()}
+        tables = _mapped(folder_, files)
         outcomes = kept["outcomes"]
         if seats:  # (expected-score play's moves from layer km, this task's own copy)
             outcomes.of(km)
@@ -158,8 +158,7 @@ def _kept(problem, values) -> dict:
         layout = problem.layout
         vals = np.zeros(layout.size) if values is None else np.asarray(values)
         solution = Solution(problem, vals, 0.0, layout.reachable)
-        _KEPT.update(key=key, solution=solution, outcomes=_Outcomes(solution), layers={},
-                     mapped={})
+        _KEPT.update(key=key, solution=solution, outcomes=_Outcomes(solution), layers={})
         from .joint import all_bounds
 
         _KEPT["bounds"] = all_bounds(problem.tables, layout)
@@ -178,21 +177,32 @@ def _layer(kept: dict, km: int, ko: int):
     return layers[(km, ko)]
 
 
-def _mapped(folder: Path, facts: dict) -> Mapped:
-    """A saved table, mapped once per worker (the few last kept)."""
-    mapped = _KEPT["mapped"]
-    key = json.dumps([str(folder), facts["file"], facts["blocks"][:1], facts["file_bytes"]])
-    if key not in mapped:
-        if len(mapped) >= 8:
-            mapped.pop(next(iter(mapped)))
-        mapped[key] = Mapped(folder, facts)
-    return mapped[key]
+def _mapped(folder: Path, files: dict) -> dict:
+    """{track: (score, draw or None)} of the layer saved in `folder`, mapped once per worker
+    for the tasks of that layer; the layer before is let go of (its files are removed once
+    the next one is saved: a mapping kept would keep their disk space)."""
+    key = json.dumps([str(folder), files], sort_keys=True)
+    if _KEPT.get("mapped_key") != key:
+        _KEPT["mapped"] = None  # (the old mappings closed before the new ones are made)
+        _KEPT["mapped"] = {name: tuple(None if facts is None else Mapped(folder, facts)
+                                       for facts in pair) for name, pair in files.items()}
+        _KEPT["mapped_key"] = key
+    return _KEPT["mapped"]
 
 
 def forget() -> None:
     """Drop what this worker kept."""
     with _LOCK:
         _KEPT.clear()
+
+
+def check_workers(scheduler: Any, workers: int | None) -> None:
+    """InputError unless the solve has somewhere to run on Dask: a scheduler, or more than
+    one local worker."""
+    if scheduler is None and (workers is None or workers < 2):
+        raise InputError("workers: the two-player solve runs on Dask with more than one "
+                         "local worker or a scheduler; give one, or neither to solve in "
+                         "this process.", param="workers")
 
 
 class JointRunner:
@@ -203,21 +213,22 @@ class JointRunner:
         from .layered import solver_stamp
         from .study import DaskWorkers
 
+        check_workers(scheduler, workers)
         self.dask = DaskWorkers(scheduler, workers)
-        if self.dask.client is None:
-            raise InputError("workers: the two-player solve runs on Dask with more than one "
-                             "local worker or a scheduler; give one, or neither to solve in "
-                             "this process.", param="workers")
-        self.client = self.dask.client
-        self.rules_data = problem.rules.model_dump(mode="json")
-        self.stamp = solver_stamp(problem)
-        # (hash=False: a key of its own; another solve scattering the same values would
-        # share a hashed key, and lose it when that solve let go of it)
-        self.values = None if values is None else self.client.scatter(
-            np.ascontiguousarray(values), broadcast=True, hash=False)
-        info = self.client.scheduler_info()
-        self.slots = max(1, sum(int(w.get("nthreads", 1))
-                                for w in info.get("workers", {}).values()))
+        try:
+            self.client = self.dask.client
+            self.rules_data = problem.rules.model_dump(mode="json")
+            self.stamp = solver_stamp(problem)
+            # (hash=False: a key of its own; another solve scattering the same values would
+            # share a hashed key, and lose it when that solve let go of it)
+            self.values = None if values is None else self.client.scatter(
+                np.ascontiguousarray(values), broadcast=True, hash=False)
+            info = self.client.scheduler_info()
+            self.slots = max(1, sum(int(w.get("nthreads", 1))
+                                    for w in info.get("workers", {}).values()))
+        except BaseException:
+            self.dask.close()
+            raise
 
     def solve_layer(self, now, chances: bool, seats: tuple, checkpoint, tracks: list,
                     step=None) -> None:
@@ -232,20 +243,21 @@ class JointRunner:
         chunks = column_chunks(now, self.slots,
                                sum(1 + track.chances for track in tracks))
         checkpoint.expect([chunk_name(now.km, now.ko, j0, j1) for j0, j1 in chunks])
-        tag = hashlib.sha256(json.dumps([self.rules_data, str(folder), chances, list(seats),
-                                         files], sort_keys=True).encode()).hexdigest()[:20]
+        # A key of each call's own: a stopped call's tasks may still be known to the
+        # scheduler. (No retries: a task fails the same way again; Dask itself runs again a
+        # task whose worker died.)
+        tag = uuid.uuid4().hex[:16]
         futures = {}
         for j0, j1 in chunks:
             futures[self.client.submit(
                 solve_columns, self.rules_data, self.stamp, self.values, chances, list(seats),
                 now.km, now.ko, j0, j1, files, str(folder),
-                key=f"yz-joint-{tag}-{now.km}-{now.ko}-{j0}-{j1}", pure=False,
-                retries=RETRIES)] = (j0, j1)
+                key=f"yz-joint-{tag}-{now.km}-{now.ko}-{j0}-{j1}", pure=False)] = (j0, j1)
         done = 0
         try:
             for fut in as_completed(list(futures)):
                 j0, j1 = futures[fut]
-                sha, shape = fut.result()
+                sha, shape = _result(fut, now, folder)
                 path = folder / chunk_name(now.km, now.ko, j0, j1)
                 data = _read_chunk(path, sha, shape)
                 dest = np.concatenate([column_entries(now, j) for j in range(j0, j1)])
@@ -270,6 +282,23 @@ class JointRunner:
     def close(self) -> None:
         self.values = None  # (the scattered values let go of)
         self.dask.close(forget)
+
+
+def _result(fut, now, folder: Path) -> list:
+    """A task's result; what went wrong on Dask (a worker lost too often, the scheduler
+    gone) as one paragraph: the layers saved before stay, and a run again goes on from
+    them."""
+    from yz.rules import YzError
+
+    try:
+        return fut.result()
+    except YzError:
+        raise
+    except (Exception, TimeoutError) as exc:  # (distributed's own: KilledWorker, CommClosed)
+        raise InputError(f"checkpoint: the two-player solve on Dask failed in joint layer "
+                         f"{(now.km, now.ko)} ({type(exc).__name__}: {exc}); the layers "
+                         f"solved before are saved in {folder}: run it again to go on from "
+                         "them.", param="checkpoint") from None
 
 
 def _read_chunk(path: Path, sha: str, shape: list) -> np.ndarray:

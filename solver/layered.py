@@ -59,7 +59,7 @@ STORE_FORMAT = 2  # 1: before the index and the block checksums (read, and broug
 MANIFEST = "solve.json"
 # A manifest's most bytes: Maxi Yatzy's with the SD lists 193,000 block checksums (12 MB).
 MANIFEST_BYTES = 1 << 27
-RETRIES = 3  # Dask runs a chunk again this often when its worker dies
+RETRIES = 3  # Dask runs a chunk that raised (a shared folder briefly unreadable) again this often
 # Kept by each process: the problem of the rule set it works for, and the layer it last read.
 _PROBLEM: dict[str, Any] = {}
 _LAYER: dict[tuple, tuple] = {}

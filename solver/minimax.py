@@ -173,11 +173,14 @@ class Checkpoint:
         return read_manifest(self.manifest_path, self.identity, "checkpoint", "the progress",
                              "give another folder, or delete this one to start over.")
 
-    def load(self) -> dict | None:
+    def load(self, mapped: bool = False) -> dict | None:
         """{"result": ...} of a finished pass, or {"layer": (km, ko), "tables": {track:
-        (score, draw or None)}} of the last layer saved (joint.Table each, read and checked),
-        or None when the folder holds no progress yet."""
+        (score, draw or None)}} of the last layer saved (joint.Table each, read and checked;
+        with `mapped`, `joint_tasks.Mapped` each: memory-mapped, its blocks checked by
+        whoever reads them, as Dask's workers do), or None when the folder holds no progress
+        yet."""
         from .joint import Table
+        from .joint_tasks import Mapped
         from .sealed import CheckedFile, CorruptCache
 
         found = self._manifest()
@@ -193,6 +196,9 @@ class Checkpoint:
             for facts in files:
                 if facts is None:
                     pair.append(None)
+                    continue
+                if mapped:
+                    pair.append(Mapped(self.folder, facts))
                     continue
                 path = self.folder / facts["file"]
                 try:
@@ -259,14 +265,6 @@ class Checkpoint:
         of the last layer saved ({} before the first)."""
         found = self._manifest()
         return dict(found.get("tables", {})) if found else {}
-
-    def mapped_tables(self, name: str) -> tuple:
-        """Track `name`'s tables of the last layer saved, memory-mapped read-only
-        (`joint_tasks.Mapped`: each block checked before it is read)."""
-        from .joint_tasks import Mapped
-
-        return tuple(None if facts is None else Mapped(self.folder, facts)
-                     for facts in self.table_files()[name])
 
     def finish(self, result: dict) -> None:
         """The pass's result (JSON: numbers and None), and the tables removed; a folder that
@@ -343,7 +341,7 @@ def solve_minimax(solution: Solution, chances: bool = True, seats: tuple[str, ..
     total = sum(int(_entries(bounds, km, ko)) for km, ko in order[:-1])
     pairs = sum(len(bounds[km]) * len(bounds[ko]) for km, ko in order)
     states = total + int(_entries(bounds, n, n))
-    saved = None if checkpoint is None or keep else checkpoint.load()
+    saved = None if checkpoint is None or keep else checkpoint.load(mapped=runner is not None)
     if saved is not None and "result" in saved:
         out = {name: tuple(value) for name, value in saved["result"].items()}
         return {**out, "pairs": pairs, "states": states}
@@ -363,6 +361,10 @@ def solve_minimax(solution: Solution, chances: bool = True, seats: tuple[str, ..
         if (km, ko) != (n, n):  # (the full cards: saved before the first layer on Dask)
             done = _solved_through(bounds, todo, (km, ko))
             todo = todo[todo.index((km, ko)) + 1:]
+        if runner is not None:  # (the workers read the layer from the folder, not from here)
+            for track in tracks:
+                track.after = None
+        saved = None
     else:
         after = build_layer(bounds, n, n)
         for track in tracks:
@@ -429,15 +431,15 @@ def _columns_step(step: Step, done: int, now: JointLayer, total: int):
 
 
 def _save_for_workers(checkpoint: Checkpoint, km: int, ko: int, tracks: list[_Track]) -> None:
-    """Save joint layer (km, ko) where the Dask workers read it, and let go of it here (the
-    tracks' `after` become the saved tables, mapped: one layer held in this process)."""
+    """Save joint layer (km, ko) where the Dask workers read it, and let go of it here (one
+    layer held in this process: the one being solved)."""
     checkpoint.save(km, ko, tracks)
     if checkpoint.failed:
         raise InputError(f"checkpoint: the two-player solve on Dask could not save joint "
                          f"layer {(km, ko)} in {checkpoint.folder}, where its workers read it "
                          f"({checkpoint.failed}).", param="checkpoint")
     for track in tracks:
-        track.after = checkpoint.mapped_tables(track.name)
+        track.after = None
 
 
 def _sweep_here(solution: Solution, now: JointLayer, after: JointLayer, outcomes: _Outcomes,

@@ -500,10 +500,15 @@ class Model:
             raise InputError("checkpoint: a solve that keeps every joint layer in memory "
                              "(keep) has no progress to save.", param="checkpoint")
         on_dask = scheduler is not None or workers is not None
-        if on_dask and (keep or checkpoint is None):
-            raise InputError("checkpoint: a two-player solve on Dask keeps its joint layers "
-                             "in a checkpoint folder, where the workers read them; give one "
-                             "(and not keep).", param="checkpoint")
+        if on_dask:
+            from .joint_tasks import check_workers
+
+            check_workers(scheduler, workers)
+            if keep or checkpoint is None:
+                raise InputError("checkpoint: a two-player solve on Dask keeps its joint "
+                                 "layers in a checkpoint folder, where the workers read them; "
+                                 "give one (and not keep).", param="checkpoint")
+            checkpoint = Path(checkpoint).expanduser().resolve()  # (the workers' path too)
         if keep:
             need = max(need, budgets.minimax_kept_bytes(self.tables, self.layout, sizes,
                                                         budgets.minimax_tables(chances, 0)))

@@ -574,8 +574,9 @@ class _StopHalfway(Reporter):
     """Stops the two-player pass (`label`) half way through its joint states (with `stop`),
     and records where each of its stages began."""
 
-    def __init__(self, label: str, stop: bool = True):
+    def __init__(self, label: str, stop: bool = True, at: str = "half"):
         self.label, self.stop, self.began, self.notes = label, stop, [], []
+        self.at = at  # "half": half way; "start": at the first states solved
 
     def note(self, message):
         self.notes.append(message)
@@ -587,7 +588,7 @@ class _StopHalfway(Reporter):
                 return
             if len(self.began) == calls:
                 self.began.append(done)
-            if self.stop and total // 2 <= done < total:
+            if self.stop and (total // 2 if self.at == "half" else 1) <= done < total:
                 raise _Stop
 
         calls = len(self.began)
@@ -791,6 +792,7 @@ def test_a_two_player_solve_on_dask_is_the_one_process_solve_bit_for_bit(tmp_pat
     bit for bit, in one pass and split into several (seats beside minimax's values); the
     folder then holds the result only: no chunk, no table. Stopped half way, the solve goes
     on from the last layer saved, on Dask or in one process."""
+    distributed = pytest.importorskip("distributed")
     for text, limit in ((FOUR_BOXES, None), (WITH_BONUS, "split")):
         rules = rules_from_text(text)
         max_memory = None
@@ -801,8 +803,12 @@ def test_a_two_player_solve_on_dask_is_the_one_process_solve_bit_for_bit(tmp_pat
             best_response=True)
         folder = tmp_path / rules.name
         notes = _StopHalfway("playing to win", stop=False)
-        on_dask = Model(rules, use_cache=False, max_memory=max_memory, report=notes
-                        ).duel_exact(best_response=True, checkpoint=folder, scheduler=cluster)
+        with distributed.get_task_stream(cluster) as tasks:
+            on_dask = Model(rules, use_cache=False, max_memory=max_memory, report=notes
+                            ).duel_exact(best_response=True, checkpoint=folder,
+                                         scheduler=cluster)
+        ran = [t for t in tasks.data if str(t["key"]).startswith("yz-joint-")]
+        assert len({t["worker"] for t in ran}) == 2, ran  # (columns solved by both workers)
         assert ("5 passes" in notes.notes[0]) == bool(limit), notes.notes
         for name in DUEL_FIGURES:
             assert getattr(on_dask, name) == getattr(whole, name), (rules.name, name)
@@ -811,22 +817,26 @@ def test_a_two_player_solve_on_dask_is_the_one_process_solve_bit_for_bit(tmp_pat
 
     rules = rules_from_text(FOUR_BOXES)
     whole = Model(rules, use_cache=False).duel_exact(best_response=True)
-    for resume in ({"scheduler": cluster}, {}):
-        folder = tmp_path / f"stopped-{len(resume)}"
+    on_dask = {"scheduler": cluster}
+    # Stopped half way on Dask, or in one process, or on Dask with only the full cards
+    # saved; each goes on on Dask or in one process.
+    for stop_at, stopped_on, resume in (("half", on_dask, on_dask), ("half", on_dask, {}),
+                                        ("half", {}, on_dask), ("start", on_dask, on_dask)):
+        folder = tmp_path / f"stopped-{stop_at}-{len(stopped_on)}-{len(resume)}"
         with pytest.raises(_Stop):
-            Model(rules, use_cache=False, report=_StopHalfway("playing to win")).duel_exact(
-                best_response=True, checkpoint=folder, scheduler=cluster)
+            Model(rules, use_cache=False, report=_StopHalfway("playing to win", at=stop_at)
+                  ).minimax(True, True, best_response=True, checkpoint=folder,
+                            checkpoint_seconds=0, **stopped_on)
         (progress,) = folder.iterdir()
         saved = json.loads((progress / "checkpoint.json").read_text())
-        assert "layer" in saved
-        # A chunk a task still running writes after the stop is named for removal.
-        assert {p.name for p in progress.glob("chunk-*")} <= set(saved["pending"])
+        assert "layer" in saved and (saved["layer"] == [4, 4]) == (stop_at == "start")
         watch = _StopHalfway("playing to win", stop=False)
         again = Model(rules, use_cache=False, report=watch).duel_exact(
             best_response=True, checkpoint=folder, **resume)
-        assert watch.began[0] > 0, watch.began  # (it went on from the layers saved)
+        assert (watch.began[0] > 0) == (stop_at == "half"), watch.began  # (went on)
         for name in DUEL_FIGURES:
-            assert getattr(again, name) == getattr(whole, name), (resume, name)
+            assert getattr(again, name) == getattr(whole, name), (stop_at, resume, name)
+        # Chunks a task still running wrote after the stop were named for removal: gone.
         assert sorted(p.name for p in progress.iterdir()) == ["checkpoint.json"]
 
 
@@ -848,8 +858,10 @@ def test_a_damaged_layer_is_refused_by_the_dask_worker_that_reads_it(tmp_path, c
     raw = bytearray(table.read_bytes())
     raw[-3] ^= 0xFF
     table.write_bytes(bytes(raw))
-    with pytest.raises(InputError, match="is damaged or missing"):
+    with pytest.raises(InputError, match="fails its checksum"):  # (a worker's check)
         Model(rules, use_cache=False).minimax(checkpoint=folder, scheduler=cluster)
+    with pytest.raises(InputError, match="is damaged or missing"):  # (in one process)
+        Model(rules, use_cache=False).minimax(checkpoint=folder)
     model = Model(rules, use_cache=False)
     point = Checkpoint(folder / "chances-minimax", model.tables.digest, True, ())
     km, ko = json.loads(point.manifest_path.read_text())["layer"]
