@@ -535,18 +535,42 @@ def minimax_bytes(t: RuleTables, layout: StateLayout, sizes: list, tables: int,
     """Memory a two-player solve needs (`solver.minimax`): for the two adjacent joint layers
     that hold the most at once, their pairs' places and `tables` tables of their stored
     differences (the blocks of the layer after handed back as they are read, where the system
-    allows: `joint.peak_entries`); a sweep's scratch: a layer of states by the needs of both
-    players' scores, a dozen such tables, and expected-score play's moves; and what the
+    allows: `joint.peak_entries`); a sweep's scratch (`minimax_scratch_bytes`); and what the
     process adds when the solve starts (MINIMAX_PROCESS_BYTES)."""
     from .joint import PAIR_BYTES
 
     held = max(minimax_held(now, after) * 8 * tables + (now.pairs + after.pairs) * PAIR_BYTES
                for now, after in pairwise(sizes))
+    return held + minimax_scratch_bytes(t, layout, seats) + MINIMAX_PROCESS_BYTES
+
+
+def minimax_scratch_bytes(t: RuleTables, layout: StateLayout, seats: int) -> int:
+    """A joint layer sweep's scratch: a layer of states by the needs of both players' scores,
+    a dozen such tables, and (with `seats` against expected-score play) its moves."""
     widest = int(np.diff(layout.LAYER_PTR).max())
     scratch = widest * (2 * t.highest_score + 3) * 8 * 12
     if seats:
         scratch += 4 * (1 << 22) * 8 + 2 * widest * most_outcomes(t, layout) * 3 * 8
-    return held + scratch + MINIMAX_PROCESS_BYTES
+    return scratch
+
+
+def minimax_dask_bytes(t: RuleTables, layout: StateLayout, sizes: list, tables: int,
+                       seats: int, local_workers: int) -> int:
+    """Memory a two-player solve on Dask needs on this machine (`solver.joint_tasks`): this
+    process holds the layer being solved whole (`tables` tables, the layer after is in the
+    folder) and a chunk being put in place (its file, its array and its places); each of
+    `local_workers` worker processes a chunk three times over (its columns, joined, written),
+    a sweep's scratch and both layers' pairs. The pages of the layer after that the workers
+    read are the folder's, which the system can always drop."""
+    from .joint import PAIR_BYTES
+    from .joint_tasks import CHUNK_BYTES
+
+    pairs = max((now.pairs + after.pairs) * PAIR_BYTES for now, after in pairwise(sizes))
+    layer = max(now.entries * 8 * tables for now in sizes)
+    chunk = 3 * min(CHUNK_BYTES, layer)
+    here = layer + pairs + chunk
+    worker = MINIMAX_PROCESS_BYTES + pairs + chunk + minimax_scratch_bytes(t, layout, seats)
+    return here + MINIMAX_PROCESS_BYTES + local_workers * worker
 
 
 def minimax_held(now, after) -> int:
@@ -719,15 +743,16 @@ class Budget:
         check_need_memory(self._t, self._layout, n_need, tables, self.max_memory, what)
 
     def minimax_estimate(self, chances: bool, against_optimal: bool = False,
-                         seats: int | None = None, refuse: bool = True
-                         ) -> tuple[int, float, list]:
+                         seats: int | None = None, refuse: bool = True,
+                         dask_workers: int | None = None) -> tuple[int, float, list]:
         """(bytes, seconds, joint layer sizes) of a two-player solve (`solver.minimax`) with
         minimax's chances of a draw (`chances`) and `seats` seats of minimax, or of the best
         response, against expected-score play (default: both of minimax's with
         `against_optimal`, else none), refusing at
         once (InputError, with the estimate) when it does not fit in `max_memory`: first on
         what its largest pairs take to index alone, from the layers' sizes, then (with
-        `refuse`) on the whole estimate."""
+        `refuse`) on the whole estimate. `dask_workers`: on Dask, with this many of its
+        workers on this machine (0: a cluster elsewhere; `minimax_dask_bytes`)."""
         from .joint import layer_sizes
 
         seats = (2 if against_optimal else 0) if seats is None else seats
@@ -738,14 +763,18 @@ class Budget:
                              "largest joint layers alone")
         sizes = layer_sizes(t, layout)
         tables = minimax_tables(chances, seats)
-        need = minimax_bytes(t, layout, sizes, tables, seats)
-        held = max(minimax_held(a, b) for a, b in pairwise(sizes))
+        need = minimax_bytes(t, layout, sizes, tables, seats) if dask_workers is None else \
+            minimax_dask_bytes(t, layout, sizes, tables, seats, dask_workers)
+        held = max(minimax_held(a, b) for a, b in pairwise(sizes)) if dask_workers is None \
+            else max(s.entries for s in sizes)
         if refuse:
             sampled = ", estimated from a sample" if any(s.sampled for s in sizes) else ""
             check_minimax_memory(t, layout, need, False, self.max_memory,
                                  f"{tables} table{'s' if tables > 1 else ''} of stored score "
-                                 f"differences, {held:,} entries each at the most while two "
-                                 f"adjacent joint layers are held{sampled}")
+                                 f"differences, {held:,} entries each at the most while "
+                                 + ("two adjacent joint layers are held" if dask_workers is None
+                                    else "the largest joint layer is solved on Dask")
+                                 + sampled)
         seconds = minimax_seconds(t, layout, sizes, chances, seats, self.problem.batch_width())
         return need, seconds, sizes
 

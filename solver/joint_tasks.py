@@ -23,6 +23,7 @@ import copy
 import hashlib
 import io
 import json
+import mmap
 import threading
 import uuid
 from pathlib import Path
@@ -60,6 +61,20 @@ class Mapped:
         entries = int(facts["entries"])
         self.array = np.frombuffer(self.data.buffer, dtype=np.float64, count=entries,
                                    offset=self.data.offset) if entries else np.zeros(0)
+
+    def release(self, start: int, stop: int) -> None:
+        """Drop the pages of entries start .. stop - 1 from this process (the system keeps
+        them as the file's, to read again): a worker's memory, as Dask counts it, does not
+        grow with the layer it reads."""
+        buffer = self.data.buffer
+        if not isinstance(buffer, mmap.mmap) or not hasattr(mmap, "MADV_DONTNEED"):
+            return
+        page = mmap.PAGESIZE
+        a = (self.data.offset + 8 * start) // page * page
+        b = -(-(self.data.offset + 8 * stop) // page) * page
+        b = min(b, len(buffer))
+        if b > a:
+            buffer.madvise(mmap.MADV_DONTNEED, a, b - a)
 
     def check(self, start: int, stop: int) -> None:
         """Check the blocks of entries start .. stop - 1."""
@@ -136,6 +151,10 @@ def solve_columns(rules_data: dict, stamp: str, values, chances: bool, seats: li
     sweep = _LayerSweep(kept["solution"], now, after, outcomes)
     for j in range(j0, j1):
         sweep.column(j, tracks, sink)
+    for track in tracks:  # (no other task reads these entries of the layer after)
+        for table in track.after:
+            if table is not None:
+                table.release(start, stop)
     rows = [np.concatenate(part) if part else np.zeros(0)
             for track in tracks for part in got[track.name][:1 + track.chances]]
     data = np.stack(rows)

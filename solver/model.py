@@ -479,26 +479,6 @@ class Model:
         seats = ((FIRST, SECOND) if against_optimal else ()) + \
             ((BR_FIRST, BR_SECOND) if best_response else ())
         passes = [(chances, seats)]
-        need, seconds, sizes = self.budget.minimax_estimate(chances, seats=len(seats),
-                                                            refuse=not seats)
-        pass_seconds = [seconds]
-        limit = budgets.memory_limit(self.max_memory)
-        for size in (2, 1):  # fewer seats a pass, each beside minimax's values solved again
-            if need <= limit or size >= len(seats):
-                continue
-            groups = [seats[i:i + size] for i in range(0, len(seats), size)]
-            passes = [(chances, ()), *((False, group) for group in groups)]
-            estimates = [self.budget.minimax_estimate(c, seats=len(g), refuse=size == 1)
-                         for c, g in passes]
-            need = max(e[0] for e in estimates)
-            pass_seconds = [e[1] for e in estimates]
-            seconds = sum(pass_seconds)
-        if keep and len(passes) > 1:
-            raise InputError("keep: every joint layer is kept only in a solve of one pass "
-                             "(small games).", param="keep")
-        if keep and checkpoint is not None:
-            raise InputError("checkpoint: a solve that keeps every joint layer in memory "
-                             "(keep) has no progress to save.", param="checkpoint")
         on_dask = scheduler is not None or workers is not None
         if on_dask:
             from .joint_tasks import check_workers
@@ -509,6 +489,28 @@ class Model:
                                  "layers in a checkpoint folder, where the workers read them; "
                                  "give one (and not keep).", param="checkpoint")
             checkpoint = Path(checkpoint).expanduser().resolve()  # (the workers' path too)
+        # (On Dask, its workers started here count in this machine's memory.)
+        here = None if not on_dask else 0 if scheduler is not None else workers
+        need, seconds, sizes = self.budget.minimax_estimate(chances, seats=len(seats),
+                                                            refuse=not seats, dask_workers=here)
+        pass_seconds = [seconds]
+        limit = budgets.memory_limit(self.max_memory)
+        for size in (2, 1):  # fewer seats a pass, each beside minimax's values solved again
+            if need <= limit or size >= len(seats):
+                continue
+            groups = [seats[i:i + size] for i in range(0, len(seats), size)]
+            passes = [(chances, ()), *((False, group) for group in groups)]
+            estimates = [self.budget.minimax_estimate(c, seats=len(g), refuse=size == 1,
+                                                      dask_workers=here) for c, g in passes]
+            need = max(e[0] for e in estimates)
+            pass_seconds = [e[1] for e in estimates]
+            seconds = sum(pass_seconds)
+        if keep and len(passes) > 1:
+            raise InputError("keep: every joint layer is kept only in a solve of one pass "
+                             "(small games).", param="keep")
+        if keep and checkpoint is not None:
+            raise InputError("checkpoint: a solve that keeps every joint layer in memory "
+                             "(keep) has no progress to save.", param="checkpoint")
         if keep:
             need = max(need, budgets.minimax_kept_bytes(self.tables, self.layout, sizes,
                                                         budgets.minimax_tables(chances, 0)))

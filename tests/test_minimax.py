@@ -795,16 +795,18 @@ def test_a_two_player_solve_on_dask_is_the_one_process_solve_bit_for_bit(tmp_pat
     distributed = pytest.importorskip("distributed")
     for text, limit in ((FOUR_BOXES, None), (WITH_BONUS, "split")):
         rules = rules_from_text(text)
-        max_memory = None
+        max_memory = dask_memory = None
         if limit:  # (too little memory for minimax with its 4 seats at once: 5 passes)
             budget = Model(rules, use_cache=False).budget
             max_memory = budget.minimax_estimate(False, seats=2, refuse=False)[0] - 1
+            dask_memory = budget.minimax_estimate(False, seats=2, refuse=False,
+                                                  dask_workers=0)[0] - 1
         whole = Model(rules, use_cache=False, max_memory=max_memory).duel_exact(
             best_response=True)
         folder = tmp_path / rules.name
         notes = _StopHalfway("playing to win", stop=False)
         with distributed.get_task_stream(cluster) as tasks:
-            on_dask = Model(rules, use_cache=False, max_memory=max_memory, report=notes
+            on_dask = Model(rules, use_cache=False, max_memory=dask_memory, report=notes
                             ).duel_exact(best_response=True, checkpoint=folder,
                                          scheduler=cluster)
         ran = [t for t in tasks.data if str(t["key"]).startswith("yz-joint-")]
@@ -899,3 +901,19 @@ def test_the_command_solves_on_local_dask_workers(tmp_path):
                           cwd=tmp_path, timeout=120)
     assert lost.returncode == 2 and "give --checkpoint FOLDER" in lost.stderr, lost.stderr
     assert len(lost.stderr.strip().splitlines()) == 1
+
+
+def test_the_memory_of_a_solve_on_dask_is_estimated_for_this_machine():
+    """On Dask this process holds the layer being solved whole, and each worker started here
+    a chunk and a sweep's scratch: the estimate grows with the local workers, a cluster
+    elsewhere adds none of theirs, and a solve that does not fit is refused saying why."""
+    budget = Model("crag").budget
+    alone = budget.minimax_estimate(True, refuse=False)[0]
+    elsewhere, two, three = (budget.minimax_estimate(True, refuse=False, dask_workers=n)[0]
+                             for n in (0, 2, 3))
+    assert elsewhere < two < three and three - two == (two - elsewhere) // 2  # (per worker)
+    largest = max(s.entries for s in budget.minimax_estimate(True, refuse=False)[2])
+    assert elsewhere > largest * 8 * 2 > alone * 0.8  # (the largest layer's 2 tables, whole)
+    small = Model("crag", max_memory=elsewhere - 1).budget
+    with pytest.raises(InputError, match="largest joint layer is solved on Dask"):
+        small.minimax_estimate(True, dask_workers=0)
