@@ -42,7 +42,8 @@ rules = cut(variant, int(boxes))
 model = Model(rules, use_cache=False, max_seconds=None,
               max_memory=int(max_memory) if int(max_memory) else None)
 chances, against, best = chances == "1", against == "1" or best == "1", best == "1"
-need, seconds, sizes = model.budget.minimax_estimate(chances, seats=2 * against + 2 * best)
+need, seconds, sizes = model.budget.minimax_estimate(
+    chances, seats=2 * against + 2 * best, dask_workers=workers if workers > 1 else None)
 if against:
     model.solve()  # (expected-score play's values: not timed with the two-player solve)
 def rss_now():

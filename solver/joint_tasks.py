@@ -7,21 +7,18 @@ a `JointRunner`, `minimax.solve_minimax` saves every joint layer it solves in it
 folder (`minimax.Checkpoint`: a table per track, a SHA-256 per block); the next layer's tasks
 memory-map those tables, check the blocks their columns read, solve their columns with the
 one-process sweep (the same kernels on the same numbers: the values are the same, bit for
-bit) and write them as a chunk file, whose SHA-256 they return. The coordinator reads each
-chunk back, checks it, puts its entries in place in the layer's tables and removes it. So the
-coordinator holds one joint layer, not two; a worker the columns of its chunk and the pages it
-reads of the layer after; the folder two layers while one is saved. A stop loses at most the
-layer being solved: run again with the same folder, the solve goes on from the last one
-saved. The workers must see the folder at the same path (one machine, or a shared file
-system), as for `solver.layered`; a worker lost mid-chunk costs that chunk, run again.
+bit) and return them; the coordinator puts each chunk's entries in place in the layer's
+tables as it comes. So the coordinator holds one joint layer, not two; a worker the columns
+of its chunk and the pages it reads of the layer after (let go of once read); the folder two
+layers while one is saved. A stop loses at most the layer being solved: run again with the
+same folder, the solve goes on from the last one saved. The workers must see the folder at
+the same path (one machine, or a shared file system), as for `solver.layered`; Dask runs
+again a chunk whose worker was lost.
 """
 
 from __future__ import annotations
 
-import contextlib
 import copy
-import hashlib
-import io
 import json
 import mmap
 import threading
@@ -38,7 +35,6 @@ from . import sealed
 # file, its task and the coordinator reading it hold, and the work a lost worker costs.
 CHUNK_BYTES = 1 << 28
 CHUNKS_PER_WORKER = 4  # a layer is cut into at least this many chunks per worker
-STOP_WAIT = 10.0  # seconds a stopped solve waits for its running tasks before it tidies up
 _KEPT: dict[str, Any] = {}  # this worker's solution, layers and mapped tables, by key
 _LOCK = threading.Lock()
 
@@ -103,19 +99,16 @@ def column_chunks(now, workers: int, tables: int) -> list[tuple[int, int]]:
     return chunks
 
 
-def chunk_name(km: int, ko: int, j0: int, j1: int) -> str:
-    return f"chunk-{km}-{ko}-{j0}-{j1}.npy"
-
-
 def solve_columns(rules_data: dict, stamp: str, values, chances: bool, seats: list[str],
-                  km: int, ko: int, j0: int, j1: int, files: dict, folder: str) -> list:
+                  km: int, ko: int, j0: int, j1: int, files: dict, folder: str
+                  ) -> np.ndarray:
     """A task: solve columns j0 .. j1 - 1 of joint layer (km, ko) of the pass (`chances`,
     `seats`) from the layer after it, saved in `folder` (`files`: each track's tables, as the
     checkpoint's manifest names them), for the rule set `rules_data` (`values`: expected-score
     play's, where a seat needs them; None: zeros); `stamp`: the coordinator's
-    `layered.solver_stamp`. Writes the chunk file (`chunk_name`: an array [table, entry], the
-    tracks' score and draw tables in turn, entries in the order of `column_entries`) and
-    returns [its SHA-256, its shape]. Pure: run twice, it writes the same bytes."""
+    `layered.solver_stamp`. Returns the chunk: an array [table, entry], the tracks' score
+    and draw tables in turn, entries in the order of `minimax.columns_entries`. Pure: run
+    twice (a lost worker's chunk), it gives the same numbers."""
     from .joint import next_layer
     from .layered import StoreError, _problem_for, solver_stamp
     from .minimax import _LayerSweep, _Track, tracks_of
@@ -141,12 +134,23 @@ def solve_columns(rules_data: dict, stamp: str, values, chances: bool, seats: li
         for table in track.after:
             if table is not None:
                 table.check(start, stop)
-    got: dict[str, list] = {track.name: [[], []] for track in tracks}
+    from .minimax import columns_entries
+
+    # The chunk's tables, rows in the order of the tracks (score, then draw), filled column
+    # by column as the sweep gives them.
+    first_row, rows = {}, 0
+    for track in tracks:
+        first_row[track.name] = rows
+        rows += 1 + track.chances
+    data = np.empty((rows, len(columns_entries(now, j0, j1))))
+    filled = dict.fromkeys(first_row, 0)
 
     def sink(track, score, draw) -> None:
-        got[track.name][0].append(score)
+        row, at = first_row[track.name], filled[track.name]
+        data[row, at:at + len(score)] = score
         if draw is not None:
-            got[track.name][1].append(draw)
+            data[row + 1, at:at + len(draw)] = draw
+        filled[track.name] = at + len(score)
 
     sweep = _LayerSweep(kept["solution"], now, after, outcomes)
     for j in range(j0, j1):
@@ -155,14 +159,9 @@ def solve_columns(rules_data: dict, stamp: str, values, chances: bool, seats: li
         for table in track.after:
             if table is not None:
                 table.release(start, stop)
-    rows = [np.concatenate(part) if part else np.zeros(0)
-            for track in tracks for part in got[track.name][:1 + track.chances]]
-    data = np.stack(rows)
-    buf = io.BytesIO()
-    np.save(buf, data, allow_pickle=False)
-    raw = buf.getvalue()
-    sealed.write_bytes(folder_ / chunk_name(km, ko, j0, j1), raw)
-    return [hashlib.sha256(raw).hexdigest(), list(data.shape)]
+    if any(n != data.shape[1] for n in filled.values()):
+        raise AssertionError("a chunk's columns were not all given")
+    return data
 
 
 def _kept(problem, values) -> dict:
@@ -254,14 +253,13 @@ class JointRunner:
         """Solve every column of joint layer `now` into the tracks' `now` tables, from the
         layer after it saved in `checkpoint` (`minimax.Checkpoint`); `step(columns done)` as
         chunks come back."""
-        from distributed import as_completed, wait
+        from distributed import as_completed
 
-        from .minimax import column_entries
+        from .minimax import columns_entries
 
         folder, files = checkpoint.folder, checkpoint.table_files()
-        chunks = column_chunks(now, self.slots,
-                               sum(1 + track.chances for track in tracks))
-        checkpoint.expect([chunk_name(now.km, now.ko, j0, j1) for j0, j1 in chunks])
+        rows = sum(1 + track.chances for track in tracks)
+        chunks = column_chunks(now, self.slots, rows)
         # A key of each call's own: a stopped call's tasks may still be known to the
         # scheduler. (No retries: a task fails the same way again; Dask itself runs again a
         # task whose worker died.)
@@ -276,26 +274,23 @@ class JointRunner:
         try:
             for fut in as_completed(list(futures)):
                 j0, j1 = futures[fut]
-                sha, shape = _result(fut, now, folder)
-                path = folder / chunk_name(now.km, now.ko, j0, j1)
-                data = _read_chunk(path, sha, shape)
-                dest = np.concatenate([column_entries(now, j) for j in range(j0, j1)])
+                data = _result(fut, now, folder)
+                fut.release()  # (the worker lets go of it)
+                dest = columns_entries(now, j0, j1)
+                if data.shape != (rows, len(dest)):
+                    raise AssertionError(f"a chunk of joint layer {(now.km, now.ko)} came back "
+                                         f"with the shape {data.shape}, not {(rows, len(dest))}")
                 row = 0
                 for track in tracks:
                     for table in track.now[:1 + track.chances]:
                         table.array[dest] = data[row]
                         row += 1
-                path.unlink(missing_ok=True)
+                del data
                 done += j1 - j0
                 if step is not None:
                     step(done)
         except BaseException:
             self.client.cancel(list(futures))
-            with contextlib.suppress(Exception):  # (a running task ends, and writes, first)
-                wait(list(futures), timeout=STOP_WAIT)
-            for j0, j1 in chunks:  # (only the chunk files this layer's tasks write; any
-                # written later are named in the manifest: the next save removes them)
-                (folder / chunk_name(now.km, now.ko, j0, j1)).unlink(missing_ok=True)
             raise
 
     def close(self) -> None:
@@ -320,19 +315,3 @@ def _result(fut, now, folder: Path) -> list:
                          "them.", param="checkpoint") from None
 
 
-def _read_chunk(path: Path, sha: str, shape: list) -> np.ndarray:
-    """A chunk file, checked against its SHA-256 and shape."""
-    try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise InputError(f"checkpoint: a Dask worker wrote {path}, which this process cannot "
-                         f"read ({exc}): the workers must share the folder, at the same "
-                         "path.", param="checkpoint") from None
-    if hashlib.sha256(raw).hexdigest() != sha:
-        raise InputError(f"checkpoint: {path} fails its checksum (altered after a worker "
-                         "wrote it); run the solve again.", param="checkpoint")
-    data = np.load(io.BytesIO(raw), allow_pickle=False)
-    if list(data.shape) != list(shape):
-        raise InputError(f"checkpoint: {path} is not the chunk its worker described.",
-                         param="checkpoint")
-    return data

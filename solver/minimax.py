@@ -287,19 +287,9 @@ class Checkpoint:
         named = {f["file"] for pair in found.get("tables", {}).values() for f in pair if f}
         return named | set(found.get("pending", []))
 
-    def expect(self, names: list[str]) -> None:
-        """Name files about to be written by others (the chunks of Dask's tasks) in the
-        manifest, so the next save removes any a stop leaves behind."""
-        from .sealed import write_sealed
-
-        found = self._manifest() or dict(self.identity)
-        write_sealed(self.manifest_path,
-                     {**found, "pending": sorted(set(found.get("pending", [])) | set(names))})
-
     def _remove(self, names: set[str]) -> None:
         for name in names:
-            if "/" not in name and name.startswith(("layer-", "chunk-")) and \
-                    name.endswith(".npy"):
+            if "/" not in name and name.startswith("layer-") and name.endswith(".npy"):
                 (self.folder / name).unlink(missing_ok=True)
 
 
@@ -565,7 +555,7 @@ class _LayerSweep:
     def column(self, j: int, tracks: list[_Track], sink=None) -> None:
         """Solve the pairs (i, j) of every mover state i, for every track: into the tracks'
         `now` tables, or given to `sink(track, score, draw or None)` in the order of
-        `column_entries(now, j)` (a task of `solver.joint_tasks`)."""
+        `columns_entries(now, j, j + 1)` (a task of `solver.joint_tasks`)."""
         now = self.now
         c = int(now.other.most[j]) + 1
         pairs = now.column(j)
@@ -681,10 +671,12 @@ class _LayerSweep:
             track.now[1].array[dest] = draw
 
 
-def column_entries(layer: JointLayer, j: int) -> np.ndarray:
-    """Where the entries of the pairs (i, j) of every mover state i are in the layer's tables,
-    in the order of i, then d (what `_LayerSweep.column` gives a sink)."""
-    p = layer.column(j)
+def columns_entries(layer: JointLayer, j0: int, j1: int) -> np.ndarray:
+    """Where the entries of the pairs (i, j) of every mover state i and other's state j0 ..
+    j1 - 1 are in the layer's tables, in the order of j, then i, then d (what
+    `_LayerSweep.column` gives a sink, column after column)."""
+    p = (np.arange(j0, j1, dtype=np.int64)[:, None]
+         + np.arange(layer.n_m, dtype=np.int64)[None, :] * layer.n_o).ravel()
     width = layer.WIDTH[p]
     within = np.arange(int(width.sum())) - np.repeat(np.cumsum(width) - width, width)
     return np.repeat(layer.PTR[p], width) + within

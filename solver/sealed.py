@@ -38,7 +38,7 @@ class CorruptCache(Exception):
     """A file of yz's that must not be used; the message says why."""
 
 
-def sha256(data: bytes) -> str:
+def sha256(data: bytes | memoryview) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
@@ -115,7 +115,7 @@ def array_block_sums(array, block_bytes: int) -> list[str]:
     import numpy as np
 
     data = np.ascontiguousarray(array).reshape(-1).view(np.uint8)
-    return [sha256(data[i:i + block_bytes].tobytes())
+    return [sha256(memoryview(data[i:i + block_bytes]))  # (read in place, not copied)
             for i in range(0, max(1, data.size), block_bytes)]
 
 
