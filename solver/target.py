@@ -177,9 +177,8 @@ def need_sweep(solution: Solution, n_need: int, last: np.ndarray, met: float,
 
     def layer_table(k: int, row: np.ndarray, column0: float) -> np.ndarray:
         size = int(layout.LAYER_PTR[k + 1] - layout.LAYER_PTR[k])
-        table = np.zeros((size, n_need))  # (its pages taken as the kernels write them)
-        if k == n_cat:
-            table[:] = row
+        table = np.zeros((size, n_need))
+        table[:] = row if k == n_cat else 0.0
         table[:, 0] = column0
         return table
 
