@@ -549,10 +549,6 @@ def duel_cmd(
             raise InputError(f"--exact: both players play the same rule set; {b!r} is not "
                              f"{a!r} (give B as A, or leave it out).")
         model = model_for(rules, quiet, as_json, max_memory=parse_size(max_memory), yes=yes)
-        if (workers is not None or scheduler is not None) and checkpoint is None:
-            raise InputError("--workers and --scheduler solve the joint layers on Dask, "
-                             "whose workers read them from the checkpoint folder: give "
-                             "--checkpoint FOLDER too.")
         on_dask = {"scheduler": scheduler, "workers": workers}
         result = model.minimax(checkpoint=checkpoint, **on_dask) if minimax_only else \
             model.duel_exact(best_response, checkpoint, **on_dask)

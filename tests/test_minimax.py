@@ -899,7 +899,8 @@ def test_the_command_solves_on_local_dask_workers(tmp_path):
     assert (tmp_path / "progress").is_dir()
     lost = subprocess.run([*run, "--workers", "2"], capture_output=True, text=True, env=env,
                           cwd=tmp_path, timeout=120)
-    assert lost.returncode == 2 and "give --checkpoint FOLDER" in lost.stderr, lost.stderr
+    assert lost.returncode == 2 and lost.stderr.startswith("error: --checkpoint: a two-player "
+                                                           "solve on Dask"), lost.stderr
     assert len(lost.stderr.strip().splitlines()) == 1
 
 
