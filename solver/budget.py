@@ -620,11 +620,15 @@ def check_minimax_memory(t: RuleTables, layout: StateLayout, need: int, at_least
     bytes (default: three quarters of this machine's memory)."""
     limit = memory_limit(max_memory)
     if need > limit:
+        digits = 1  # (more where one decimal would show the need equal to the limit)
+        while digits < 4 and f"{need / 2**30:.{digits}f}" == f"{limit / 2**30:.{digits}f}":
+            digits += 1
         raise InputError(
             f"the two-player solve of {t.rules.name} needs {'at least' if at_least else 'about'}"
-            f" {need / 2**30:,.1f} GiB ({what}), more than the {limit / 2**30:.1f} GiB "
-            "allowed; it is for games whose joint states (both players' turn-start states and "
-            "the score difference) fit in memory, such as crag.", param="max_memory")
+            f" {need / 2**30:,.{digits}f} GiB ({what}), more than the "
+            f"{limit / 2**30:.{digits}f} GiB allowed; it is for games whose joint states (both "
+            "players' turn-start states and the score difference) fit in memory, such as "
+            "crag.", param="max_memory")
 
 
 # ---------------------------------------------------------------- one model's budget
