@@ -558,10 +558,10 @@ def minimax_dask_bytes(t: RuleTables, layout: StateLayout, sizes: list, tables: 
                        seats: int, local_workers: int) -> int:
     """Memory a two-player solve on Dask needs on this machine (`solver.joint_tasks`): this
     process holds the layer being solved whole (`tables` tables, the layer after is in the
-    folder) and a chunk being put in place (its file, its array and its places); each of
-    `local_workers` worker processes a chunk three times over (its columns, joined, written),
-    a sweep's scratch and both layers' pairs. The pages of the layer after that the workers
-    read are the folder's, which the system can always drop."""
+    folder) and a chunk being put in place (its entries, as Dask hands them over, and their
+    places: allowed three times a chunk); each of `local_workers` worker processes a chunk
+    (the same allowance), a sweep's scratch and both layers' pairs. The pages of the layer
+    after that the workers read are the folder's, which the system can always drop."""
     from .joint import PAIR_BYTES
     from .joint_tasks import CHUNK_BYTES
 

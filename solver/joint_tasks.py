@@ -84,12 +84,11 @@ class Mapped:
 def column_chunks(now, workers: int, tables: int) -> list[tuple[int, int]]:
     """Layer `now`'s columns cut into chunks [j0, j1): at least CHUNKS_PER_WORKER per
     worker, each of at most CHUNK_BYTES in its `tables` tables (one column at least)."""
-    per_column = np.bincount(np.arange(now.pairs) % max(1, now.n_o), weights=now.WIDTH,
-                             minlength=now.n_o) if now.n_o else np.zeros(0)
+    per_column = now.WIDTH.reshape(now.n_m, now.n_o).sum(axis=0)  # (pairs mover-major)
     most = max(1, min(CHUNK_BYTES // (8 * tables),
                       int(now.size // max(1, workers * CHUNKS_PER_WORKER))))
     chunks, j0, held = [], 0, 0
-    for j, size in enumerate(per_column.astype(np.int64)):
+    for j, size in enumerate(per_column):
         if j > j0 and held + size > most:
             chunks.append((j0, j))
             j0, held = j, 0
