@@ -508,6 +508,16 @@ MINIMAX_PROCESS_BYTES = 320 << 20
 # Seconds per (move x need) of an expected-score turn averaged in NumPy (`minimax`'s policy
 # evaluation), and the share of that NumPy work per stored difference that moves its tables.
 OPTIMAL_TURN_SECONDS_PER_CELL = 4e-9
+# What Dask adds to a two-player solve (`solver.joint_tasks`), measured on this 2-core machine:
+# a local cluster starts in 1.5-2.3 s and each worker then loads yz and its kernels (the
+# 4,026 joint states of `example:quick-duel` took 4.6 s on 2 workers, none in one process); a
+# round trip of tasks per joint layer; every layer saved and hashed here, its blocks read back
+# and checked by the workers (Crag's last 11 boxes, 257 million joint states of two tables:
+# 74.4 s on 2 workers against 52.5 s in one process).
+DASK_START_SECONDS = 3.0
+DASK_SECONDS_PER_LOCAL_WORKER = 1.5
+DASK_SECONDS_PER_LAYER = 0.25
+DASK_BYTES_PER_SECOND = 150e6
 
 
 def minimax_tables(chances: bool, seats: int) -> int:
@@ -571,6 +581,15 @@ def minimax_dask_bytes(t: RuleTables, layout: StateLayout, sizes: list, tables: 
     here = layer + pairs + chunk
     worker = MINIMAX_PROCESS_BYTES + pairs + chunk + minimax_scratch_bytes(t, layout, seats)
     return here + MINIMAX_PROCESS_BYTES + local_workers * worker
+
+
+def minimax_dask_seconds(sizes: list, tables: int, local_workers: int) -> float:
+    """Seconds a two-player solve on Dask adds to `minimax_seconds`: the cluster started (or
+    reached), each joint layer's round trip, and its `tables` tables saved and hashed in the
+    folder and checked where the workers read them."""
+    saved = sum(s.entries for s in sizes) * 8 * tables
+    return (DASK_START_SECONDS + local_workers * DASK_SECONDS_PER_LOCAL_WORKER
+            + len(sizes) * DASK_SECONDS_PER_LAYER + saved / DASK_BYTES_PER_SECOND)
 
 
 def minimax_held(now, after) -> int:
@@ -780,6 +799,8 @@ class Budget:
                                     else "the largest joint layer is solved on Dask")
                                  + sampled)
         seconds = minimax_seconds(t, layout, sizes, chances, seats, self.problem.batch_width())
+        if dask_workers is not None:
+            seconds += minimax_dask_seconds(sizes, tables, dask_workers)
         return need, seconds, sizes
 
     def need_seconds(self, n_need: int, windows: bool, payloads: bool) -> float:

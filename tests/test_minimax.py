@@ -918,3 +918,19 @@ def test_the_memory_of_a_solve_on_dask_is_estimated_for_this_machine():
     small = Model("crag", max_memory=elsewhere - 1).budget
     with pytest.raises(InputError, match="largest joint layer is solved on Dask"):
         small.minimax_estimate(True, dask_workers=0)
+
+
+def test_the_time_of_a_solve_on_dask_counts_what_dask_adds():
+    """Starting the local workers, a round trip per joint layer and every layer saved and
+    checked: even a tiny game's estimate on Dask says the seconds its cluster takes."""
+    from yz.solver import budget as budgets
+
+    budget = Model("example:quick-duel").budget
+    alone = budget.minimax_estimate(True, refuse=False)[1]
+    elsewhere, two = (budget.minimax_estimate(True, refuse=False, dask_workers=n)[1]
+                      for n in (0, 2))
+    sizes = budget.minimax_estimate(True, refuse=False)[2]
+    assert elsewhere - alone == pytest.approx(budgets.minimax_dask_seconds(sizes, 2, 0))
+    assert two - elsewhere == pytest.approx(2 * budgets.DASK_SECONDS_PER_LOCAL_WORKER)
+    assert elsewhere - alone >= budgets.DASK_START_SECONDS + len(sizes) * \
+        budgets.DASK_SECONDS_PER_LAYER
