@@ -510,10 +510,18 @@ JSON_COMMANDS = {
     "distribution": ["distribution", "-v", "no-bonus"],
     "duel": ["duel", "no-bonus", "gist"],
     "target": ["target", "-v", "no-bonus", "--max-target", "100"],
+    "duel --best-response": ["duel", "example:quick-duel", "example:quick-duel",
+                             "--best-response"],
+    "duel --exact": ["duel", "example:quick-duel", "--exact"],
+    "advise --opponent-filled": ["advise", "-v", "example:quick-duel", "--filled", "low=5",
+                                 "-d", "3,4", "-r", "1", "--opponent-filled", "high=10"],
+    "advise --opponent-strategy minimax": [
+        "advise", "-v", "example:quick-duel", "--filled", "low=5", "-d", "3,4", "-r", "1",
+        "--opponent-filled", "high=10", "--opponent-strategy", "minimax"],
     "cache list": ["cache", "list"],
 }
 # Names the table's "in" column uses for places inside a command's output.
-JSON_PLACES = {"a", "b", "exact", "targets"}
+JSON_PLACES = {"a", "b", "exact", "targets", "opponent"}
 # Keys present only in some outputs (a figure not computed, an invalid rule file): checked
 # one way here (and each where it appears: test_compare_shows_what_it_has_and_names_what_it_
 # has_not, test_an_invalid_rule_file_is_json_too).
