@@ -29,6 +29,8 @@ printed beside the simulated one where it is known, as a check on the simulation
     python bench/bench_live_win.py -v crag --games 2000
     python bench/bench_live_win.py -v official-free-joker --games 300 --live-turns 5
     python bench/bench_live_win.py -v gist --games 500 --part 0/2   # and --part 1/2 beside it
+    python bench/bench_live_win.py -v crag --against minimax --minimax-store FOLDER \
+        --exact-json crag-exact.json --arms blind live     # the whole Crag (30 GiB of disk)
 """
 
 from __future__ import annotations
@@ -178,6 +180,15 @@ def main() -> None:
     parser.add_argument("--against", choices=("optimal", "minimax"), default="optimal",
                         help="B's play: for the expected score, or minimax (small games: the "
                         "two-player solve is kept whole in memory)")
+    parser.add_argument("--minimax-store", default=None, metavar="FOLDER",
+                        help="with --against minimax: read minimax's moves from this folder of "
+                        "joint layers (`Model.minimax_store`, solved into it the first time), "
+                        "for games whose two-player solve does not fit in memory whole, such "
+                        "as the whole Crag; expected-score play's exact chances against "
+                        "minimax then come from --exact-json")
+    parser.add_argument("--exact-json", default=None, metavar="FILE",
+                        help="what `yz duel V --exact --json` printed for this game: the "
+                        "exact references with --minimax-store")
     parser.add_argument("--arms", nargs="+", default=None, metavar="ARM",
                         help="play only these arms (mean, blind, live, minimax; mean always)")
     parser.add_argument("--part", default="0/1", help="I/N: this process plays every Nth seed")
@@ -218,7 +229,20 @@ def main() -> None:
     exact[("mean", 1)], exact[("blind", 1)] = exact[("mean", 0)], exact_blind
     minimax = None
     arms = ["mean", "blind", "live"]
-    if args.against == "minimax":
+    if args.against == "minimax" and args.minimax_store:
+        if not args.exact_json:
+            parser.error("--minimax-store needs --exact-json (the exact references)")
+        with open(args.exact_json) as saved:
+            found = json.load(saved)
+        minimax = MinimaxPlay(solution, store=model.minimax_store(args.minimax_store))
+        arms.append("minimax")
+        # (each seat's "score" is minimax's, P(win) + P(draw) / 2: expected-score play's
+        # is what is left)
+        exact = {("mean", 0): 1 - found["minimax_second"]["score"],
+                 ("mean", 1): 1 - found["minimax_first"]["score"],
+                 ("minimax", 0): found["minimax"]["score"],
+                 ("minimax", 1): 1 - found["minimax"]["score"]}
+    elif args.against == "minimax":
         duel = model.minimax(chances=False, against_optimal=True, keep=True)
         minimax = MinimaxPlay(solution, duel)
         arms.append("minimax")
