@@ -214,8 +214,7 @@ def _advise_minimax(model, pos, rolled, left, points, theirs, target, store, top
                                       store=store)
     except InputError as exc:
         if store is None and getattr(exc, "param", None) == "keep":
-            message = exc.args[0].split(" (or keep them")[0]
-            exc.args = (f"{message}; or give --store FOLDER to keep them on disk.",)
+            exc.args = (f"{exc.reason}; or give --store FOLDER to keep them on disk.",)
         raise
     mean = model.advise(pos, rolled, left, points)
     their_points = opponent.banked(model.tables, their_bonus or 0)

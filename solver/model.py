@@ -516,12 +516,13 @@ class Model:
                                                         budgets.minimax_tables(chances, 0)))
             limit = budgets.memory_limit(self.max_memory)
             if need > limit:
-                raise InputError(
-                    f"{self.name}: playing minimax reads its two-player solve with every "
-                    f"joint layer kept in memory, about {need / 2**30:,.1f} GiB, "
-                    f"more than the {limit / 2**30:.1f} GiB allowed; minimax play is for "
-                    "games whose joint layers all fit, such as house games of a few boxes "
-                    "(or keep them in a folder: `minimax_store`).", param="keep")
+                reason = (f"{self.name}: playing minimax reads its two-player solve with every "
+                          f"joint layer kept in memory, about {need / 2**30:,.1f} GiB, more "
+                          f"than the {limit / 2**30:.1f} GiB allowed; minimax play is for "
+                          "games whose joint layers all fit, such as house games of a few "
+                          "boxes")
+                raise InputError(f"{reason} (or keep them in a folder: `minimax_store`).",
+                                 param="keep", reason=reason)
 
         def saved_in(with_chances: bool, group: tuple) -> Checkpoint | None:
             if checkpoint is None:

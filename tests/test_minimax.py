@@ -753,7 +753,8 @@ def test_advise_against_a_card_played_minimax_on_the_command_line(tmp_path, monk
     crag = runner.invoke(app, ["advise", "-v", "crag", "--opponent-filled", "",
                                "--opponent-strategy", "minimax"])
     assert crag.exit_code == 2 and "GiB" in crag.stderr and "minimax play is for" in crag.stderr
-    assert "--store FOLDER" in crag.stderr
+    assert "--store FOLDER" in crag.stderr and "minimax_store" not in crag.stderr
+    assert crag.stderr.count("\n") == 1  # (one paragraph)
     assert time.perf_counter() - start < 60  # (refused by its estimate: a hang guard only)
 
 

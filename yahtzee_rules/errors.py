@@ -13,12 +13,15 @@ class YzError(Exception):
     """
 
     def __init__(self, message: str, param: str | None = None,
-                 problems: list[str] | None = None):
+                 problems: list[str] | None = None, reason: str | None = None):
         super().__init__(message)
         self.param = param
         # Each problem on its own, where the message lists several (a rule file's, each with
         # its file:line:col), for a front end that shows them apart.
         self.problems = problems
+        # What is refused and why, without the library's way out that the message ends with
+        # (a front end that has its own way out says it instead).
+        self.reason = message if reason is None else reason
 
 
 class RulesError(YzError):
