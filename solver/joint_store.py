@@ -33,15 +33,17 @@ def _layer_name(km: int, ko: int) -> str:
 
 def writable_folder(folder: Path, param: str) -> None:
     """Make `folder` (and its parents) and check that yz can write there, before any work:
-    InputError, named by `param`, if not. (The two-player solve's folders: this store, and
+    InputError, named by `param`, if not. What a killed writer left there goes
+    (`sealed.remove_stale_temporaries`). (The two-player solve's folders: this store, and
     `minimax.Checkpoint`.)"""
-    from .sealed import TEMP_PREFIX
+    from .sealed import TEMP_PREFIX, remove_stale_temporaries
 
     try:
         folder.mkdir(parents=True, exist_ok=True)
         probe = folder / f"{TEMP_PREFIX}probe"
         probe.write_bytes(b"")
         probe.unlink()
+        remove_stale_temporaries(folder)
     except OSError as exc:
         raise InputError(f"{param}: {folder} is not a folder yz can write to "
                          f"({type(exc).__name__}: {exc}); give another.", param=param) from None

@@ -360,6 +360,7 @@ def solve_layered(problem: Problem, folder: str | os.PathLike, with_sd: bool = F
     folder_ = Path(folder).expanduser().resolve()
     manifest, layers = open_store(problem, folder_, with_sd, chunk_states)
     folder_.mkdir(parents=True, exist_ok=True)
+    sealed.remove_stale_temporaries(folder_)  # (a killed run's half-written chunks)
     done: dict[str, str] = manifest["done"]
     blocks: dict[str, dict] = manifest["blocks"]
     resumed = len(done)

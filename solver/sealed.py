@@ -81,6 +81,36 @@ def write_atomic(path: Path, write: Callable[[IO[bytes]], Any]) -> None:
         raise
 
 
+# A temporary file untouched for this long is a stopped writer's (a killed process): a live
+# one writes to it all the time. yz's folders drop such files when a solve opens them again.
+STALE_TEMP_SECONDS = 600.0
+
+
+def remove_stale_temporaries(folder: Path, older_than: float = STALE_TEMP_SECONDS) -> int:
+    """Remove the temporary files (`TEMP_PREFIX`) a killed writer left in `folder` (not in
+    its sub-folders), those not written to for `older_than` seconds; returns how many. Only
+    files with yz's temporary prefix go: they are nobody else's."""
+    import time
+
+    removed = 0
+    now = time.time()
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return 0
+    for entry in entries:
+        if not entry.name.startswith(TEMP_PREFIX):
+            continue
+        try:
+            if entry.is_file(follow_symlinks=False) and \
+                    now - entry.stat(follow_symlinks=False).st_mtime > older_than:
+                os.unlink(entry.path)
+                removed += 1
+        except OSError:
+            continue  # (gone already, or not ours to remove: left as it is)
+    return removed
+
+
 def write_bytes(path: Path, data: bytes) -> None:
     """`data` as the whole of `path`, atomically."""
     write_atomic(path, lambda fh: fh.write(data))

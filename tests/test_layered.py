@@ -135,7 +135,15 @@ def test_a_killed_run_resumes_where_it_stopped(tmp_path):
     # chunks it began with, which the folder's manifest lists.
     assert 0 < share_left(model.problem, store, with_sd=False) < 0.5  # the estimate is scaled
     assert share_left(model.problem, store, with_sd=True) == 1.0  # (another solve: from scratch)
+    # What a writer killed mid-file leaves (renamed into place only when whole) goes when the
+    # folder is opened again, once nobody has written to it for a while; nothing else does.
+    stale, fresh = store / ".tmp-yz-killed.npy", store / ".tmp-yz-writing.npy"
+    for path in (stale, fresh, store / "notes.txt"):
+        path.write_bytes(b"x" * 100)
+    os.utime(stale, (1e9, 1e9))
     resumed = solve_layered(model.problem, store)
+    assert not stale.exists() and fresh.exists() and (store / "notes.txt").exists()
+    fresh.unlink()
     assert share_left(model.problem, store, with_sd=False) == 0.0
     assert resumed.resumed_chunks == len(left["done"]) and resumed.solved_chunks > 0
     assert json.loads((store / MANIFEST).read_text())["chunks"] == left["chunks"]

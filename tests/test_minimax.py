@@ -768,9 +768,14 @@ def test_the_command_keeps_its_progress_in_a_checkpoint_folder(tmp_path):
     manifest = folder / "chances-minimax" / "checkpoint.json"
     assert json.loads(manifest.read_text())["result"]
     written = manifest.stat().st_mtime_ns
+    stale = folder / "chances-minimax" / ".tmp-yz-killed.npy"  # (a killed save's leftover)
+    stale.write_bytes(b"x" * 100)
+    os.utime(stale, (1e9, 1e9))
+    (folder / "chances-minimax" / "notes.txt").write_text("mine")
     second = CliRunner().invoke(app, args)
     assert json.loads(second.stdout)["minimax"] == json.loads(first.stdout)["minimax"]
     assert manifest.stat().st_mtime_ns == written  # (read, not solved and saved again)
+    assert not stale.exists() and (folder / "chances-minimax" / "notes.txt").exists()
     (tmp_path / "a-file").write_text("not a folder")
     refused = CliRunner().invoke(app, [*args[:-1], str(tmp_path / "a-file")])
     assert refused.exit_code == 2 and "is not a folder yz can write to" in refused.stderr
