@@ -208,9 +208,13 @@ def _mapped(folder: Path, files: dict) -> dict:
 
 
 def forget() -> None:
-    """Drop what this worker kept."""
+    """Drop what this worker kept: the joint layers and, through the layered solve's own
+    `_forget`, the compiled problem its tasks took from there (`_problem_for`)."""
+    from .layered import _forget
+
     with _LOCK:
         _KEPT.clear()
+    _forget()
 
 
 def check_workers(scheduler: Any, workers: int | None) -> None:

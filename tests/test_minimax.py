@@ -792,6 +792,13 @@ DUEL_FIGURES = ("value", "minimax", "minimax_first", "minimax_second", "best_res
                 "best_response_second")
 
 
+def _kept_by_worker() -> int:
+    """What a Dask worker still holds of a two-player solve's (run on each worker)."""
+    from yz.solver import joint_tasks, layered
+
+    return len(joint_tasks._KEPT) + len(layered._PROBLEM) + len(layered._LAYER)
+
+
 def test_a_two_player_solve_on_dask_is_the_one_process_solve_bit_for_bit(tmp_path, cluster):
     """On 2 local Dask workers (each joint layer cut into chunks of columns, the layer after
     read from the checkpoint folder), every figure of every pass is the one-process solve's,
@@ -822,6 +829,8 @@ def test_a_two_player_solve_on_dask_is_the_one_process_solve_bit_for_bit(tmp_pat
             assert getattr(on_dask, name) == getattr(whole, name), (rules.name, name)
         for progress in folder.iterdir():
             assert sorted(p.name for p in progress.iterdir()) == ["checkpoint.json"]
+        # The workers let go of what the solve gave them: its layers and compiled problem.
+        assert set(cluster.run(_kept_by_worker).values()) == {0}, rules.name
 
     rules = rules_from_text(FOUR_BOXES)
     whole = Model(rules, use_cache=False).duel_exact(best_response=True)
