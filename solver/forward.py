@@ -149,6 +149,7 @@ def streamed_figures(problem: Problem, values_after: Callable[[int], np.ndarray]
     layer's moves (Maxi Yatzy's run to billions). The sums run in another order than
     `walk`'s: the figures agree to rounding, not to the bit."""
     from .kernels.outcomes import N_EVENTS
+    from .kernels.play import add_reach
 
     t, layout = problem.tables, problem.layout
     n_cat = t.n_categories
@@ -165,7 +166,7 @@ def streamed_figures(problem: Problem, values_after: Callable[[int], np.ndarray]
         for src, target, prob, box, points, flags in outcome_blocks(problem, V, index, names):
             w = reach[src] * prob
             _add_figures(box_stats, events, w, box, points, flags)
-            reach_next += np.bincount(target - base, weights=w, minlength=end - base)
+            add_reach(reach_next, base, src, target, prob, reach)
             if step is not None and len(src):  # (the stored states of the layers so far)
                 share = (int(src[-1]) + 1) / len(index)
                 step(int(layout.LAYER_PTR[k] + share * (base - layout.LAYER_PTR[k])), total)

@@ -104,6 +104,15 @@ def _play_games(K, G, part, state_of_game, CHOICE, DRAWS, counts):
 # ---------------------------------------------------------------- score distributions
 
 
+@kernel(nogil=True)
+def add_reach(REACH, base, SRC, TARGET, PROB, FROM):
+    """REACH[TARGET[i] - base] += FROM[SRC[i]] * PROB[i] for every move i: the chance of
+    reaching each state of the next layer, added move by move (a block of a big layer's moves
+    touches a few of its states: no pass over the whole layer per block)."""
+    for i in range(TARGET.shape[0]):
+        REACH[TARGET[i] - base] += FROM[SRC[i]] * PROB[i]
+
+
 @kernel
 def group_by(slot, n):
     """Counting sort: ptr[s] .. ptr[s + 1] - 1 are the positions in `order` of the entries i
