@@ -1113,14 +1113,16 @@ class Model:
         """Optimal play's exact figures from the finished layered solve in `folder`: the
         value and SD it holds (the SD None when solved without it), and each box's mean and
         zero rate and the bonus rates from a forward pass over its values, a layer in memory
-        at a time (`layered.store_figures`; about as long as the solve's values pass). For
-        games whose moves are too many for `figures` (Maxi Yatzy). StoreError, with the
-        reason, for a folder that is not a finished store of these rules."""
+        at a time (`layered.store_figures`): every state's turn followed through its rolls,
+        as the exact distribution's pass does (its time estimate; yatzy-saved-rolls: about 14
+        times the values' solve). For games whose moves are too many for `figures` (Maxi
+        Yatzy). StoreError, with the reason, for a folder that is not a finished store of
+        these rules."""
         from .exact import figures_of_walk
         from .layered import store_figures
 
         self.budget.check_time("the exact figures from a store of",
-                               self.budget.values_seconds())
+                               self.budget.distribution_seconds())
         self.ensure_compiled("figures")
         begin = time.perf_counter()
         with self.report.stage(f"the figures of {self.name} from {folder}", "states") as step:
