@@ -112,15 +112,16 @@ def layer_outcomes(problem: Problem, V: np.ndarray, index: np.ndarray,
 
 
 def outcome_blocks(problem: Problem, V: np.ndarray, index: np.ndarray,
-                   names: tuple[str, ...] = FIGURE_COLUMNS):
+                   names: tuple[str, ...] = FIGURE_COLUMNS, share: bool = False):
     """`layer_outcomes`' moves a block of states at a time, as `_filled` gives them: a layer's
-    moves can be too many to hold at once (Maxi Yatzy's)."""
+    moves can be too many to hold at once (Maxi Yatzy's). `share`: with saved rolls, the
+    blocks may come in another order, choices shared between banks (`_banked_blocks`)."""
     from .kernels import layer
 
     t, layout = problem.tables, problem.layout
     mask, flag, u, bank = layout.banked_states_at(index)
     if layout.saves_rolls:
-        yield from _banked_blocks(problem, V, index, names, (mask, flag, u, bank))
+        yield from _banked_blocks(problem, V, index, names, (mask, flag, u, bank), share)
         return
     most = problem.most_outcomes
     no_choice = np.zeros((0, t.rolls, t.n_distinct_rolls), dtype=np.int64)
@@ -135,7 +136,7 @@ def outcome_blocks(problem: Problem, V: np.ndarray, index: np.ndarray,
         cols = problem.batch_width(int(rows.NU.max(initial=1)))
         layer.decide(problem.K, problem.L, rows, layer.batches(rows.NU, cols), cols,
                      problem.threads, Next(V, None, None), choice=no_choice, out=out)
-        yield _filled(out, n, most, b0, names)
+        yield _filled(out, n, most, np.arange(b0, b0 + n, dtype=np.int32), names)
 
 
 def streamed_figures(problem: Problem, values_after: Callable[[int], np.ndarray],
@@ -163,7 +164,8 @@ def streamed_figures(problem: Problem, values_after: Callable[[int], np.ndarray]
         base, end = int(layout.LAYER_PTR[k + 1]), int(layout.LAYER_PTR[k + 2])
         reach_next = np.zeros(end - base)
         V = values_after(k)
-        for src, target, prob, box, points, flags in outcome_blocks(problem, V, index, names):
+        for src, target, prob, box, points, flags in outcome_blocks(problem, V, index, names,
+                                                                    share=True):
             w = reach[src] * prob
             _add_figures(box_stats, events, w, box, points, flags)
             add_reach(reach_next, base, src, target, prob, reach)
@@ -189,15 +191,16 @@ def _outcome_buffers(n: int, most: int) -> dict[str, np.ndarray]:
     return buffers
 
 
-def _filled(out, n: int, most: int, b0: int, names: tuple[str, ...]) -> list[np.ndarray]:
+def _filled(out, n: int, most: int, src: np.ndarray, names: tuple[str, ...]
+            ) -> list[np.ndarray]:
     """A block's moves (state i's are its first COUNT[i] slots): the position of each one's
-    source in the layer's list (the block starts at b0), and its columns `names` (a list:
+    source in the layer's list (state i's is src[i], int32), and its columns `names` (a list:
     `_joined` lets each go once copied)."""
     count = out.COUNT
     first = np.cumsum(count) - count
     slots = np.repeat(np.arange(n, dtype=np.int64) * most - first, count)
     slots += np.arange(len(slots), dtype=np.int64)
-    return [np.repeat(np.arange(b0, b0 + n, dtype=np.int32), count),
+    return [np.repeat(src, count),
             *(getattr(out, name.upper()).ravel()[slots].astype(COLUMN_TYPES[name], copy=False)
               for name in names)]
 
@@ -222,12 +225,14 @@ def _joined(parts: list[list], names: tuple[str, ...]) -> tuple[np.ndarray, dict
 
 
 def _banked_blocks(problem: Problem, V: np.ndarray, index: np.ndarray,
-                   names: tuple[str, ...], states: tuple):
+                   names: tuple[str, ...], states: tuple, share: bool = False):
     """The moves of the states at `index` with saved rolls, a block of states at a time (as
     `_filled` gives them): the decision kernel records the choices at every stage (one bank a
     batch), then `outcomes.banked_outcomes` follows the dice through them. `index` is sorted by
     store index, which orders the states by bank, mask, flag and total, as the rows want.
-    `states`: their (mask, flag, u, bank)."""
+    `states`: their (mask, flag, u, bank). With `share`, where the saved rolls are carried and
+    no first roll has a bonus of its own, the states that differ only in their bank share
+    their choices (`_shared_choices`), and the blocks' moves come in another order."""
     from .kernels import layer
     from .kernels.layer import run_threads
     from .kernels.outcomes import banked_outcomes, key_space
@@ -246,20 +251,64 @@ def _banked_blocks(problem: Problem, V: np.ndarray, index: np.ndarray,
     size = min(block, len(index))
     buffers = _outcome_buffers(size, most)
     choices = np.empty((size, stages, n_roll), dtype=np.int64)
+
+    def decide(rows: Rows, choice: np.ndarray) -> None:
+        cols = problem.batch_width(int(rows.NU.max(initial=1)))
+        layer.decide(K, KL, rows, layer.batches(rows.NU, cols, rows.BANK), cols, problem.threads,
+                     Next(V, None, None), choice=choice, out=no_outcomes)
+
+    def follow(rows: Rows, choice: np.ndarray, crow: np.ndarray, src: np.ndarray) -> list:
+        n = len(src)
+        out = Outcomes.of(**{name: array[:n] for name, array in buffers.items()})
+        shares = split_rows(rows, len(scratches))  # (one scratch per share)
+        run_threads(banked_outcomes, [(K, KL, part, choice, crow, out, scratches[i])
+                                      for i, part in enumerate(shares)])
+        return _filled(out, n, most, src, names)
+
+    if share and t.bank_carry and not t.has_first_roll_bonus:
+        yield from _shared_choices(states, size, choices, decide, follow)
+        return
+    same_row = np.arange(size, dtype=np.int64)
     for b0 in range(0, len(index), block):
         part = slice(b0, b0 + block)
         mask, flag, u, bank = (a[part] for a in states)
         n = len(mask)
         rows = rows_of_states(States(mask, flag, u, bank))
-        cols = problem.batch_width(int(rows.NU.max(initial=1)))
-        choice = choices[:n]
-        layer.decide(K, KL, rows, layer.batches(rows.NU, cols, rows.BANK), cols, problem.threads,
-                     Next(V, None, None), choice=choice, out=no_outcomes)
-        out = Outcomes.of(**{name: array[:n] for name, array in buffers.items()})
-        shares = split_rows(rows, len(scratches))  # (one scratch per share)
-        run_threads(banked_outcomes, [(K, KL, share, choice, out, scratches[i])
-                                      for i, share in enumerate(shares)])
-        yield _filled(out, n, most, b0, names)
+        decide(rows, choices[:n])
+        yield follow(rows, choices[:n], same_row[:n], np.arange(b0, b0 + n, dtype=np.int32))
+
+
+def _shared_choices(states: tuple, size: int, choices: np.ndarray, decide, follow):
+    """`_banked_blocks` with carried saved rolls, whose choices with `left` re-rolls left do not
+    depend on the bank the turn began with (the bank a box leaves is the re-rolls unused): the
+    choices are recorded once for each (mask, flag, total) reached, with the largest bank it is
+    reached with (the most stages), and every state of it follows them from its own first roll.
+    A layer of Maxi Yatzy holds up to 41 banks of each."""
+    from .kernels.play import group_by
+
+    mask, flag, u, bank = states
+    key = (mask * (int(flag.max(initial=0)) + 1) + flag) * (int(u.max(initial=0)) + 1) + u
+    _keys, first, which = np.unique(key, return_index=True, return_inverse=True)
+    del key
+    top = np.zeros(len(first), dtype=np.int64)
+    np.maximum.at(top, which, bank)
+    # The choices' states by (bank, mask, flag, total), as the rows want.
+    order = np.argsort(top, kind="stable")
+    decided = (mask[first][order], flag[first][order], u[first][order], top[order])
+    place = np.empty(len(order), dtype=np.int64)
+    place[order] = np.arange(len(order), dtype=np.int64)
+    del first, top, order
+    which = place[which]  # each state's row among the choices' states
+    del place
+    ptr, members = group_by(which, len(decided[0]))  # each row's states, in `index` order
+    for d0 in range(0, len(decided[0]), size):
+        d1 = min(d0 + size, len(decided[0]))
+        choice = choices[: d1 - d0]
+        decide(rows_of_states(States(*(a[d0:d1] for a in decided))), choice)
+        for s0 in range(int(ptr[d0]), int(ptr[d1]), size):
+            src = members[s0:min(s0 + size, int(ptr[d1]))]
+            rows = rows_of_states(States(mask[src], flag[src], u[src], bank[src]))
+            yield follow(rows, choice, which[src] - d0, src.astype(np.int32))
 
 
 def _streamed_pmf(problem: Problem, V: np.ndarray, step: Step | None = None

@@ -50,6 +50,10 @@ VARIANTS = {
     "carried": GAME.format(rolls=3, saved="saved_rolls: {}"),
     "capped": GAME.format(rolls=2, saved="saved_rolls: {cap: 3, start: 1}"),
     "spent": GAME.format(rolls=3, saved="saved_rolls: {carry_unused: false, start: 2}"),
+    # Carried, and no first roll with a bonus of its own: the forward pass shares a (mask,
+    # flag, total)'s choices between its banks.
+    "carried-no-first": GAME.format(rolls=3, saved="saved_rolls: {}").replace(
+        ",\n      first_roll_bonus: 5}", "}"),
 }
 SMALL_CHUNKS = 100  # states per chunk (at least a batch): several chunks in most layers
 
@@ -314,7 +318,7 @@ def test_a_resumed_stage_counts_its_time_left_from_where_it_began(monkeypatch, c
     assert "note: solving x: about 4 min left (Ctrl-C stops)" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize("name", ["plain", "carried", "spent"])
+@pytest.mark.parametrize("name", ["plain", "carried", "spent", "carried-no-first"])
 def test_the_figures_from_a_store_are_the_forward_pass_over_the_whole_table(tmp_path, name):
     """`Model.store_figures` streams the forward pass a block of moves at a time, with a layer
     of values read from the folder at a time: each box's mean and zero rate and the bonus

@@ -167,11 +167,13 @@ def turn_outcomes(K, L, R, rows, CH, BOX, P, OUT, S):
 
 
 @kernel(nogil=True, _nrt=False)
-def banked_outcomes(K, L, R, CHOICE, OUT, S):
+def banked_outcomes(K, L, R, CHOICE, CROW, OUT, S):
     """With saved rolls: for every state of R (rows of one box set, flag and bank, their
-    results at R.OUT), the distinct moves its turn ends with under the choices CHOICE (one
-    state a row, see the module docstring), into OUT (an `Outcomes` bundle), as
-    `turn.turn_outcomes` does without saved rolls.
+    results at R.OUT), the distinct moves its turn ends with under the choices CHOICE (state
+    row's in CHOICE[CROW[row]], see the module docstring), into OUT (an `Outcomes` bundle),
+    as `turn.turn_outcomes` does without saved rolls. (With carried saved rolls the choices
+    of a stage do not depend on the bank the turn began with, so states that differ only in
+    their bank may share one row of CHOICE, recorded for the largest of their banks.)
 
     The dice are followed forward from the first throw: at each roll the mass of a roll whose
     choice is to fill a box ends the turn there, leaving the bank `bank_after` says (so a
@@ -189,6 +191,7 @@ def banked_outcomes(K, L, R, CHOICE, OUT, S):
         top = K.rolls - 1 + bank
         for j in range(R.NU[i]):
             row = R.OUT[i] + j
+            crow = CROW[row]
             u = R.U0[i] + j
             count = 0
             for r in range(n_roll):
@@ -202,7 +205,7 @@ def banked_outcomes(K, L, R, CHOICE, OUT, S):
                     p = P[r]
                     if p == 0.0:
                         continue
-                    c = CHOICE[row, left, r]
+                    c = CHOICE[crow, left, r]
                     if left > 0 and c < n_keep:
                         Q[c] += p  # held (all the dice: the same roll again)
                         continue
