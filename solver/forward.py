@@ -140,7 +140,7 @@ def outcome_blocks(problem: Problem, V: np.ndarray, index: np.ndarray,
 
 
 def streamed_figures(problem: Problem, values_after: Callable[[int], np.ndarray],
-                     step: Step | None = None) -> Walk:
+                     step: Step | None = None, share: bool = True) -> Walk:
     """`walk`'s figures (no distribution) of optimal play from the empty card, a block of
     moves at a time: each block's moves add their weight to the boxes, the events and the
     chance of reaching each state of the next layer as soon as they are listed, and are let
@@ -148,7 +148,9 @@ def streamed_figures(problem: Problem, values_after: Callable[[int], np.ndarray]
     rest is not read), so a layered solve's folder serves a layer at a time
     (`layered.store_figures`). Memory: the next layer's reach and one block of moves, never a
     layer's moves (Maxi Yatzy's run to billions). The sums run in another order than
-    `walk`'s: the figures agree to rounding, not to the bit."""
+    `walk`'s: the figures agree to rounding, not to the bit. `share`: with carried saved rolls,
+    the banks of a (box set, flag, total) share its choices (`_banked_blocks`; False: each
+    makes its own, as `walk` does, for a check)."""
     from .kernels.outcomes import N_EVENTS
     from .kernels.play import add_reach
 
@@ -165,7 +167,7 @@ def streamed_figures(problem: Problem, values_after: Callable[[int], np.ndarray]
         reach_next = np.zeros(end - base)
         V = values_after(k)
         for src, target, prob, box, points, flags in outcome_blocks(problem, V, index, names,
-                                                                    share=True):
+                                                                    share=share):
             w = reach[src] * prob
             _add_figures(box_stats, events, w, box, points, flags)
             add_reach(reach_next, base, src, target, prob, reach)
