@@ -166,14 +166,18 @@ def streamed_figures(problem: Problem, values_after: Callable[[int], np.ndarray]
         base, end = int(layout.LAYER_PTR[k + 1]), int(layout.LAYER_PTR[k + 2])
         reach_next = np.zeros(end - base)
         V = values_after(k)
+        followed = 0  # (states of this layer whose moves came: blocks may come in any order)
         for src, target, prob, box, points, flags in outcome_blocks(problem, V, index, names,
                                                                     share=share):
             w = reach[src] * prob
             _add_figures(box_stats, events, w, box, points, flags)
-            add_reach(reach_next, base, src, target, prob, reach)
+            if add_reach(reach_next, base, target, w):  # (a bug: a move outside the layer)
+                raise RuntimeError(f"moves of layer {k} of {problem.name} lead outside the "
+                                   "next layer")
             if step is not None and len(src):  # (the stored states of the layers so far)
-                share = (int(src[-1]) + 1) / len(index)
-                step(int(layout.LAYER_PTR[k] + share * (base - layout.LAYER_PTR[k])), total)
+                followed += 1 + int(np.count_nonzero(src[1:] != src[:-1]))  # (a state's moves
+                done = followed / len(index)                                # come together)
+                step(int(layout.LAYER_PTR[k] + done * (base - layout.LAYER_PTR[k])), total)
         del V
         places = np.flatnonzero(reach_next)
         index, reach = places + base, reach_next[places]
@@ -268,7 +272,7 @@ def _banked_blocks(problem: Problem, V: np.ndarray, index: np.ndarray,
         return _filled(out, n, most, src, names)
 
     if share and t.bank_carry and not t.has_first_roll_bonus:
-        yield from _shared_choices(states, size, choices, decide, follow)
+        yield from _shared_choices(problem.layout, index, states, size, choices, decide, follow)
         return
     same_row = np.arange(size, dtype=np.int64)
     for b0 in range(0, len(index), block):
@@ -280,27 +284,44 @@ def _banked_blocks(problem: Problem, V: np.ndarray, index: np.ndarray,
         yield follow(rows, choices[:n], same_row[:n], np.arange(b0, b0 + n, dtype=np.int32))
 
 
-def _shared_choices(states: tuple, size: int, choices: np.ndarray, decide, follow):
+def _shared_choices(layout, index: np.ndarray, states: tuple, size: int, choices: np.ndarray,
+                    decide, follow):
     """`_banked_blocks` with carried saved rolls, whose choices with `left` re-rolls left do not
     depend on the bank the turn began with (the bank a box leaves is the re-rolls unused): the
     choices are recorded once for each (mask, flag, total) reached, with the largest bank it is
     reached with (the most stages), and every state of it follows them from its own first roll.
-    A layer of Maxi Yatzy holds up to 41 banks of each."""
+    A layer of Maxi Yatzy holds up to 41 banks of each (and 147 million states: what is held
+    here is about 12 bytes a state beside them, no sort of them)."""
     from .kernels.play import group_by
 
     mask, flag, u, bank = states
-    key = (mask * (int(flag.max(initial=0)) + 1) + flag) * (int(u.max(initial=0)) + 1) + u
-    _keys, first, which = np.unique(key, return_index=True, return_inverse=True)
-    del key
-    top = np.zeros(len(first), dtype=np.int64)
-    np.maximum.at(top, which, bank)
+    # The layer stores its banks alike (`solver.state`): a state less its bank's stride is the
+    # same (mask, flag, total) in bank 0, an index into one bank's entries.
+    k = int(np.searchsorted(layout.LAYER_PTR, index[0], "right")) - 1
+    stride = int(layout.BANK_STRIDE[k])
+    key = index - bank * stride
+    key -= int(layout.LAYER_PTR[k])
+    reached = np.zeros(stride, dtype=bool)
+    reached[key] = True
+    firsts = np.flatnonzero(reached)  # (in store order: by mask, flag and total)
+    del reached
+    rank = np.full(stride, -1, dtype=np.int32)
+    rank[firsts] = np.arange(len(firsts), dtype=np.int32)
+    which = rank[key]  # each state's (mask, flag, total) among the reached ones
+    del rank, key
+    top = np.zeros(len(firsts), dtype=np.int64)
+    np.maximum.at(top, which, bank)  # the largest bank each is reached with
+    one = np.empty(len(firsts), dtype=np.int64)
+    one[which] = np.arange(len(which))  # (any of its states: they share mask, flag, total)
     # The choices' states by (bank, mask, flag, total), as the rows want.
     order = np.argsort(top, kind="stable")
-    decided = (mask[first][order], flag[first][order], u[first][order], top[order])
-    place = np.empty(len(order), dtype=np.int64)
-    place[order] = np.arange(len(order), dtype=np.int64)
-    del first, top, order
-    which = place[which]  # each state's row among the choices' states
+    pick = one[order]
+    decided = (mask[pick], flag[pick], u[pick], top[order])
+    del one, pick
+    place = np.empty(len(order), dtype=np.int32)
+    place[order] = np.arange(len(order), dtype=np.int32)
+    del firsts, top, order
+    np.take(place, which, out=which)  # each state's row among the choices' states
     del place
     ptr, members = group_by(which, len(decided[0]))  # each row's states, in `index` order
     for d0 in range(0, len(decided[0]), size):

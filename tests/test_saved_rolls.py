@@ -625,3 +625,33 @@ def test_compare_takes_a_game_with_saved_rolls(tmp_path):
     text = subprocess.run([sys.executable, "-m", "yz.cli.main", "compare", str(plain),
                            str(game)], capture_output=True, text=True, timeout=HANG_GUARD)
     assert text.returncode == 0 and f"{exact.sd:.2f}" in text.stdout, text.stderr
+
+
+@settings(max_examples=40, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.too_slow])
+@given(rule_documents(QUICK, saved_rolls=True), st.integers(1, 5), st.booleans())
+def test_the_forward_pass_shares_choices_between_banks_only_where_they_are_the_same(
+        doc, block, force_sharing):
+    """A store's forward pass (`forward.streamed_figures`) makes the choices of a (mask, flag,
+    total) once for all its banks where saved rolls are carried and no first roll has a bonus
+    of its own (`forward._shared_choices`): its figures are those of each bank making its own,
+    on random games with saved rolls (capped, with a start bank, or not carried: then not
+    shared), in blocks of a few states; `force_sharing` makes the game one that shares."""
+    from yz.solver import forward
+
+    if force_sharing:
+        doc = {**doc, "saved_rolls": {**doc["saved_rolls"], "carry_unused": True},
+               "categories": [{k: v for k, v in box.items() if k != "first_roll_bonus"}
+                              for box in doc["categories"]]}
+    model = Model(rules_from_text(as_yaml(doc)), use_cache=False, threads=2)
+    values = np.array(model.solve().values)
+    model.problem.__dict__["outcome_block"] = block  # (a cached property: small blocks)
+    said = []
+    shared = forward.streamed_figures(model.problem, lambda k: values,
+                                      lambda done, total: said.append(done), share=True)
+    own = forward.streamed_figures(model.problem, lambda k: values, lambda *_: None,
+                                   share=False)
+    assert said == sorted(said) and said[-1] == model.layout.LAYER_PTR[-2]  # (never back)
+    for a, b in ((shared.box_mean, own.box_mean), (shared.box_zero_rate, own.box_zero_rate),
+                 (shared.events, own.events)):
+        np.testing.assert_allclose(a, b, rtol=0, atol=1e-12)

@@ -105,12 +105,19 @@ def _play_games(K, G, part, state_of_game, CHOICE, DRAWS, counts):
 
 
 @kernel(nogil=True)
-def add_reach(REACH, base, SRC, TARGET, PROB, FROM):
-    """REACH[TARGET[i] - base] += FROM[SRC[i]] * PROB[i] for every move i: the chance of
-    reaching each state of the next layer, added move by move (a block of a big layer's moves
-    touches a few of its states: no pass over the whole layer per block)."""
+def add_reach(REACH, base, TARGET, W):
+    """REACH[TARGET[i] - base] += W[i] for every move i: the chance of reaching each state of
+    the next layer, added move by move (a block of a big layer's moves touches a few of its
+    states: no pass over the whole layer per block). Returns how many moves lead outside
+    REACH (none: a bug otherwise), left out."""
+    outside = 0
     for i in range(TARGET.shape[0]):
-        REACH[TARGET[i] - base] += FROM[SRC[i]] * PROB[i]
+        t = TARGET[i] - base
+        if t < 0 or t >= REACH.shape[0]:
+            outside += 1
+            continue
+        REACH[t] += W[i]
+    return outside
 
 
 @kernel
