@@ -256,7 +256,9 @@ def test_a_local_dask_cluster_gives_the_same_bits_with_a_worker_killed(tmp_path,
     assert solution.expected_score == values[model.layout.start]
 
 
-@pytest.mark.parametrize("workers", [[], ["--workers", "2"]])
+# (On Dask: slow; its bits are checked by the local-cluster test above, its command in
+# test_minimax's `--workers 2`.)
+@pytest.mark.parametrize("workers", [[], pytest.param(["--workers", "2"], marks=pytest.mark.slow)])
 def test_the_command_solves_into_a_folder_and_resumes(tmp_path, workers):
     game = tmp_path / "game.yaml"
     game.write_text(VARIANTS["carried"])

@@ -207,6 +207,8 @@ def hold_by_keyboard(page, keep: list[int], by_tab: bool) -> None:
 # ---------------------------------------------------------------- a phone
 
 
+@pytest.mark.slow  # (the default run keeps a whole two-player match on a phone by touch,
+# test_web_match, and every tap target's size on a touch screen)
 def test_a_whole_game_on_a_phone_by_touch(server, browser, tmp_path):
     from yz.rules import load_rules
     from yz.solver import Model

@@ -149,6 +149,8 @@ def test_a_whole_match_by_mouse(server, browser, tmp_path):
     assert not seen["errors"], seen
 
 
+@pytest.mark.slow  # (the default run keeps the whole match by mouse and by touch, and a
+# solo game by keyboard alone: test_web_browser_access)
 def test_two_people_by_keyboard_alone(server, browser, tmp_path):
     page, seen = open_page(browser.new_context(viewport={"width": 1200, "height": 900}), server)
     tab_to(page, "#variant")
