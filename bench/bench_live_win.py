@@ -235,20 +235,19 @@ def main() -> None:
         with open(args.exact_json) as saved:
             found = json.load(saved)
         minimax = MinimaxPlay(solution, store=model.minimax_store(args.minimax_store))
-        arms.append("minimax")
-        # (each seat's "score" is minimax's, P(win) + P(draw) / 2: expected-score play's
-        # is what is left)
-        exact = {("mean", 0): 1 - found["minimax_second"]["score"],
-                 ("mean", 1): 1 - found["minimax_first"]["score"],
-                 ("minimax", 0): found["minimax"]["score"],
-                 ("minimax", 1): 1 - found["minimax"]["score"]}
+        scores = (found["minimax"]["score"], found["minimax_first"]["score"],
+                  found["minimax_second"]["score"])
     elif args.against == "minimax":
         duel = model.minimax(chances=False, against_optimal=True, keep=True)
         minimax = MinimaxPlay(solution, duel)
+        scores = (duel.value, duel.minimax_first.score, duel.minimax_second.score)
+    if minimax is not None:
         arms.append("minimax")
-        exact = {("mean", 0): 1 - duel.minimax_second.score,
-                 ("mean", 1): 1 - duel.minimax_first.score,
-                 ("minimax", 0): duel.value, ("minimax", 1): 1 - duel.value}
+        # (each seat's score is minimax's, P(win) + P(draw) / 2: expected-score play's is
+        # what is left)
+        value, first, second = scores
+        exact = {("mean", 0): 1 - second, ("mean", 1): 1 - first,
+                 ("minimax", 0): value, ("minimax", 1): 1 - value}
     if args.arms:
         arms = [arm for arm in arms if arm == "mean" or arm in args.arms]
     setup = time.perf_counter() - begin
