@@ -275,6 +275,16 @@ def block_bytes(t: RuleTables, layout: StateLayout) -> int:
     return 2 * min(block, int(np.diff(layout.LAYER_PTR).max())) * per_state
 
 
+def streamed_figures_bytes(t: RuleTables, layout: StateLayout) -> int:
+    """The most the figures' pass from a layered store holds (`forward.streamed_figures`): at
+    layer k, its reached states (index and chance, at most the layer) and the shared choices'
+    keys (about 12 bytes a state), the next layer's values (read whole) and its chances, and one
+    block of moves (`block_bytes`)."""
+    n = np.diff(layout.LAYER_PTR[:t.n_categories + 1]).astype(np.int64)
+    per_layer = 28 * n[:-1] + 16 * n[1:]
+    return int(per_layer.max(initial=0)) + block_bytes(t, layout)
+
+
 def pmf_bytes(t: RuleTables, layout: StateLayout) -> int:
     """What the exact distribution alone needs: the held pass's bound, or with saved rolls the
     streamed pass's (`forward.walk`)."""
@@ -747,6 +757,16 @@ class Budget:
         `max_memory` (default: this budget's)."""
         check_distribution_memory(self._t, self._layout, max_memory or self.max_memory,
                                   streamed)
+
+    def check_streamed_figures_memory(self) -> None:
+        """InputError, with the estimate, when the figures' pass from a layered store
+        (`streamed_figures_bytes`) might not fit in this budget's memory."""
+        need = streamed_figures_bytes(self._t, self._layout)
+        limit = memory_limit(self.max_memory)
+        if need > limit:
+            raise InputError(f"the per-box figures of {self._t.rules.name} from a store may "
+                             f"need up to {need / 2**30:.1f} GiB, more than the "
+                             f"{limit / 2**30:.1f} GiB allowed here.")
 
     def figures_fit(self, max_memory: int | None = None) -> bool:
         """Whether the exact distribution and per-box figures are computed along with the

@@ -139,8 +139,24 @@ def outcome_blocks(problem: Problem, V: np.ndarray, index: np.ndarray,
         yield _filled(out, n, most, np.arange(b0, b0 + n, dtype=np.int32), names)
 
 
+@dataclass(frozen=True)
+class Reached:
+    """Where a streamed forward pass stands between two layers: layer `layer`'s reached states
+    (their store indices, sorted) and the chance of reaching each, with the boxes' and the
+    events' sums so far: what `streamed_figures` starts from and hands to `keep` (the layered
+    store keeps it on disk, so a stopped pass goes on from its last layer)."""
+
+    layer: int
+    index: np.ndarray  # int64 [reached state]
+    reach: np.ndarray  # float64 [reached state]
+    box_stats: np.ndarray  # float64 [2, box]: the boxes' means and zero rates so far
+    events: np.ndarray  # float64 [event]
+
+
 def streamed_figures(problem: Problem, values_after: Callable[[int], np.ndarray],
-                     step: Step | None = None, share: bool = True) -> Walk:
+                     step: Step | None = None, share: bool = True,
+                     start: Reached | None = None,
+                     keep: Callable[[Reached], None] | None = None) -> Walk:
     """`walk`'s figures (no distribution) of optimal play from the empty card, a block of
     moves at a time: each block's moves add their weight to the boxes, the events and the
     chance of reaching each state of the next layer as soon as they are listed, and are let
@@ -150,19 +166,21 @@ def streamed_figures(problem: Problem, values_after: Callable[[int], np.ndarray]
     layer's moves (Maxi Yatzy's run to billions). The sums run in another order than
     `walk`'s: the figures agree to rounding, not to the bit. `share`: with carried saved rolls,
     the banks of a (box set, flag, total) share its choices (`_banked_blocks`; False: each
-    makes its own, as `walk` does, for a check)."""
+    makes its own, as `walk` does, for a check). `start`: go on from there (a `Reached` that
+    `keep` was given); `keep` is given where the pass stands after each layer."""
     from .kernels.outcomes import N_EVENTS
     from .kernels.play import add_reach
 
     t, layout = problem.tables, problem.layout
     n_cat = t.n_categories
-    index = np.array([layout.start], dtype=np.int64)
-    reach = np.ones(1)
-    box_stats = np.zeros((2, n_cat))
-    events = np.zeros(N_EVENTS)
+    if start is None:
+        start = Reached(0, np.array([layout.start], dtype=np.int64), np.ones(1),
+                        np.zeros((2, n_cat)), np.zeros(N_EVENTS))
+    index, reach = start.index, start.reach
+    box_stats, events = start.box_stats.copy(), start.events.copy()
     names = ("target", "prob", "box", "points", "flags")
     total = int(layout.LAYER_PTR[n_cat])  # (progress: the stored states of the layers done)
-    for k in range(n_cat):
+    for k in range(start.layer, n_cat):
         base, end = int(layout.LAYER_PTR[k + 1]), int(layout.LAYER_PTR[k + 2])
         reach_next = np.zeros(end - base)
         V = values_after(k)
@@ -182,6 +200,8 @@ def streamed_figures(problem: Problem, values_after: Callable[[int], np.ndarray]
         places = np.flatnonzero(reach_next)
         index, reach = places + base, reach_next[places]
         del reach_next
+        if keep is not None and k + 1 < n_cat:
+            keep(Reached(k + 1, index, reach, box_stats.copy(), events.copy()))
         if step is not None:
             step(base, total)
     return Walk(box_stats[0], box_stats[1], events, None, None)

@@ -505,21 +505,159 @@ def read_store(problem, folder: str | os.PathLike, layers: Iterable[int] | None 
     return VAL, M2
 
 
+FIGURES = "figures.json"  # optimal play's per-box figures from the store, once computed
+FIGURES_PROGRESS = "figures-progress.json"  # where the pass stands (`forward.Reached`)
+FIGURES_KEEP_SECONDS = 60.0  # the pass writes where it stands at most this often
+
+
 def store_figures(problem, folder: str | os.PathLike, step: Step | None = None,
-                  report: Reporter = SILENT):
+                  report: Reporter = SILENT, keep_seconds: float = FIGURES_KEEP_SECONDS):
     """(expected score, SD or None, `forward.Walk`): the game's value and SD as the manifest
     of the finished layered solve in `folder` holds them, and the per-box figures of optimal
     play (each box's mean and zero rate, the bonus and Joker rates) from its values, a layer
     in memory at a time (each read whole and checked, as `read_store` reads it): the forward
-    pass streamed (`forward.streamed_figures`)."""
-    from .forward import streamed_figures
+    pass streamed (`forward.streamed_figures`). The pass keeps where it stands in the folder
+    after a layer (at most every `keep_seconds`), so a stopped pass goes on from there, and its
+    figures when done, so the next call reads them (both sealed and tied to the store's
+    manifest; a folder yz cannot write to is read, and the pass starts over each time)."""
+    from .forward import Reached, Walk, streamed_figures
 
     problem = getattr(problem, "problem", problem)
-    manifest, _ = read_manifest(problem, store_folder(folder), report)  # (before any work)
+    folder_ = store_folder(folder)
+    manifest, _ = read_manifest(problem, folder_, report)  # (before any work)
+    tie = manifest["sha256"]
+    value, sd = manifest["expected_score"], manifest.get("sd")
+    done = _read_figures(folder_, tie, problem)
+    if done is not None:
+        return value, sd, done
+    start = _read_progress(folder_, tie, problem)
+    if start is not None:
+        report.note(f"the figures' forward pass goes on from layer {start.layer} of "
+                    f"{problem.tables.n_categories}, where it stopped")
+    last = [time.monotonic()]
+
+    def keep(reached: Reached) -> None:
+        if time.monotonic() - last[0] >= keep_seconds:
+            _write_progress(folder_, tie, reached, report)
+            last[0] = time.monotonic()
+
     walk = streamed_figures(
         problem, lambda k: read_store(problem, folder, [k + 1], moments=False, report=report)[0],
-        step)
-    return manifest["expected_score"], manifest.get("sd"), walk
+        step, start=start, keep=keep)
+    try:
+        sealed.write_sealed(folder_ / FIGURES, {
+            "tie": tie, "box_mean": walk.box_mean.tolist(),
+            "box_zero_rate": walk.box_zero_rate.tolist(), "events": walk.events.tolist()})
+        _remove_progress(folder_)
+    except OSError:
+        pass  # (a folder yz cannot write to: the figures are returned, not kept)
+    return value, sd, Walk(walk.box_mean, walk.box_zero_rate, walk.events, None, None)
+
+
+def figures_share_left(problem, folder: str | os.PathLike) -> float:
+    """The share of the stored states whose turns `store_figures` still has to follow in
+    `folder` (0 when its figures are kept there, 1 for a pass not begun or a folder it cannot
+    read): what its time estimate is scaled by. Reads only the small sealed files."""
+    problem = getattr(problem, "problem", problem)
+    try:
+        folder_ = store_folder(folder)
+        tie = sealed.read_sealed(folder_ / MANIFEST, MANIFEST_BYTES).get("sha256")
+        if _read_figures(folder_, tie, problem) is not None:
+            return 0.0
+        facts = sealed.read_sealed(folder_ / FIGURES_PROGRESS)
+        layer = int(facts["layer"]) if facts.get("tie") == tie else 0
+    except (OSError, ValueError, TypeError, KeyError, sealed.CorruptCache, StoreError):
+        return 1.0
+    ptr = problem.layout.LAYER_PTR
+    return float(1 - ptr[layer] / max(1, ptr[problem.tables.n_categories]))
+
+
+def _read_figures(folder: Path, tie: str, problem: Problem):
+    """The figures a finished pass kept in `folder` for this manifest, or None."""
+    from .forward import Walk
+    from .kernels.outcomes import N_EVENTS
+
+    try:
+        data = sealed.read_sealed(folder / FIGURES)
+        if data.get("tie") != tie:
+            return None
+        n = problem.tables.n_categories
+        mean, zero, events = (np.array(data[name], dtype=np.float64)
+                              for name in ("box_mean", "box_zero_rate", "events"))
+        if mean.shape != (n,) or zero.shape != (n,) or events.shape != (N_EVENTS,):
+            return None
+    except (sealed.CorruptCache, KeyError, TypeError, ValueError):
+        return None
+    return Walk(mean, zero, events, None, None)
+
+
+def _progress_table(folder: Path, name: str, layer: int) -> Path:
+    return folder / f"figures-{name}-{layer:02d}.npy"
+
+
+def _write_progress(folder: Path, tie: str, reached, report: Reporter) -> None:
+    """Keep `reached` (a `forward.Reached`) in `folder`: its two tables first, then the sealed
+    file that names them, then the previous layer's tables go. A folder yz cannot write to
+    keeps nothing (said once)."""
+    try:
+        facts = {name: sealed.save_table(_progress_table(folder, name, reached.layer),
+                                         getattr(reached, name), STORE_BLOCK_BYTES)
+                 for name in ("index", "reach")}
+        sealed.write_sealed(folder / FIGURES_PROGRESS, {
+            "tie": tie, "layer": reached.layer, **facts,
+            "box_stats": reached.box_stats.tolist(), "events": reached.events.tolist()})
+    except OSError as exc:
+        report.note(f"the figures' pass cannot keep where it stands in {folder} ({exc}); "
+                    "it goes on, and would start over if stopped")
+        return
+    _remove_progress(folder, keep_layer=reached.layer)
+
+
+def _read_progress(folder: Path, tie: str, problem: Problem):
+    """Where a stopped pass stood (`forward.Reached`), when `folder` keeps it for this
+    manifest and its tables are intact; None otherwise (the pass starts over)."""
+    from .forward import Reached
+    from .kernels.outcomes import N_EVENTS
+
+    n = problem.tables.n_categories
+    try:
+        facts = sealed.read_sealed(folder / FIGURES_PROGRESS)
+        layer = int(facts["layer"])
+        if facts.get("tie") != tie or not 0 < layer < n:
+            return None
+        arrays = {}
+        for name, dtype in (("index", np.int64), ("reach", np.float64)):
+            path = _progress_table(folder, name, layer)
+            if not sealed.table_intact(path, facts[name]):
+                return None
+            arrays[name] = np.load(path, allow_pickle=False)
+            if arrays[name].dtype != dtype or arrays[name].ndim != 1:
+                return None
+        index, reach = arrays["index"], arrays["reach"]
+        box_stats = np.array(facts["box_stats"], dtype=np.float64)
+        events = np.array(facts["events"], dtype=np.float64)
+        ptr = problem.layout.LAYER_PTR
+        if len(index) != len(reach) or not len(index) or box_stats.shape != (2, n) or \
+                events.shape != (N_EVENTS,) or index[0] < ptr[layer] or \
+                index[-1] >= ptr[layer + 1] or (np.diff(index) <= 0).any():
+            return None
+    except (OSError, sealed.CorruptCache, KeyError, TypeError, ValueError):
+        return None
+    return Reached(layer, index, reach, box_stats, events)
+
+
+def _remove_progress(folder: Path, keep_layer: int | None = None) -> None:
+    """The pass's kept tables (every layer's but `keep_layer`'s) and, without `keep_layer`,
+    the file that names them: only the files `_write_progress` writes."""
+    import re
+
+    pattern = re.compile(r"figures-(index|reach)-(\d\d)\.npy")
+    for path in folder.iterdir():
+        match = pattern.fullmatch(path.name)
+        if match and (keep_layer is None or int(match.group(2)) != keep_layer):
+            path.unlink(missing_ok=True)
+    if keep_layer is None:
+        (folder / FIGURES_PROGRESS).unlink(missing_ok=True)
 
 
 def store_folder(folder: str | os.PathLike) -> Path:

@@ -1116,14 +1116,18 @@ class Model:
         at a time (`layered.store_figures`): every state's turn followed through its rolls,
         as the exact distribution's pass does (its time estimate; yatzy-saved-rolls: about 14
         times the values' solve). For games whose moves are too many for `figures` (Maxi
-        Yatzy). StoreError, with the reason, for a folder that is not a finished store of
-        these rules."""
+        Yatzy). The pass keeps where it stands in the folder, so a stopped one goes on from its
+        last layer, and its figures once done, so the next call answers at once. StoreError,
+        with the reason, for a folder that is not a finished store of these rules."""
         from .exact import figures_of_walk
-        from .layered import store_figures
+        from .layered import figures_share_left, store_figures
 
-        self.budget.check_time("the exact figures from a store of",
-                               self.budget.distribution_seconds())
-        self.ensure_compiled("figures")
+        left = figures_share_left(self.problem, folder)
+        if left > 0:  # (0: the folder keeps them, from a pass that finished)
+            self.budget.check_streamed_figures_memory()
+            self.budget.check_time("the exact figures from a store of",
+                                   left * self.budget.distribution_seconds())
+            self.ensure_compiled("figures")
         begin = time.perf_counter()
         with self.report.stage(f"the figures of {self.name} from {folder}", "states") as step:
             value, sd, walk = store_figures(self.problem, folder, step, self.report)

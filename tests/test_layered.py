@@ -348,3 +348,54 @@ def test_the_figures_from_a_store_are_the_forward_pass_over_the_whole_table(tmp_
     # A folder that is not a finished store of these rules: refused, with the reason.
     with pytest.raises(StoreError, match="holds no solve of yz"):
         model.store_figures(tmp_path)
+
+
+def test_the_store_figures_pass_goes_on_where_it_stopped_and_keeps_its_figures(tmp_path,
+                                                                                monkeypatch):
+    """A figures' pass stopped after a few layers goes on from the last layer it kept, to the
+    same figures to the bit as a pass that ran through; once done its figures are kept in the
+    folder (the next call computes nothing) and its progress files are gone. A damaged kept
+    table is not used: the pass starts over, to the same figures."""
+    from yz.solver import forward, layered, sealed
+
+    model = model_of("carried")
+    model.problem.__dict__["outcome_block"] = 7
+    folder = tmp_path / "store"
+    solve_layered(model.problem, folder, True, chunk_states=SMALL_CHUNKS)
+    before = set(os.listdir(folder))
+    _, _, whole = layered.store_figures(model.problem, folder)
+    (folder / layered.FIGURES).unlink()
+    stop_at = int(model.layout.LAYER_PTR[4])
+
+    def stop(done: int, total: int) -> None:
+        if done >= stop_at:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        layered.store_figures(model.problem, folder, stop, keep_seconds=0)
+    kept = sealed.read_sealed(folder / layered.FIGURES_PROGRESS)
+    assert 1 <= kept["layer"] <= 4
+    assert 0 < layered.figures_share_left(model.problem, folder) < 1
+    started = []
+    real = forward.streamed_figures
+    monkeypatch.setattr(forward, "streamed_figures",
+                        lambda *a, **kw: started.append(kw["start"]) or real(*a, **kw))
+    _, _, resumed = layered.store_figures(model.problem, folder)
+    assert started[-1] is not None and started[-1].layer == kept["layer"]
+    for name in ("box_mean", "box_zero_rate", "events"):
+        assert (getattr(resumed, name) == getattr(whole, name)).all(), name
+    assert set(os.listdir(folder)) == before | {layered.FIGURES}  # (no progress left)
+    assert layered.figures_share_left(model.problem, folder) == 0
+    # Kept: the next call reads them, and computes nothing.
+    _, _, again = layered.store_figures(model.problem, folder)
+    assert len(started) == 1 and (again.box_mean == whole.box_mean).all()
+    # A damaged table of a stopped pass: not used, the pass starts over.
+    (folder / layered.FIGURES).unlink()
+    with pytest.raises(KeyboardInterrupt):
+        layered.store_figures(model.problem, folder, stop, keep_seconds=0)
+    table = next(folder.glob("figures-reach-*.npy"))
+    raw = bytearray(table.read_bytes())
+    raw[-1] ^= 1
+    table.write_bytes(bytes(raw))
+    _, _, over = layered.store_figures(model.problem, folder)
+    assert started[-1] is None and (over.box_mean == whole.box_mean).all()
