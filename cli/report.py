@@ -11,7 +11,8 @@ from collections.abc import Callable, Iterator
 import typer
 from yz.solver import Reporter
 
-# Without a bar, a stage expected to run longer than this says so once, with the time left.
+# Without a bar, a stage expected to run longer than this says so, with the time left, and again
+# whenever it runs this much past the time it said.
 SAY_TIME_LEFT = 30.0
 
 
@@ -29,23 +30,30 @@ class TerminalReporter(Reporter):
     @contextlib.contextmanager
     def stage(self, label: str, unit: str) -> Iterator:
         began = time.perf_counter()
-        told = False
+        due: float | None = None  # when the time left last said runs out
         base: int | None = None  # the first count given: a resumed solve's work already done
 
         with progress(label, enabled=self.bars, unit=unit) as bar:
             def step(done: int, total: int) -> None:
-                nonlocal told, base, began
+                nonlocal due, base, began
+                now = time.perf_counter()
                 if base is None:
-                    base, began = done, time.perf_counter()
+                    base, began = done, now
                 if bar is not None:
                     bar(done, total)
-                elapsed = time.perf_counter() - began
+                elapsed = now - began
                 left = elapsed * (total - done) / max(done - base, 1)
                 known = elapsed > 2 and done - base >= (total - base) / 50  # early rates mislead
-                if bar is None and known and not told and self.notes and \
-                        left > SAY_TIME_LEFT and done < total:
-                    told = True
+                if bar is not None or not known or not self.notes or done >= total or \
+                        left <= SAY_TIME_LEFT:
+                    return
+                if due is None:
                     self.note(f"{label}: about {left / 60:.0f} min left (Ctrl-C stops)")
+                elif now > due + SAY_TIME_LEFT:  # (work that costs more than the rate so far)
+                    self.note(f"{label}: slower than said; now about {left / 60:.0f} min left")
+                else:
+                    return
+                due = now + left
 
             yield step
 

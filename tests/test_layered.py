@@ -320,6 +320,30 @@ def test_a_resumed_stage_counts_its_time_left_from_where_it_began(monkeypatch, c
     assert "note: solving x: about 4 min left (Ctrl-C stops)" in capsys.readouterr().err
 
 
+def test_a_stage_that_runs_past_the_time_it_said_says_so_again(monkeypatch, capsys):
+    """The time left is said once, and said again only when the stage runs past it (the
+    per-state cost of a two-player solve's later layers is not its first ones'): a promise
+    kept is not repeated."""
+    from yz.cli import report
+
+    clock = [0.0]
+    monkeypatch.setattr(report.time, "perf_counter", lambda: clock[0])
+    reporter = report.TerminalReporter(bars=False)
+    with reporter.stage("solving x", "states") as step:
+        step(0, 1000)
+        clock[0] += 60.0
+        step(100, 1000)  # a minute for 100: 9 more minutes
+        clock[0] += 300.0
+        step(600, 1000)  # on time: said nothing
+        clock[0] += 240.0
+        step(700, 1000)  # due at 10 min: at 10, not past it
+        clock[0] += 300.0
+        step(750, 1000)  # 15 min: past the 10 said; 250 more at 2 min per 100
+    lines = capsys.readouterr().err.splitlines()
+    assert lines == ["note: solving x: about 9 min left (Ctrl-C stops)",
+                     "note: solving x: slower than said; now about 5 min left"]
+
+
 @pytest.mark.parametrize("name", ["plain", "carried", "spent", "carried-no-first"])
 def test_the_figures_from_a_store_are_the_forward_pass_over_the_whole_table(tmp_path, name):
     """`Model.store_figures` streams the forward pass a block of moves at a time, with a layer
