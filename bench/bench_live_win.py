@@ -101,14 +101,43 @@ def minimax_move(minimax, game, other):
     return best
 
 
+def same_move(a, b) -> bool:
+    """Whether two actions are the same move (the dice kept, or the box scored)."""
+    if a.kind != b.kind:
+        return False
+    if a.kind == "score":
+        return a.box.key == b.box.key
+    return sorted(a.keep) == sorted(b.keep) and bool(a.reroll) == bool(b.reroll)
+
+
+def advantage(minimax, game, other, chosen) -> float:
+    """The chosen move's minimax value less the best move's (<= 0): what the move costs A
+    against the two-player optimum, both playing minimax from then on. Summed over A's
+    decisions in a game against minimax, its mean is A's score less minimax's own exact one
+    (the values telescope: B's minimax moves and the dice add nothing in expectation), with
+    far less noise than the games' results."""
+    lead = game.banked - other.banked
+    advice = minimax.advise(game.position, other.position, lead, game.dice, game.rolls_left)
+    for action in advice.actions:
+        if same_move(action, chosen):
+            return action.value - advice.best.value
+    if chosen.kind == "score":  # (scoring before the last roll: keeping every die)
+        now = minimax.advise(game.position, other.position, lead, game.dice, 0)
+        for action in now.actions:
+            if same_move(action, chosen):
+                return action.value - advice.best.value
+    raise RuntimeError(f"no move {chosen.label()} among minimax's")
+
+
 def as_move(action) -> dict:
     return {"score": action.box.key} if action.kind == "score" else {"keep": list(action.keep)}
 
 
 def play(model, seed: int, first: int, arm: str, live_turns: int, blind: dict | None,
-         minimax=None):
+         minimax=None, costs: list | None = None):
     """A's result (1, 1/2, 0) in one match of the arm, A in seat 0; B plays for the expected
-    score, or minimax's moves where `minimax` (a `MinimaxPlay`) is given."""
+    score, or minimax's moves where `minimax` (a `MinimaxPlay`) is given, and then, with
+    `costs`, the sum of A's moves' `advantage`s is appended to it."""
     from yz.solver.match import BotMove, Match
     from yz.solver.versus import WinTurn
 
@@ -134,6 +163,7 @@ def play(model, seed: int, first: int, arm: str, live_turns: int, blind: dict | 
 
     match = Arm(model, seed, ("person", "optimal"), first,
                 win_chances=arm in ("blind", "live"))
+    cost = 0.0
     while not match.over:
         if match.is_bot(match.current):
             match.step()
@@ -142,7 +172,11 @@ def play(model, seed: int, first: int, arm: str, live_turns: int, blind: dict | 
             best = minimax_move(minimax, match.game, match.games[1])
         else:
             best = match.options()[0][0]
+        if costs is not None and match.game.phase in ("keep", "score"):
+            cost += advantage(minimax, match.game, match.games[1], best)
         match.play(as_move(best))
+    if costs is not None:
+        costs.append(cost)
     a, b = (g.banked for g in match.games)
     return 1.0 if a > b else 0.0 if a < b else 0.5
 
@@ -191,6 +225,9 @@ def main() -> None:
                         "exact references with --minimax-store")
     parser.add_argument("--arms", nargs="+", default=None, metavar="ARM",
                         help="play only these arms (mean, blind, live, minimax; mean always)")
+    parser.add_argument("--no-costs", action="store_true",
+                        help="with --against minimax: do not price A's moves by minimax's "
+                        "values (`advantage`; about a minimax advice per decision of A's)")
     parser.add_argument("--part", default="0/1", help="I/N: this process plays every Nth seed")
     parser.add_argument("--tables", default=None, metavar="FOLDER",
                         help="keep the blind best response's tables here (parts share them)")
@@ -211,8 +248,10 @@ def main() -> None:
         per_match = {arm: float(np.mean([run["per_match"][arm] for run in runs]))
                      for arm in r["per_match"]}
         exact = {(key.split("/")[0], int(key.split("/")[1])): v for key, v in r["exact"].items()}
+        costs = {key: [x for run in runs for x in run.get("costs", {}).get(key, [])]
+                 for key in r.get("costs", {})}
         report(r["variant"], r["against"], results, exact, r["live_turns"], r["boxes"],
-               per_match, len(seeds))
+               per_match, len(seeds), costs)
         return
     part, parts = (int(x) for x in args.part.split("/"))
 
@@ -257,6 +296,8 @@ def main() -> None:
               if (arm, 0) in exact), flush=True)
 
     results: dict = {f"{arm}/{first}": [] for arm in arms for first in (0, 1)}
+    priced = minimax is not None and not args.no_costs
+    costs: dict = {key: [] for key in results} if priced else {}
     seeds = [s for s in range(args.seed, args.seed + args.games) if s % parts == part]
     timing = {arm: 0.0 for arm in arms}
     played = {arm: 0 for arm in arms}
@@ -268,7 +309,8 @@ def main() -> None:
                     continue
                 t0 = time.perf_counter()
                 results[f"{arm}/{first}"].append(play(model, seed, first, arm, live_turns,
-                                                      blind, minimax))
+                                                      blind, minimax,
+                                                      costs.get(f"{arm}/{first}")))
                 timing[arm] += time.perf_counter() - t0
                 played[arm] += 1
         if count % 10 == 0 or count == len(seeds):
@@ -278,11 +320,31 @@ def main() -> None:
         with open(args.out, "w") as out:
             json.dump({"variant": model.name, "against": args.against, "boxes": n,
                        "live_turns": live_turns, "seeds": seeds, "results": results,
-                       "seconds": timing, "setup_seconds": setup,
+                       "costs": costs, "seconds": timing, "setup_seconds": setup,
                        "per_match": {arm: timing[arm] / max(1, played[arm]) for arm in arms},
                        "exact": {f"{a}/{f}": v for (a, f), v in exact.items()}}, out)
     report(model.name, args.against, results, exact, live_turns, n,
-           {arm: timing[arm] / max(1, played[arm]) for arm in arms}, len(seeds))
+           {arm: timing[arm] / max(1, played[arm]) for arm in arms}, len(seeds), costs)
+
+
+def priced_report(costs: dict, exact: dict) -> None:
+    """Each arm's score against minimax from its moves' prices: minimax's exact score in the
+    seat plus the mean of the games' summed `advantage`s, with its standard error; for
+    expected-score play the exact score beside (a check of the estimate)."""
+    print("  by the moves' minimax prices (minimax's exact score + the mean summed price):")
+    for key in sorted(costs):
+        arm, first = key.split("/")
+        d = np.array(costs[key])
+        if not len(d):
+            continue
+        se = d.std(ddof=1) / math.sqrt(len(d)) if len(d) > 1 else float("nan")
+        base = exact[("minimax", int(first))]
+        line = (f"    {arm:<7} seated {'first' if first == '0' else 'second':<6}: "
+                f"{base + d.mean():.5f} ± {se:.5f} (price {d.mean():+.5f}; "
+                f"{np.count_nonzero(d)} of {len(d)} games priced below 0)")
+        if (arm, int(first)) in exact and arm != "minimax":
+            line += f"; exact {exact[(arm, int(first))]:.5f}"
+        print(line)
 
 
 def paired(results: dict, arm: str, base: str, keys: tuple) -> tuple[float, float, float]:
@@ -295,7 +357,7 @@ def paired(results: dict, arm: str, base: str, keys: tuple) -> tuple[float, floa
 
 
 def report(variant: str, against: str, results: dict, exact: dict, live_turns: int, n: int,
-           per_match: dict, games: int) -> None:
+           per_match: dict, games: int, costs: dict | None = None) -> None:
     """Each arm's score beside "mean"'s, the gain paired by seed, seated first, second and
     both; the exact score beside where it is known (a check on the simulation)."""
     print(f"{variant} against {against}, {games} seeds x 2 seatings; A live in its last "
@@ -322,6 +384,8 @@ def report(variant: str, against: str, results: dict, exact: dict, live_turns: i
             print(f"  {seat:<16} live - blind: {gain:+.4f} ± {se:.4f} (s.e.); live's gain "
                   f"over mean = exact blind gain {exact_gain:+.4f} + that = "
                   f"{exact_gain + gain:+.4f} ± {se:.4f}")
+    if costs:
+        priced_report(costs, exact)
 
 
 if __name__ == "__main__":
