@@ -18,6 +18,14 @@ the seating, so they are played once per seed):
 
 - "minimax" (with `--against minimax`): A plays minimax too (its exact score is known: a check).
 
+Against minimax, every move of A's is also priced (`advantage`, unless `--no-costs`): its
+value when both play minimax from then on, less the best move's. A game's prices add up to
+what A's play lost against minimax's in that game's positions, and their mean plus minimax's
+exact score is an unbiased estimate of the arm's score (the values telescope: B's minimax
+moves and the dice add nothing in expectation) whose standard error is 10 to 100 times smaller
+than the results' own: most moves cost nothing, and the dice's luck is not in it. Expected-
+score play's exact score against minimax checks it.
+
 The blind and live arms assume, as `yz play --opponent` does, that B plays for the expected
 score, also where B plays minimax: they are #26's play, measured against the two-player
 optimum. Each game's result for A is 1, 1/2 or 0. The gain of an arm over "mean" is the mean
