@@ -264,7 +264,7 @@ def main() -> None:
     part, parts = (int(x) for x in args.part.split("/"))
 
     begin = time.perf_counter()
-    model = Model(cut(args.variant, args.boxes))
+    model = Model(cut(args.variant, args.boxes), max_seconds=None)  # (a bench: as --yes)
     solution = model.solve()
     n = solution.tables.n_categories
     live_turns = n if args.live_turns is None else args.live_turns
