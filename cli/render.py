@@ -158,6 +158,26 @@ def layered_text(s) -> str:
     return quick.solution_text(s.name, s.expected_score, s.sd, s.states, how)
 
 
+def box_figures_text(t, figures) -> str:
+    """`yz solve --figures`: each box's exact mean and zero rate and the bonus rates, or what
+    to do where the per-box figures are not computed (a game with too many moves to follow
+    in memory)."""
+    if not figures.per_box:
+        return ("per-box figures: not computed for this game in memory (too many moves); "
+                "solve it into a folder with --store and ask again with --figures")
+    rows = [[key, f"{figures.box_mean[key]:.4f}", f"{100 * figures.box_zero_rate[key]:.2f}"]
+            for key in figures.box_mean]
+    out = [_table(["box", "mean", "zero %"], rows, right={1, 2})]
+    if t.upper_threshold and figures.p_upper_bonus is not None:
+        out.append(f"upper bonus made in {100 * figures.p_upper_bonus:.4f}% of games "
+                   f"({figures.p_upper_bonus * t.upper_bonus:.4f} points)")
+    if t.yahtzee_bonus and figures.yahtzee_bonus_mean is not None:
+        out.append(f"extra Yahtzee bonuses per game {figures.yahtzee_bonus_mean:.4f}")
+    if t.joker_mode and figures.joker_uses_mean is not None:
+        out.append(f"Joker uses per game {figures.joker_uses_mean:.4f}")
+    return "\n".join(out)
+
+
 def compare_text(rows: list[dict]) -> str:
     risk = rows and "sd" in rows[0]
     headers = ["variant", "expected", "vs first"]

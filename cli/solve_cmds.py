@@ -253,6 +253,11 @@ def solve_cmd(variant: VariantOpt = "official-free-joker", no_cache: NoCacheOpt 
                   "--workers", min=1, metavar="N", help="With --store: solve on N local Dask "
                   "worker processes, one core each (needs pip install 'yz[dask]'; 1: this "
                   "process) [default: this process, on every core].")] = None,
+              figures: Annotated[bool, typer.Option(
+                  "--figures", help="Also each box's mean and zero rate and the bonus rates "
+                  "under optimal play (a forward pass; with --store over the folder's values, "
+                  "kept there once done and resumed where it stopped: hours for Maxi "
+                  "Yatzy).")] = False,
               quiet: QuietOpt = False, as_json: JsonOpt = False, yes: YesOpt = False,
               ) -> None:
     """Solve a rule set exactly: optimal expected score and SD.
@@ -281,10 +286,14 @@ def solve_cmd(variant: VariantOpt = "official-free-joker", no_cache: NoCacheOpt 
             note(f"the finished chunks are kept in {store}: the same command goes on from "
                  "there")
             raise
+        boxes = model.store_figures(store) if figures else None
         if as_json:
-            emit_json(data.layered_json(layered))
+            emit_json({**data.layered_json(layered),
+                       **({"figures": boxes.to_dict()} if boxes else {})})
         else:
             typer.echo(render.layered_text(layered))
+            if boxes:
+                typer.echo("\n" + render.box_figures_text(model.tables, boxes))
         return
     solution = model.solve(with_sd=not no_sd)
     start = time.perf_counter()
@@ -297,10 +306,14 @@ def solve_cmd(variant: VariantOpt = "official-free-joker", no_cache: NoCacheOpt 
 
         remember(variant, sources, cache.meta_path(model.tables), solution.rules.name,
                  solution.expected_score, moments.sd, solution.states)
+    boxes = model.figures("optimal") if figures else None
     if as_json:
-        emit_json(data.solution_json(solution, moments))
+        emit_json({**data.solution_json(solution, moments),
+                   **({"figures": boxes.to_dict()} if boxes else {})})
     else:
         typer.echo(render.solution_text(solution, moments, sd_seconds))
+        if boxes:
+            typer.echo("\n" + render.box_figures_text(model.tables, boxes))
 
 
 @app.command("compare")

@@ -505,6 +505,7 @@ JSON_COMMANDS = {
     "score": ["score", "-v", "no-bonus", "13466"],
     "advise": ["advise", "-v", "no-bonus", "--dice", "1,1,2,3,6"],
     "solve": ["solve", "-v", "no-bonus"],
+    "solve --figures": ["solve", "-v", "no-bonus", "--figures"],
     "compare": ["compare", "no-bonus", "gist"],
     "simulate": ["simulate", "-v", "no-bonus", "-n", "300"],
     "distribution": ["distribution", "-v", "no-bonus"],
@@ -521,7 +522,7 @@ JSON_COMMANDS = {
     "cache list": ["cache", "list"],
 }
 # Names the table's "in" column uses for places inside a command's output.
-JSON_PLACES = {"a", "b", "exact", "targets", "opponent"}
+JSON_PLACES = {"a", "b", "exact", "targets", "opponent", "figures"}
 # Keys present only in some outputs (a figure not computed, an invalid rule file): checked
 # one way here (and each where it appears: test_compare_shows_what_it_has_and_names_what_it_
 # has_not, test_an_invalid_rule_file_is_json_too).

@@ -275,6 +275,23 @@ def test_the_command_solves_into_a_folder_and_resumes(tmp_path, workers):
     assert again["chunks_found_finished"] == first["chunks_solved"]
     assert first["sd"] == again["sd"] and first["sd"] > 0
     assert not Path(tmp_path / "cache").exists() or not any((tmp_path / "cache").iterdir())
+    if workers:
+        return
+    # The per-box figures from the folder: computed once and kept there, then read.
+    figures = json.loads(subprocess.run(
+        [*run, "--figures"], capture_output=True, text=True, check=True, env=env, cwd=tmp_path,
+        timeout=HANG_GUARD).stdout)["figures"]
+    model = model_of("carried")
+    assert list(figures["box_mean"]) == list(model.tables.rules.keys)
+    assert figures == model.store_figures(tmp_path / "s").to_dict() | {
+        "seconds": figures["seconds"]}
+    bonus = model.tables.upper_bonus * figures["p_upper_bonus"]
+    assert sum(figures["box_mean"].values()) + bonus == pytest.approx(exact, abs=1e-9)
+    text = subprocess.run([*(a for a in run if a != "--json"), "--figures"],
+                          capture_output=True, text=True, check=True, env=env, cwd=tmp_path,
+                          timeout=HANG_GUARD).stdout
+    assert "zero %" in text and "upper bonus made in" in text
+    assert (tmp_path / "s" / "figures.json").is_file()
 
 
 @pytest.mark.parametrize("args, message", [
