@@ -277,12 +277,13 @@ def block_bytes(t: RuleTables, layout: StateLayout) -> int:
 
 def streamed_figures_bytes(t: RuleTables, layout: StateLayout) -> int:
     """The most the figures' pass from a layered store holds (`forward.streamed_figures`): at
-    layer k, its reached states (index and chance, at most the layer) and the shared choices'
-    keys (about 12 bytes a state), the next layer's values (read whole) and its chances, and one
-    block of moves (`block_bytes`)."""
+    layer k, its reached states (at most the layer: index and chance, their mask, flag, total
+    and bank, and the shared choices' keys, about 12 bytes, 60 in all), the next layer's values
+    (read whole) and its chances, one block of moves (`block_bytes`), and the layout's rows
+    (each layer's and all of them joined, 48 bytes a row each)."""
     n = np.diff(layout.LAYER_PTR[:t.n_categories + 1]).astype(np.int64)
-    per_layer = 28 * n[:-1] + 16 * n[1:]
-    return int(per_layer.max(initial=0)) + block_bytes(t, layout)
+    per_layer = 60 * n[:-1] + 16 * n[1:]
+    return int(per_layer.max(initial=0)) + block_bytes(t, layout) + 2 * 48 * layout.n_rows
 
 
 def pmf_bytes(t: RuleTables, layout: StateLayout) -> int:

@@ -176,11 +176,12 @@ def streamed_figures(problem: Problem, values_after: Callable[[int], np.ndarray]
     if start is None:
         start = Reached(0, np.array([layout.start], dtype=np.int64), np.ones(1),
                         np.zeros((2, n_cat)), np.zeros(N_EVENTS))
-    index, reach = start.index, start.reach
+    index, reach, first = start.index, start.reach, start.layer
     box_stats, events = start.box_stats.copy(), start.events.copy()
+    del start  # (its layer goes once the next is reached)
     names = ("target", "prob", "box", "points", "flags")
     total = int(layout.LAYER_PTR[n_cat])  # (progress: the stored states of the layers done)
-    for k in range(start.layer, n_cat):
+    for k in range(first, n_cat):
         base, end = int(layout.LAYER_PTR[k + 1]), int(layout.LAYER_PTR[k + 2])
         reach_next = np.zeros(end - base)
         V = values_after(k)

@@ -35,6 +35,7 @@ above and its own chunks: two layers.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import io
 import json
@@ -529,21 +530,23 @@ def store_figures(problem, folder: str | os.PathLike, step: Step | None = None,
     value, sd = manifest["expected_score"], manifest.get("sd")
     done = _read_figures(folder_, tie, problem)
     if done is not None:
+        with contextlib.suppress(OSError):  # (a pass stopped before it tidied up)
+            _remove_progress(folder_)
         return value, sd, done
-    start = _read_progress(folder_, tie, problem)
-    if start is not None:
-        report.note(f"the figures' forward pass goes on from layer {start.layer} of "
+    held = [_read_progress(folder_, tie, problem)]
+    if held[0] is not None:
+        report.note(f"the figures' forward pass goes on from layer {held[0].layer} of "
                     f"{problem.tables.n_categories}, where it stopped")
-    last = [time.monotonic()]
+    last = [time.monotonic()]  # (None once the folder refused a write: not tried again)
 
     def keep(reached: Reached) -> None:
-        if time.monotonic() - last[0] >= keep_seconds:
-            _write_progress(folder_, tie, reached, report)
-            last[0] = time.monotonic()
+        if last[0] is not None and time.monotonic() - last[0] >= keep_seconds:
+            kept = _write_progress(folder_, tie, reached, report)
+            last[0] = time.monotonic() if kept else None
 
-    walk = streamed_figures(
+    walk = streamed_figures(  # (the pass holds the start layer only as long as it needs it)
         problem, lambda k: read_store(problem, folder, [k + 1], moments=False, report=report)[0],
-        step, start=start, keep=keep)
+        step, start=held.pop(), keep=keep)
     try:
         sealed.write_sealed(folder_ / FIGURES, {
             "tie": tie, "box_mean": walk.box_mean.tolist(),
@@ -564,7 +567,7 @@ def figures_share_left(problem, folder: str | os.PathLike) -> float:
         tie = sealed.read_sealed(folder_ / MANIFEST, MANIFEST_BYTES).get("sha256")
         if _read_figures(folder_, tie, problem) is not None:
             return 0.0
-        facts = sealed.read_sealed(folder_ / FIGURES_PROGRESS)
+        facts = sealed.read_sealed(folder_ / FIGURES_PROGRESS, MANIFEST_BYTES)
         layer = int(facts["layer"]) if facts.get("tie") == tie else 0
     except (OSError, ValueError, TypeError, KeyError, sealed.CorruptCache, StoreError):
         return 1.0
@@ -595,10 +598,10 @@ def _progress_table(folder: Path, name: str, layer: int) -> Path:
     return folder / f"figures-{name}-{layer:02d}.npy"
 
 
-def _write_progress(folder: Path, tie: str, reached, report: Reporter) -> None:
+def _write_progress(folder: Path, tie: str, reached, report: Reporter) -> bool:
     """Keep `reached` (a `forward.Reached`) in `folder`: its two tables first, then the sealed
-    file that names them, then the previous layer's tables go. A folder yz cannot write to
-    keeps nothing (said once)."""
+    file that names them, then the previous layer's tables go. False, said, when the folder
+    cannot be written to."""
     try:
         facts = {name: sealed.save_table(_progress_table(folder, name, reached.layer),
                                          getattr(reached, name), STORE_BLOCK_BYTES)
@@ -609,8 +612,9 @@ def _write_progress(folder: Path, tie: str, reached, report: Reporter) -> None:
     except OSError as exc:
         report.note(f"the figures' pass cannot keep where it stands in {folder} ({exc}); "
                     "it goes on, and would start over if stopped")
-        return
+        return False
     _remove_progress(folder, keep_layer=reached.layer)
+    return True
 
 
 def _read_progress(folder: Path, tie: str, problem: Problem):
@@ -621,7 +625,7 @@ def _read_progress(folder: Path, tie: str, problem: Problem):
 
     n = problem.tables.n_categories
     try:
-        facts = sealed.read_sealed(folder / FIGURES_PROGRESS)
+        facts = sealed.read_sealed(folder / FIGURES_PROGRESS, MANIFEST_BYTES)
         layer = int(facts["layer"])
         if facts.get("tie") != tie or not 0 < layer < n:
             return None

@@ -406,7 +406,10 @@ def test_the_store_figures_pass_goes_on_where_it_stopped_and_keeps_its_figures(t
     before = set(os.listdir(folder))
     _, _, whole = layered.store_figures(model.problem, folder)
     (folder / layered.FIGURES).unlink()
-    stop_at = int(model.layout.LAYER_PTR[4])
+    stop_at = int(model.layout.LAYER_PTR[5])
+    # Checksums of every byte: the kept file is over a metadata file's usual bound, as a big
+    # layer's (Maxi Yatzy's middle layers: 1.2 GB tables in blocks of 64 KiB) would be.
+    monkeypatch.setattr(layered, "STORE_BLOCK_BYTES", 1)
 
     def stop(done: int, total: int) -> None:
         if done >= stop_at:
@@ -414,8 +417,9 @@ def test_the_store_figures_pass_goes_on_where_it_stopped_and_keeps_its_figures(t
 
     with pytest.raises(KeyboardInterrupt):
         layered.store_figures(model.problem, folder, stop, keep_seconds=0)
-    kept = sealed.read_sealed(folder / layered.FIGURES_PROGRESS)
-    assert 1 <= kept["layer"] <= 4
+    assert (folder / layered.FIGURES_PROGRESS).stat().st_size > sealed.MAX_SEALED_BYTES
+    kept = sealed.read_sealed(folder / layered.FIGURES_PROGRESS, layered.MANIFEST_BYTES)
+    assert 3 <= kept["layer"] <= 5
     assert 0 < layered.figures_share_left(model.problem, folder) < 1
     started = []
     real = forward.streamed_figures
@@ -427,9 +431,14 @@ def test_the_store_figures_pass_goes_on_where_it_stopped_and_keeps_its_figures(t
         assert (getattr(resumed, name) == getattr(whole, name)).all(), name
     assert set(os.listdir(folder)) == before | {layered.FIGURES}  # (no progress left)
     assert layered.figures_share_left(model.problem, folder) == 0
-    # Kept: the next call reads them, and computes nothing.
+    # Kept: the next call reads them, and computes nothing; it removes what a pass stopped
+    # before tidying up left (its own files only).
+    (folder / "figures-reach-03.npy").write_bytes(b"left")
+    (folder / "figures-reach-03.npy.txt").write_bytes(b"not yz's")
     _, _, again = layered.store_figures(model.problem, folder)
     assert len(started) == 1 and (again.box_mean == whole.box_mean).all()
+    assert set(os.listdir(folder)) == before | {layered.FIGURES, "figures-reach-03.npy.txt"}
+    (folder / "figures-reach-03.npy.txt").unlink()
     # A damaged table of a stopped pass: not used, the pass starts over.
     (folder / layered.FIGURES).unlink()
     with pytest.raises(KeyboardInterrupt):
