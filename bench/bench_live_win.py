@@ -126,6 +126,11 @@ def advantage(minimax, game, other, chosen) -> float:
     far less noise than the games' results."""
     lead = game.banked - other.banked
     advice = minimax.advise(game.position, other.position, lead, game.dice, game.rolls_left)
+    if chosen.kind == "keep" and not chosen.reroll:
+        # Keeping every die ends the rolls (the game then scores these dice): worth the best
+        # box now, not the advice's keep-all, which may still re-roll later.
+        now = minimax.advise(game.position, other.position, lead, game.dice, 0)
+        return now.best.value - advice.best.value
     for action in advice.actions:
         if same_move(action, chosen):
             return action.value - advice.best.value
