@@ -286,14 +286,20 @@ def solve_cmd(variant: VariantOpt = "official-free-joker", no_cache: NoCacheOpt 
             note(f"the finished chunks are kept in {store}: the same command goes on from "
                  "there")
             raise
-        boxes = model.store_figures(store) if figures else None
         if as_json:
+            boxes = model.store_figures(store) if figures else None
             emit_json({**data.layered_json(layered),
                        **({"figures": boxes.to_dict()} if boxes else {})})
-        else:
-            typer.echo(render.layered_text(layered))
-            if boxes:
-                typer.echo("\n" + render.box_figures_text(model.tables, boxes))
+            return
+        typer.echo(render.layered_text(layered))  # (before the figures' pass: it may be long)
+        if figures:
+            try:
+                boxes = model.store_figures(store)
+            except KeyboardInterrupt:
+                note(f"the figures' pass keeps where it stands in {store}: the same command "
+                     "goes on from there")
+                raise
+            typer.echo("\n" + render.box_figures_text(model.tables, boxes))
         return
     solution = model.solve(with_sd=not no_sd)
     start = time.perf_counter()
@@ -306,14 +312,14 @@ def solve_cmd(variant: VariantOpt = "official-free-joker", no_cache: NoCacheOpt 
 
         remember(variant, sources, cache.meta_path(model.tables), solution.rules.name,
                  solution.expected_score, moments.sd, solution.states)
-    boxes = model.figures("optimal") if figures else None
     if as_json:
+        boxes = model.figures("optimal") if figures else None
         emit_json({**data.solution_json(solution, moments),
                    **({"figures": boxes.to_dict()} if boxes else {})})
-    else:
-        typer.echo(render.solution_text(solution, moments, sd_seconds))
-        if boxes:
-            typer.echo("\n" + render.box_figures_text(model.tables, boxes))
+        return
+    typer.echo(render.solution_text(solution, moments, sd_seconds))
+    if figures:
+        typer.echo("\n" + render.box_figures_text(model.tables, model.figures("optimal")))
 
 
 @app.command("compare")
