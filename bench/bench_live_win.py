@@ -354,7 +354,7 @@ def priced_report(costs: dict, exact: dict) -> None:
         base = exact[("minimax", int(first))]
         line = (f"    {arm:<7} seated {'first' if first == '0' else 'second':<6}: "
                 f"{base + d.mean():.5f} ± {se:.5f} (price {d.mean():+.5f}; "
-                f"{np.count_nonzero(d)} of {len(d)} games priced below 0)")
+                f"{int((d < 0).sum())} of {len(d)} games priced below 0)")
         if (arm, int(first)) in exact and arm != "minimax":
             line += f"; exact {exact[(arm, int(first))]:.5f}"
         print(line)

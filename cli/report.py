@@ -31,11 +31,12 @@ class TerminalReporter(Reporter):
     def stage(self, label: str, unit: str) -> Iterator:
         began = time.perf_counter()
         due: float | None = None  # when the time left last said runs out
+        said = (0.0, 0)  # when it was said, and the count then
         base: int | None = None  # the first count given: a resumed solve's work already done
 
         with progress(label, enabled=self.bars, unit=unit) as bar:
             def step(done: int, total: int) -> None:
-                nonlocal due, base, began
+                nonlocal due, base, began, said
                 now = time.perf_counter()
                 if base is None:
                     base, began = done, now
@@ -50,10 +51,12 @@ class TerminalReporter(Reporter):
                 if due is None:
                     self.note(f"{label}: about {left / 60:.0f} min left (Ctrl-C stops)")
                 elif now > due + SAY_TIME_LEFT:  # (work that costs more than the rate so far)
+                    # at the rate since it was said: later work may cost more than earlier
+                    left = max(left, (now - said[0]) * (total - done) / max(done - said[1], 1))
                     self.note(f"{label}: slower than said; now about {left / 60:.0f} min left")
                 else:
                     return
-                due = now + left
+                due, said = now + left, (now, done)
 
             yield step
 

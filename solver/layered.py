@@ -526,7 +526,11 @@ def store_figures(problem, folder: str | os.PathLike, step: Step | None = None,
     problem = getattr(problem, "problem", problem)
     folder_ = store_folder(folder)
     manifest, _ = read_manifest(problem, folder_, report)  # (before any work)
-    tie = manifest["sha256"]
+    try:  # (the seal as it is on disk: an older folder's manifest was just brought up to date)
+        tie = sealed.read_sealed(folder_ / MANIFEST, MANIFEST_BYTES)["sha256"]
+    except sealed.CorruptCache as exc:
+        raise StoreError(f"store: {exc}", param="store") from None
+    sealed.remove_stale_temporaries(folder_)
     value, sd = manifest["expected_score"], manifest.get("sd")
     done = _read_figures(folder_, tie, problem)
     if done is not None:

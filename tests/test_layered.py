@@ -350,15 +350,15 @@ def test_a_stage_that_runs_past_the_time_it_said_says_so_again(monkeypatch, caps
         step(0, 1000)
         clock[0] += 60.0
         step(100, 1000)  # a minute for 100: 9 more minutes
-        clock[0] += 300.0
-        step(600, 1000)  # on time: said nothing
-        clock[0] += 240.0
-        step(700, 1000)  # due at 10 min: at 10, not past it
-        clock[0] += 300.0
-        step(750, 1000)  # 15 min: past the 10 said; 250 more at 2 min per 100
+        clock[0] += 540.0
+        step(140, 1000)  # due at 10 min: at 10, not past it
+        clock[0] += 60.0
+        step(150, 1000)  # 11 min: past the 10 said; 850 more at the 50 done since (10 min)
+        clock[0] += 60.0
+        step(160, 1000)  # in 170 minutes: said nothing more
     lines = capsys.readouterr().err.splitlines()
     assert lines == ["note: solving x: about 9 min left (Ctrl-C stops)",
-                     "note: solving x: slower than said; now about 5 min left"]
+                     "note: solving x: slower than said; now about 170 min left"]
 
 
 @pytest.mark.parametrize("name", ["plain", "carried", "spent", "carried-no-first"])
