@@ -337,8 +337,9 @@ def check_store(problem: Problem, folder: str | os.PathLike, with_sd: bool) -> d
     return have
 
 
-def _write_manifest(folder: Path, manifest: dict) -> None:
-    sealed.write_sealed(folder / MANIFEST, manifest)
+def _write_manifest(folder: Path, manifest: dict) -> str:
+    """Write the manifest, sealed; returns its seal (what the store figures are tied to)."""
+    return sealed.write_sealed(folder / MANIFEST, manifest)["sha256"]
 
 
 def solve_layered(problem: Problem, folder: str | os.PathLike, with_sd: bool = False,
@@ -521,15 +522,12 @@ def store_figures(problem, folder: str | os.PathLike, step: Step | None = None,
     after a layer (at most every `keep_seconds`), so a stopped pass goes on from there, and its
     figures when done, so the next call reads them (both sealed and tied to the store's
     manifest; a folder yz cannot write to is read, and the pass starts over each time)."""
-    from .forward import Reached, Walk, streamed_figures
+    from .forward import Reached, streamed_figures
 
     problem = getattr(problem, "problem", problem)
     folder_ = store_folder(folder)
     manifest, _ = read_manifest(problem, folder_, report)  # (before any work)
-    try:  # (the seal as it is on disk: an older folder's manifest was just brought up to date)
-        tie = sealed.read_sealed(folder_ / MANIFEST, MANIFEST_BYTES)["sha256"]
-    except sealed.CorruptCache as exc:
-        raise StoreError(f"store: {exc}", param="store") from None
+    tie = manifest["sha256"]  # (the seal on disk, also of an older folder brought up to date)
     sealed.remove_stale_temporaries(folder_)
     value, sd = manifest["expected_score"], manifest.get("sd")
     done = _read_figures(folder_, tie, problem)
@@ -558,7 +556,7 @@ def store_figures(problem, folder: str | os.PathLike, step: Step | None = None,
         _remove_progress(folder_)
     except OSError:
         pass  # (a folder yz cannot write to: the figures are returned, not kept)
-    return value, sd, Walk(walk.box_mean, walk.box_zero_rate, walk.events, None, None)
+    return value, sd, walk
 
 
 def figures_share_left(problem, folder: str | os.PathLike) -> float:
@@ -799,7 +797,7 @@ def _record_blocks(folder: Path, manifest: dict, keys: list[str], report: Report
             done += sizes[key]
             step(done, total)
     try:
-        _write_manifest(folder, manifest)
+        manifest["sha256"] = _write_manifest(folder, manifest)  # (the seal now on disk)
     except OSError as exc:
         report.note(f"could not record the block checksums in {folder / MANIFEST} ({exc}); "
                     "the folder will be checked whole again next time")
