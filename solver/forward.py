@@ -112,16 +112,15 @@ def layer_outcomes(problem: Problem, V: np.ndarray, index: np.ndarray,
 
 
 def outcome_blocks(problem: Problem, V: np.ndarray, index: np.ndarray,
-                   names: tuple[str, ...] = FIGURE_COLUMNS, share: bool = False):
+                   names: tuple[str, ...] = FIGURE_COLUMNS):
     """`layer_outcomes`' moves a block of states at a time, as `_filled` gives them: a layer's
-    moves can be too many to hold at once (Maxi Yatzy's). `share`: with saved rolls, the
-    blocks may come in another order, choices shared between banks (`_banked_blocks`)."""
+    moves can be too many to hold at once (Maxi Yatzy's)."""
     from .kernels import layer
 
     t, layout = problem.tables, problem.layout
     mask, flag, u, bank = layout.banked_states_at(index)
     if layout.saves_rolls:
-        yield from _banked_blocks(problem, V, index, names, (mask, flag, u, bank), share)
+        yield from _banked_blocks(problem, V, index, names, (mask, flag, u, bank))
         return
     most = problem.most_outcomes
     no_choice = np.zeros((0, t.rolls, t.n_distinct_rolls), dtype=np.int64)
@@ -165,9 +164,10 @@ def streamed_figures(problem: Problem, values_after: Callable[[int], np.ndarray]
     (`layered.store_figures`). Memory: the next layer's reach and one block of moves, never a
     layer's moves (Maxi Yatzy's run to billions). The sums run in another order than
     `walk`'s: the figures agree to rounding, not to the bit. `share`: with carried saved rolls,
-    the banks of a (box set, flag, total) share its choices (`_banked_blocks`; False: each
-    makes its own, as `walk` does, for a check). `start`: go on from there (a `Reached` that
-    `keep` was given); `keep` is given where the pass stands after each layer."""
+    the banks of a (box set, flag, total) share its choices and one walk of the dice
+    (`_merged_moves`; False: each bank makes its own, as `walk` does, for a check).
+    `start`: go on from there (a `Reached` that `keep` was given); `keep` is given where the
+    pass stands after each layer."""
     from .kernels.outcomes import N_EVENTS
     from .kernels.play import add_reach
 
@@ -179,23 +179,21 @@ def streamed_figures(problem: Problem, values_after: Callable[[int], np.ndarray]
     index, reach, first = start.index, start.reach, start.layer
     box_stats, events = start.box_stats.copy(), start.events.copy()
     del start  # (its layer goes once the next is reached)
-    names = ("target", "prob", "box", "points", "flags")
     total = int(layout.LAYER_PTR[n_cat])  # (progress: the stored states of the layers done)
     for k in range(first, n_cat):
         base, end = int(layout.LAYER_PTR[k + 1]), int(layout.LAYER_PTR[k + 2])
         reach_next = np.zeros(end - base)
         V = values_after(k)
-        followed = 0  # (states of this layer whose moves came: blocks may come in any order)
-        for src, target, prob, box, points, flags in outcome_blocks(problem, V, index, names,
-                                                                    share=share):
-            w = reach[src] * prob
+        followed = 0  # (states of this layer whose moves came)
+        for count, target, w, box, points, flags in _weighted_moves(problem, V, index, reach,
+                                                                    share):
             _add_figures(box_stats, events, w, box, points, flags)
             if add_reach(reach_next, base, target, w):  # (a bug: a move outside the layer)
                 raise RuntimeError(f"moves of layer {k} of {problem.name} lead outside the "
                                    "next layer")
-            if step is not None and len(src):  # (the stored states of the layers so far)
-                followed += 1 + int(np.count_nonzero(src[1:] != src[:-1]))  # (a state's moves
-                done = followed / len(index)                                # come together)
+            followed += count
+            if step is not None and count:  # (the stored states of the layers so far)
+                done = followed / len(index)
                 step(int(layout.LAYER_PTR[k] + done * (base - layout.LAYER_PTR[k])), total)
         del V
         places = np.flatnonzero(reach_next)
@@ -252,70 +250,94 @@ def _joined(parts: list[list], names: tuple[str, ...]) -> tuple[np.ndarray, dict
 
 
 def _banked_blocks(problem: Problem, V: np.ndarray, index: np.ndarray,
-                   names: tuple[str, ...], states: tuple, share: bool = False):
+                   names: tuple[str, ...], states: tuple):
     """The moves of the states at `index` with saved rolls, a block of states at a time (as
     `_filled` gives them): the decision kernel records the choices at every stage (one bank a
     batch), then `outcomes.banked_outcomes` follows the dice through them. `index` is sorted by
     store index, which orders the states by bank, mask, flag and total, as the rows want.
-    `states`: their (mask, flag, u, bank). With `share`, where the saved rolls are carried and
-    no first roll has a bonus of its own, the states that differ only in their bank share
-    their choices (`_shared_choices`), and the blocks' moves come in another order."""
-    from .kernels import layer
+    `states`: their (mask, flag, u, bank)."""
     from .kernels.layer import run_threads
-    from .kernels.outcomes import banked_outcomes, key_space
+    from .kernels.outcomes import banked_outcomes
 
-    t = problem.tables
-    K, KL = problem.K, problem.L
-    most, stages, n_roll = problem.most_outcomes, problem.most_stages, t.n_distinct_rolls
     block = problem.outcome_block
-    none = np.zeros((0, 0), dtype=np.int64)
-    no_outcomes = Outcomes(none, none, none, none, none, np.zeros((0, 0)),
-                           np.zeros(0, dtype=np.int64))
-    space = key_space(K, stages)
-    scratches = [(np.zeros(t.n_keeps), np.zeros(t.n_keeps), np.zeros(space),
-                  np.zeros(space, dtype=np.int64), np.zeros(space, dtype=np.int64),
-                  np.zeros(space, dtype=np.int64)) for _ in range(problem.threads)]
     size = min(block, len(index))
-    buffers = _outcome_buffers(size, most)
-    choices = np.empty((size, stages, n_roll), dtype=np.int64)
-
-    def decide(rows: Rows, choice: np.ndarray) -> None:
-        cols = problem.batch_width(int(rows.NU.max(initial=1)))
-        layer.decide(K, KL, rows, layer.batches(rows.NU, cols, rows.BANK), cols, problem.threads,
-                     Next(V, None, None), choice=choice, out=no_outcomes)
-
-    def follow(rows: Rows, choice: np.ndarray, crow: np.ndarray, src: np.ndarray) -> list:
-        n = len(src)
-        out = Outcomes.of(**{name: array[:n] for name, array in buffers.items()})
-        shares = split_rows(rows, len(scratches))  # (one scratch per share)
-        run_threads(banked_outcomes, [(K, KL, part, choice, crow, out, scratches[i])
-                                      for i, part in enumerate(shares)])
-        return _filled(out, n, most, src, names)
-
-    if share and t.bank_carry and not t.has_first_roll_bonus:
-        yield from _shared_choices(problem.layout, index, states, size, choices, decide, follow)
-        return
+    buffers = _outcome_buffers(size, problem.most_outcomes)
+    choices = np.empty((size, problem.most_stages, problem.tables.n_distinct_rolls),
+                       dtype=np.int64)
+    scratches = _banked_scratches(problem)
     same_row = np.arange(size, dtype=np.int64)
     for b0 in range(0, len(index), block):
         part = slice(b0, b0 + block)
-        mask, flag, u, bank = (a[part] for a in states)
-        n = len(mask)
-        rows = rows_of_states(States(mask, flag, u, bank))
-        decide(rows, choices[:n])
-        yield follow(rows, choices[:n], same_row[:n], np.arange(b0, b0 + n, dtype=np.int32))
+        n = len(index[part])
+        rows = rows_of_states(States(*(a[part] for a in states)))
+        _decide_banked(problem, V, rows, choices[:n])
+        out = Outcomes.of(**{name: array[:n] for name, array in buffers.items()})
+        run_threads(banked_outcomes, [
+            (problem.K, problem.L, share, choices[:n], same_row[:n], out, scratches[i])
+            for i, share in enumerate(split_rows(rows, len(scratches)))])
+        yield _filled(out, n, problem.most_outcomes, np.arange(b0, b0 + n, dtype=np.int32),
+                      names)
 
 
-def _shared_choices(layout, index: np.ndarray, states: tuple, size: int, choices: np.ndarray,
-                    decide, follow):
-    """`_banked_blocks` with carried saved rolls, whose choices with `left` re-rolls left do not
-    depend on the bank the turn began with (the bank a box leaves is the re-rolls unused): the
-    choices are recorded once for each (mask, flag, total) reached, with the largest bank it is
-    reached with (the most stages), and every state of it follows them from its own first roll.
-    A layer of Maxi Yatzy holds up to 41 banks of each (and 147 million states: what is held
-    here is about 12 bytes a state beside them, no sort of them)."""
+def _decide_banked(problem: Problem, V: np.ndarray, rows: Rows, choice: np.ndarray) -> None:
+    """The choices of the states of `rows` (with saved rolls) at every stage, into `choice`:
+    the decision kernel, one bank a batch, recording them and nothing else."""
+    from .kernels import layer
+
+    none = np.zeros((0, 0), dtype=np.int64)
+    no_outcomes = Outcomes(none, none, none, none, none, np.zeros((0, 0)),
+                           np.zeros(0, dtype=np.int64))
+    cols = problem.batch_width(int(rows.NU.max(initial=1)))
+    layer.decide(problem.K, problem.L, rows, layer.batches(rows.NU, cols, rows.BANK), cols,
+                 problem.threads, Next(V, None, None), choice=choice, out=no_outcomes)
+
+
+def _banked_scratches(problem: Problem) -> list[tuple]:
+    """One scratch per thread for `outcomes.banked_outcomes` and `merged_banked_outcomes`."""
+    from .kernels.outcomes import key_space
+
+    t = problem.tables
+    space = key_space(problem.K, problem.most_stages)
+    return [(np.zeros(t.n_keeps), np.zeros(t.n_keeps), np.zeros(space),
+             np.zeros(space, dtype=np.int64), np.zeros(space, dtype=np.int64),
+             np.zeros(space, dtype=np.int64)) for _ in range(problem.threads)]
+
+
+def _weighted_moves(problem: Problem, V: np.ndarray, index: np.ndarray, reach: np.ndarray,
+                    share: bool):
+    """The moves of the states at `index` (sorted), reached with the chances `reach`, a block
+    at a time: (states followed, target, weight, box, points, flags), the weight being the
+    chance of reaching the state and making the move. With `share`, carried saved rolls and
+    no first-roll bonus, the banks of a (box set, flag, total) are followed as one
+    (`_merged_moves`); otherwise each state's moves are listed (`outcome_blocks`)."""
+    t, layout = problem.tables, problem.layout
+    if share and layout.saves_rolls and t.bank_carry and not t.has_first_roll_bonus:
+        yield from _merged_moves(problem, V, index, reach)
+        return
+    names = ("target", "prob", "box", "points", "flags")
+    for src, target, prob, box, points, flags in outcome_blocks(problem, V, index, names):
+        followed = 1 + int(np.count_nonzero(src[1:] != src[:-1])) if len(src) else 0
+        yield followed, target, reach[src] * prob, box, points, flags  # (a state's moves
+        # come together)
+
+
+def _merged_moves(problem: Problem, V: np.ndarray, index: np.ndarray, reach: np.ndarray):
+    """`_weighted_moves` with carried saved rolls and no first-roll bonus: what a turn does
+    with `left` re-rolls left, and where it leads, do not depend on the bank it began with
+    (the bank a box leaves is the re-rolls unused). So the choices are recorded once for each
+    (mask, flag, total) reached, with the largest bank it is reached with (the most stages),
+    and its banks' turns are one walk of the dice (`outcomes.merged_banked_outcomes`), each
+    bank's first throw joining it, weighted by its chance, at its own number of re-rolls: the
+    cost of one bank's turn for all of a layer's banks (up to 41 in Maxi Yatzy, whose layers
+    hold up to 147 million states: what is held here is about 12 bytes a state beside them,
+    no sort of them)."""
+    from .kernels.layer import run_threads
+    from .kernels.outcomes import merged_banked_outcomes
     from .kernels.play import group_by
 
-    mask, flag, u, bank = states
+    t, layout = problem.tables, problem.layout
+    stages, most = problem.most_stages, problem.most_outcomes
+    mask, flag, u, bank = layout.banked_states_at(index)
     # The layer stores its banks alike (`solver.state`): a state less its bank's stride is the
     # same (mask, flag, total) in bank 0, an index into one bank's entries.
     k = int(np.searchsorted(layout.LAYER_PTR, index[0], "right")) - 1
@@ -334,25 +356,38 @@ def _shared_choices(layout, index: np.ndarray, states: tuple, size: int, choices
     np.maximum.at(top, which, bank)  # the largest bank each is reached with
     one = np.empty(len(firsts), dtype=np.int64)
     one[which] = np.arange(len(which))  # (any of its states: they share mask, flag, total)
-    # The choices' states by (bank, mask, flag, total), as the rows want.
+    # The groups by (bank, mask, flag, total), as the rows want.
     order = np.argsort(top, kind="stable")
     pick = one[order]
-    decided = (mask[pick], flag[pick], u[pick], top[order])
-    del one, pick
+    groups = (mask[pick], flag[pick], u[pick], top[order])
+    del one, pick, mask, flag, u
     place = np.empty(len(order), dtype=np.int32)
     place[order] = np.arange(len(order), dtype=np.int32)
     del firsts, top, order
-    np.take(place, which, out=which)  # each state's row among the choices' states
+    np.take(place, which, out=which)  # each state's group
     del place
-    ptr, members = group_by(which, len(decided[0]))  # each row's states, in `index` order
-    for d0 in range(0, len(decided[0]), size):
-        d1 = min(d0 + size, len(decided[0]))
-        choice = choices[: d1 - d0]
-        decide(rows_of_states(States(*(a[d0:d1] for a in decided))), choice)
-        for s0 in range(int(ptr[d0]), int(ptr[d1]), size):
-            src = members[s0:min(s0 + size, int(ptr[d1]))]
-            rows = rows_of_states(States(mask[src], flag[src], u[src], bank[src]))
-            yield follow(rows, choice, which[src] - d0, src.astype(np.int32))
+    ptr, members = group_by(which, len(groups[0]))  # each group's states
+    n_groups = len(groups[0])
+    size = min(problem.outcome_block, n_groups)
+    buffers = _outcome_buffers(size, most)
+    choices = np.empty((size, stages, t.n_distinct_rolls), dtype=np.int64)
+    scratches = _banked_scratches(problem)
+    for d0 in range(0, n_groups, size):
+        d1 = min(d0 + size, n_groups)
+        n = d1 - d0
+        rows = rows_of_states(States(*(a[d0:d1] for a in groups)))
+        _decide_banked(problem, V, rows, choices[:n])
+        src = members[int(ptr[d0]):int(ptr[d1])]
+        start = np.bincount((which[src] - d0).astype(np.int64) * stages
+                            + (t.rolls - 1 + bank[src]), weights=reach[src],
+                            minlength=n * stages).reshape(n, stages)
+        out = Outcomes.of(**{name: array[:n] for name, array in buffers.items()})
+        run_threads(merged_banked_outcomes, [
+            (problem.K, problem.L, share, choices[:n], start, out, scratches[i])
+            for i, share in enumerate(split_rows(rows, len(scratches)))])
+        _, target, w, box, points, flags = _filled(
+            out, n, most, np.zeros(n, dtype=np.int32), ("target", "prob", "box", "points", "flags"))
+        yield len(src), target, w, box, points, flags
 
 
 def _streamed_pmf(problem: Problem, V: np.ndarray, step: Step | None = None

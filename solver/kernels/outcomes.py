@@ -166,6 +166,55 @@ def turn_outcomes(K, L, R, rows, CH, BOX, P, OUT, S):
         off += R.NU[i]
 
 
+@kernel(inline="always")
+def _banked_stage(K, P, Q, CHOICE, crow, left, keys, count, first, ybox_filled, shift):
+    """One roll of a turn with saved rolls, `left` re-rolls left, P the chance of each roll:
+    the mass of a roll whose choice (CHOICE[crow, left, r]) is to fill a box becomes a move
+    (`add_move` into keys = (acc, touched, rep_roll, rep_box), `shift` for the bank it
+    leaves); the rest moves to its keep and on to the rolls the keep's free dice make, which
+    P holds after (Q is scratch). Returns the moves touched."""
+    n_roll = K.SCORE.shape[0]
+    n_keep = K.KEEP_CHILD.shape[0]
+    for k in range(n_keep):
+        Q[k] = 0.0
+    for r in range(n_roll):
+        p = P[r]
+        if p == 0.0:
+            continue
+        c = CHOICE[crow, left, r]
+        if left > 0 and c < n_keep:
+            Q[c] += p  # held (all the dice: the same roll again)
+            continue
+        if left > 0:
+            c -= n_keep
+        count = add_move(K, keys, count, r, c, first, ybox_filled, shift, p)
+    for r in range(n_roll):
+        P[r] = Q[r]
+    for k in range(n_roll, n_keep):
+        q = Q[k]
+        if q > 0.0:
+            for e in range(K.KEEP_OUT_INDPTR[k], K.KEEP_OUT_INDPTR[k + 1]):
+                P[K.KEEP_OUT_ROLL[e]] += q * K.KEEP_OUT_PROB[e]
+    return count
+
+
+@kernel(inline="always")
+def _put_moves(K, L, OUT, row, state, keys, count, space):
+    """The `count` moves touched in keys = (acc, touched, rep_roll, rep_box) as row `row` of
+    OUT (moves `space` keys apart leave different banks); acc is left zero for the next."""
+    acc, touched, rep_roll, rep_box = keys
+    n_keys = K.KEY_ROLL.shape[0]
+    for e in range(count):
+        key = touched[e]
+        r, c = rep_roll[key], rep_box[key]
+        base = key % space
+        first = n_keys <= base < 2 * n_keys or (base >= 2 * n_keys and base % 2 == 1)
+        put_move(K, L, OUT, (row, e), state, r, c, first, (key // space) * K.n_flags,
+                 acc[key])
+        acc[key] = 0.0
+    OUT.COUNT[row] = count
+
+
 @kernel(nogil=True, _nrt=False)
 def banked_outcomes(K, L, R, CHOICE, CROW, OUT, S):
     """With saved rolls: for every state of R (rows of one box set, flag and bank, their
@@ -181,54 +230,57 @@ def banked_outcomes(K, L, R, CHOICE, CROW, OUT, S):
     rest moves to the keep chosen and on to the rolls its free dice make. S = (P, Q, acc,
     touched, rep_roll, rep_box) is scratch: P and Q n_keep long, the others `key_space`."""
     P, Q, acc, touched, rep_roll, rep_box = S
+    keys = (acc, touched, rep_roll, rep_box)
     n_roll, n_cat = K.SCORE.shape
-    n_keep = K.KEEP_CHILD.shape[0]
-    n_keys = K.KEY_ROLL.shape[0]
-    space = 2 * n_keys + 2 * K.n_faces * n_cat  # keys of one bank (as in `turn_outcomes`)
+    space = 2 * K.KEY_ROLL.shape[0] + 2 * K.n_faces * n_cat  # keys of one bank
     for i in range(R.NU.shape[0]):
         mask, flag, bank = R.MASK[i], R.FLAG[i], R.BANK[i]
         ybox_filled = yahtzee_filled(K, mask)
         top = K.rolls - 1 + bank
         for j in range(R.NU[i]):
             row = R.OUT[i] + j
-            crow = CROW[row]
-            u = R.U0[i] + j
             count = 0
             for r in range(n_roll):
                 P[r] = K.ROLL_PROB[r]
             for left in range(top, -1, -1):
                 first = left == top and K.first_roll_bonus == 1  # (else no key of its own)
-                saved = bank_after(K, bank, left)
-                for k in range(n_keep):
-                    Q[k] = 0.0
-                for r in range(n_roll):
-                    p = P[r]
-                    if p == 0.0:
-                        continue
-                    c = CHOICE[crow, left, r]
-                    if left > 0 and c < n_keep:
-                        Q[c] += p  # held (all the dice: the same roll again)
-                        continue
-                    if left > 0:
-                        c -= n_keep
-                    count = add_move(K, (acc, touched, rep_roll, rep_box), count, r, c,
-                                     first, ybox_filled, space * saved, p)
-                for r in range(n_roll):
-                    P[r] = Q[r]
-                for k in range(n_roll, n_keep):
-                    q = Q[k]
-                    if q > 0.0:
-                        for e in range(K.KEEP_OUT_INDPTR[k], K.KEEP_OUT_INDPTR[k + 1]):
-                            P[K.KEEP_OUT_ROLL[e]] += q * K.KEEP_OUT_PROB[e]
-            for e in range(count):
-                key = touched[e]
-                r, c = rep_roll[key], rep_box[key]
-                base = key % space
-                first = n_keys <= base < 2 * n_keys or (base >= 2 * n_keys and base % 2 == 1)
-                put_move(K, L, OUT, (row, e), (mask, flag, u), r, c, first,
-                         (key // space) * K.n_flags, acc[key])
-                acc[key] = 0.0
-            OUT.COUNT[row] = count
+                count = _banked_stage(K, P, Q, CHOICE, CROW[row], left, keys, count, first,
+                                      ybox_filled, space * bank_after(K, bank, left))
+            _put_moves(K, L, OUT, row, (mask, flag, R.U0[i] + j), keys, count, space)
+
+
+@kernel(nogil=True, _nrt=False)
+def merged_banked_outcomes(K, L, R, CHOICE, START, OUT, S):
+    """`banked_outcomes` for every bank of a (box set, flag, total) at once, each weighted:
+    with carried saved rolls and no first-roll bonus, what a turn does with `left` re-rolls
+    left and where it leads do not depend on the bank it began with, so the turns of all the
+    banks are one walk of the dice. R's states are the (mask, flag, total)s with the largest
+    bank each is reached with (row `row`'s choices in CHOICE[row]); START[row, left] is the
+    weight (its chance of being reached, summed over its banks) of the turns that begin with
+    `left` re-rolls left, whose first throw joins the walk there. Each row's moves go to OUT
+    with their weighted probabilities, a forward pass's weights to add and nothing more. This
+    is the cost of one bank's turn for all of them, a layer's 41 banks' in Maxi Yatzy."""
+    P, Q, acc, touched, rep_roll, rep_box = S
+    keys = (acc, touched, rep_roll, rep_box)
+    n_roll, n_cat = K.SCORE.shape
+    space = 2 * K.KEY_ROLL.shape[0] + 2 * K.n_faces * n_cat
+    for i in range(R.NU.shape[0]):
+        mask, flag, top_bank = R.MASK[i], R.FLAG[i], R.BANK[i]
+        ybox_filled = yahtzee_filled(K, mask)
+        top = K.rolls - 1 + top_bank
+        for j in range(R.NU[i]):
+            row = R.OUT[i] + j
+            count = 0
+            for r in range(n_roll):
+                P[r] = 0.0
+            for left in range(top, -1, -1):
+                w = START[row, left]
+                if w != 0.0:
+                    for r in range(n_roll):
+                        P[r] += w * K.ROLL_PROB[r]
+                count = _banked_stage(K, P, Q, CHOICE, row, left, keys, count, False,
+                                      ybox_filled, space * bank_after(K, top_bank, left))
+            _put_moves(K, L, OUT, row, (mask, flag, R.U0[i] + j), keys, count, space)
 
 
 def key_space(K, most_bank: int) -> int:
