@@ -1,6 +1,6 @@
 """The forward pass of a store (`forward.streamed_figures`, what `Model.store_figures` runs):
-time and peak memory with and without the banks of a state sharing their choices, and the
-figures of both compared.
+time and peak memory with and without the banks of a (box set, flag, total) sharing their
+choices and one walk of the dice (`forward._merged_moves`), and the figures of both compared.
 
 Each way runs in a fresh process on the values of the game solved in memory (so the store's
 reading is not timed; a game with saved rolls whose table fits: yatzy-saved-rolls), with yz's
@@ -26,7 +26,8 @@ from yz.solver.forward import streamed_figures
 variant, share = sys.argv[1], sys.argv[2] == "1"
 model = Model(variant, max_seconds=None)
 solution = model.solve()
-estimate = model.budget.distribution_seconds()
+estimate = (model.budget.store_figures_seconds() if share
+            else model.budget.distribution_seconds())
 base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 cpu0 = resource.getrusage(resource.RUSAGE_SELF)
 start = time.perf_counter()

@@ -387,6 +387,13 @@ VALUES_SHARE = 0.35
 # see the README).
 SECONDS_PER_BANKED_STAGE = 4.1e-6
 SERIAL_SECONDS_PER_BANKED_STAGE = 0.4e-6
+# The figures' pass from a layered store where saved rolls are carried and no first roll has
+# a bonus (`forward._merged_moves`): for each (box set, flag, total), one decision sweep and
+# one walk of the dice through the rolls of its largest bank, for all its banks. Seconds of one
+# thread per such roll and per entry of the dice's work (a keep's outcomes, KEEP_OUT, and the
+# rolls: 4,620 with Yatzy's 5 dice, 12,838 with Maxi Yatzy's 6), measured on 2 threads with
+# other work beside (yatzy-saved-rolls: 96 to 105 s; provisional, see the README).
+SECONDS_PER_MERGED_STAGE_ENTRY = 1.7e-9
 # A target-play table up to N (`solver.target`) costs about the DP's values times
 # TARGET_SECONDS_PER_NEED x (TARGET_ROW_NEEDS + N): every state's needs are columns of the
 # same sweep, and each row (a state's run of needs) has a fixed part besides. Fitted to the
@@ -459,6 +466,24 @@ def distribution_seconds(t: RuleTables, layout: StateLayout, cols: int = MAX_BAT
         stages += float(states.sum()) * (n * t.rolls + n * (n - 1) / 2)
     return stages * (SECONDS_PER_BANKED_STAGE / thread_count(threads)
                      + SERIAL_SECONDS_PER_BANKED_STAGE)
+
+
+def store_figures_seconds(t: RuleTables, layout: StateLayout, cols: int = MAX_BATCH_COLS,
+                          threads: int | None = None) -> float:
+    """A rough estimate of the seconds the figures' forward pass from a layered store takes
+    (`forward.streamed_figures`): with carried saved rolls and no first-roll bonus, a walk of
+    the largest bank's rolls per (box set, flag, total) (SECONDS_PER_MERGED_STAGE_ENTRY);
+    otherwise every state's own, as the exact distribution's pass (`distribution_seconds`)."""
+    if not (layout.saves_rolls and t.bank_carry and not t.has_first_roll_bonus):
+        return distribution_seconds(t, layout, cols, threads)
+    stages = 0.0  # (box set, flag, total)s x the rolls of their largest bank
+    for k in range(t.n_categories):
+        masks = layout.layer_masks[k]
+        states = (layout.U1[masks] - layout.U0[masks] + 1).astype(np.int64) * \
+            layout.flag_values(masks)
+        stages += float(states.sum()) * (t.rolls + layout.banks[k] - 1)
+    entries = len(t.KEEP_OUT_ROLL) + t.n_distinct_rolls
+    return stages * entries * SECONDS_PER_MERGED_STAGE_ENTRY / thread_count(threads)
 
 
 def target_seconds(t: RuleTables, layout: StateLayout, max_target: int,
@@ -720,6 +745,11 @@ class Budget:
         """A rough estimate of the seconds the exact distribution takes once solved."""
         return distribution_seconds(self._t, self._layout, self.problem.batch_width(),
                                     self.problem.threads)
+
+    def store_figures_seconds(self) -> float:
+        """A rough estimate of the seconds the figures' pass from a layered store takes."""
+        return store_figures_seconds(self._t, self._layout, self.problem.batch_width(),
+                                     self.problem.threads)
 
     def target_seconds(self, max_target: int) -> float:
         """A rough estimate of the seconds the target table up to `max_target` takes (the

@@ -1114,8 +1114,8 @@ class Model:
         value and SD it holds (the SD None when solved without it), and each box's mean and
         zero rate and the bonus rates from a forward pass over its values, a layer in memory
         at a time (`layered.store_figures`): every state's turn followed through its rolls,
-        as the exact distribution's pass does (its time estimate; yatzy-saved-rolls: about 14
-        times the values' solve). For games whose moves are too many for `figures` (Maxi
+        (`budget.store_figures_seconds`; where saved rolls are carried, the banks of a box
+        set, flag and total as one). For games whose moves are too many for `figures` (Maxi
         Yatzy). The pass keeps where it stands in the folder, so a stopped one goes on from its
         last layer, and its figures once done, so the next call answers at once. StoreError,
         with the reason, for a folder that is not a finished store of these rules."""
@@ -1126,7 +1126,7 @@ class Model:
         if left > 0:  # (0: the folder keeps them, from a pass that finished)
             self.budget.check_streamed_figures_memory()
             self.budget.check_time("the exact figures from a store of",
-                                   left * self.budget.distribution_seconds())
+                                   left * self.budget.store_figures_seconds())
             self.ensure_compiled("figures")
         begin = time.perf_counter()
         with self.report.stage(f"the figures of {self.name} from {folder}", "states") as step:
