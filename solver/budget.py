@@ -36,6 +36,7 @@ SCRATCH_BYTES = 1 << 20
 # most (4096 x 2 x 252 int32 ~ 8 MB for five dice), and at most CHOICE_BYTES in all.
 SIM_STATE_BLOCK = 4096
 CHOICE_BYTES = 64 << 20
+MERGED_BLOCK_BYTES = 512 << 20  # (`merged_block`)
 # Seconds of work between two returns to Python within a layer: progress moves, and Ctrl-C
 # (which Python handles only between kernel calls) stops a solve within about this long.
 PART_SECONDS = 0.5
@@ -268,6 +269,15 @@ def banked_distribution_bytes(t: RuleTables, layout: StateLayout) -> int:
     return int(np.maximum(w[:-1] + w[1:], 2 * w[1:]).max()) + block_bytes(t, layout)
 
 
+def merged_block(t: RuleTables, layout: StateLayout) -> int:
+    """States (box set, flag, total) whose banks' moves the store figures' pass follows at once
+    where the banks walk the dice as one (`forward._merged_moves`): more than `outcome_block`
+    (MERGED_BLOCK_BYTES), so the decision kernel's batches spread evenly over the threads
+    (Maxi Yatzy: 60 -> 469 a block, 10% less time measured on a slice of its layer 9)."""
+    block, per_state = outcome_block(t, layout)
+    return max(block, min(SIM_STATE_BLOCK, MERGED_BLOCK_BYTES // per_state))
+
+
 def block_bytes(t: RuleTables, layout: StateLayout) -> int:
     """The forward pass's buffers for a block of states with saved rolls (`outcome_block`)
     and the block's moves as listed."""
@@ -279,11 +289,14 @@ def streamed_figures_bytes(t: RuleTables, layout: StateLayout) -> int:
     """The most the figures' pass from a layered store holds (`forward.streamed_figures`): at
     layer k, its reached states (at most the layer: index and chance, their mask, flag, total
     and bank, and the shared choices' keys, about 12 bytes, 60 in all), the next layer's values
-    (read whole) and its chances, one block of moves (`block_bytes`), and the layout's rows
+    (read whole) and its chances, one block of moves (`block_bytes`, `merged_block`), and the
+    layout's rows
     (each layer's and all of them joined, 48 bytes a row each)."""
     n = np.diff(layout.LAYER_PTR[:t.n_categories + 1]).astype(np.int64)
     per_layer = 60 * n[:-1] + 16 * n[1:]
-    return int(per_layer.max(initial=0)) + block_bytes(t, layout) + 2 * 48 * layout.n_rows
+    merged = 2 * merged_block(t, layout) * outcome_block(t, layout)[1]  # (`merged_block`)
+    return int(per_layer.max(initial=0)) + max(block_bytes(t, layout), merged) + \
+        2 * 48 * layout.n_rows
 
 
 def pmf_bytes(t: RuleTables, layout: StateLayout) -> int:
@@ -391,9 +404,11 @@ SERIAL_SECONDS_PER_BANKED_STAGE = 0.4e-6
 # a bonus (`forward._merged_moves`): for each (box set, flag, total), one decision sweep and
 # one walk of the dice through the rolls of its largest bank, for all its banks. Seconds of one
 # thread per such roll and per entry of the dice's work (a keep's outcomes, KEEP_OUT, and the
-# rolls: 4,620 with Yatzy's 5 dice, 12,838 with Maxi Yatzy's 6), measured on 2 threads with
-# other work beside (yatzy-saved-rolls: 96 to 105 s; provisional, see the README).
-SECONDS_PER_MERGED_STAGE_ENTRY = 1.7e-9
+# rolls: 4,620 with Yatzy's 5 dice, 12,838 with Maxi Yatzy's 6), measured on 2 threads of a
+# quiet machine: Maxi Yatzy's layers 7 to 9 (30.4% of the stages) in 34.1 minutes, so about
+# 112 for the pass (1.2e-9 each); yatzy-saved-rolls took 96 to 105 s with another pass beside
+# (this gives 54 s on 2 free cores, 108 s on one).
+SECONDS_PER_MERGED_STAGE_ENTRY = 1.2e-9
 # A target-play table up to N (`solver.target`) costs about the DP's values times
 # TARGET_SECONDS_PER_NEED x (TARGET_ROW_NEEDS + N): every state's needs are columns of the
 # same sweep, and each row (a state's run of needs) has a fixed part besides. Fitted to the

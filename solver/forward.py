@@ -372,7 +372,7 @@ def _merged_moves(problem: Problem, V: np.ndarray, index: np.ndarray, reach: np.
     del place
     ptr, members = group_by(which, len(groups[0]))  # each group's states
     n_groups = len(groups[0])
-    size = min(problem.outcome_block, n_groups)
+    size = min(problem.merged_block, n_groups)
     buffers = _outcome_buffers(size, most)
     choices = np.empty((size, stages, t.n_distinct_rolls), dtype=np.int64)
     scratches = _banked_scratches(problem)

@@ -135,6 +135,12 @@ class Problem:
         return budget.outcome_block(self.tables, self.layout)[0]
 
     @cached_property
+    def merged_block(self) -> int:
+        """(box set, flag, total)s whose banks' moves are followed at once where they walk the
+        dice as one (`budget.merged_block`)."""
+        return budget.merged_block(self.tables, self.layout)
+
+    @cached_property
     def most_outcomes(self) -> int:
         """The most distinct moves a turn can end with (`budget.most_outcomes`)."""
         return budget.most_outcomes(self.tables, self.layout)

@@ -370,7 +370,8 @@ def test_the_figures_from_a_store_are_the_forward_pass_over_the_whole_table(tmp_
     from yz.solver.forward import walk
 
     model = model_of(name)
-    model.problem.__dict__["outcome_block"] = 7  # (a cached property: blocks of 7 states)
+    model.problem.__dict__["outcome_block"] = 7  # (cached properties: blocks of 7 states)
+    model.problem.__dict__["merged_block"] = 7
     solve_layered(model.problem, tmp_path / "store", True, chunk_states=SMALL_CHUNKS)
     got = model.store_figures(tmp_path / "store")
     values, _, sd = one_process(name, True)
@@ -401,6 +402,7 @@ def test_the_store_figures_pass_goes_on_where_it_stopped_and_keeps_its_figures(t
 
     model = model_of("carried")
     model.problem.__dict__["outcome_block"] = 7
+    model.problem.__dict__["merged_block"] = 7
     folder = tmp_path / "store"
     solve_layered(model.problem, folder, True, chunk_states=SMALL_CHUNKS)
     before = set(os.listdir(folder))

@@ -645,7 +645,8 @@ def test_the_forward_pass_shares_choices_between_banks_only_where_they_are_the_s
                               for box in doc["categories"]]}
     model = Model(rules_from_text(as_yaml(doc)), use_cache=False, threads=2)
     values = np.array(model.solve().values)
-    model.problem.__dict__["outcome_block"] = block  # (a cached property: small blocks)
+    model.problem.__dict__["outcome_block"] = block  # (cached properties: small blocks)
+    model.problem.__dict__["merged_block"] = block
     said = []
     shared = forward.streamed_figures(model.problem, lambda k: values,
                                       lambda done, total: said.append(done), share=True)
