@@ -76,3 +76,33 @@ def test_builtins_decide_alike(name):
     solution = Model(name, use_cache=False).solve()
     states = random_states(solution, np.random.default_rng(7), 12)
     assert check_decisions(solution, states) > 12 * 700
+
+
+def test_the_coachs_first_move_is_the_kernels_in_crag():
+    """The bots of `yz play` and the duels move by the coach's first option
+    (`coach.Game.options`, which values keeping every die at the best box now), not by the
+    advisor: in Crag, whose 3 dice make many exact ties, it takes the kernel's recorded
+    choice at 40 states drawn at random, for every roll and number of re-rolls left."""
+    from yz.solver.coach import Game
+
+    solution = Model("crag", use_cache=False).solve()
+    t = solution.tables
+    states = random_states(solution, np.random.default_rng(11), 40)
+    choice = strategy_choices(solution, "optimal", states)
+    made = 0
+    for i in range(len(states.MASK)):
+        pos = Position(mask=int(states.MASK[i]), upper_total=int(states.UPPER[i]),
+                       yahtzee_full=bool(states.FLAG[i]))
+        for r in range(t.n_distinct_rolls):
+            dice = tuple(int(d) for d in t.ROLL_DICE[r])
+            for left in range(t.rolls):
+                best = Game(solution, 0, position=pos, dice=dice, rolls_left=left).options()[0]
+                kernel = int(choice[i, left, r])
+                if left == 0 or kernel >= t.n_keeps:
+                    box = kernel if left == 0 else kernel - t.n_keeps
+                    assert best.kind == "score" and best.box.box == box, (pos, dice, left)
+                else:
+                    assert best.kind == "keep" and t.keep_index(best.keep) == kernel, \
+                        (pos, dice, left)
+                made += 1
+    assert made == len(states.MASK) * t.n_distinct_rolls * t.rolls
