@@ -197,8 +197,12 @@ def _layer(kept: dict, km: int, ko: int):
 def _mapped(folder: Path, files: dict) -> dict:
     """{track: (score, draw or None)} of the layer saved in `folder`, mapped once per worker
     for the tasks of that layer; the layer before is let go of (its files are removed once
-    the next one is saved: a mapping kept would keep their disk space)."""
-    key = json.dumps([str(folder), files], sort_keys=True)
+    the next one is saved: a mapping kept would keep their disk space). A file changed since
+    it was mapped (a solve stopped, then resumed) is mapped and checked anew: the blocks found
+    intact before say nothing of it."""
+    names = sorted(facts["file"] for pair in files.values() for facts in pair if facts)
+    key = json.dumps([str(folder), files, [sealed.file_identity(folder / n) for n in names]],
+                     sort_keys=True)
     if _KEPT.get("mapped_key") != key:
         _KEPT["mapped"] = None  # (the old mappings closed before the new ones are made)
         _KEPT["mapped"] = {name: tuple(None if facts is None else Mapped(folder, facts)

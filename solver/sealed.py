@@ -185,6 +185,17 @@ _CHECKED: dict[tuple, set[int]] = {}
 _CHECKED_LOCK = threading.Lock()
 
 
+def file_identity(path: Path) -> tuple | None:
+    """What tells one version of a file from another (device, inode, size, modification
+    time), None when it cannot be read: a checked mapping kept for a file is reused only while
+    this is unchanged."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+
+
 class CheckedFile:
     """A file memory-mapped for reading, whose bytes from `offset` on are checked in blocks of
     `block_bytes` against their SHA-256 (`sums`, as `save_table` or `file_block_sums` gave
@@ -207,7 +218,7 @@ class CheckedFile:
             raise CorruptCache(f"{path}: unreadable ({type(exc).__name__}: {exc})") from None
         if block_bytes < 1 or len(sums) * block_bytes < st.st_size - offset:
             raise CorruptCache(f"{path}: its checksums do not cover the file")
-        key = (str(path), st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+        key = (str(path), st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)  # (file_identity)
         with _CHECKED_LOCK:
             self._checked = _CHECKED.setdefault(key, set())
 

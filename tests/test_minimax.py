@@ -11,6 +11,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 
 import numpy as np
 import pytest
@@ -893,6 +894,33 @@ def test_a_damaged_layer_is_refused_by_the_dask_worker_that_reads_it(tmp_path, c
         Model(rules, use_cache=False).minimax(scheduler=cluster)
     with pytest.raises(InputError, match="more than one"):
         Model(rules, use_cache=False).minimax(checkpoint=tmp_path / "one", workers=1)
+
+
+def test_a_layer_changed_since_a_worker_mapped_it_is_checked_anew(tmp_path):
+    """A worker keeps the saved layer mapped for the tasks that read it, each block checked
+    once. The same file changed on disk after that (a solve stopped, the file damaged, the
+    solve run again with the same manifest) is mapped and checked again, not trusted because
+    its blocks were intact before. (Seen as a flaky DID NOT RAISE in the Dask test above,
+    whichever worker had read the layer before the stop.)"""
+    from yz.solver import joint_tasks, sealed
+
+    table = np.arange(2048, dtype=np.float64)
+    facts = {**sealed.save_table(tmp_path / "t.npy", table, 4096), "file": "t.npy",
+             "entries": table.size}
+    files = {"minimax": [facts, None]}
+    try:
+        (score, _draw), = joint_tasks._mapped(tmp_path, files).values()
+        score.check(0, table.size)  # (every block found intact, once)
+        raw = bytearray((tmp_path / "t.npy").read_bytes())
+        raw[-3] ^= 0xFF
+        time.sleep(0.01)  # (a later modification time, on any file system's clock)
+        (tmp_path / "t.npy").write_bytes(bytes(raw))
+        (again, _draw), = joint_tasks._mapped(tmp_path, files).values()
+        assert again is not score
+        with pytest.raises(InputError, match="fails its checksum"):
+            again.check(0, table.size)
+    finally:
+        joint_tasks.forget()
 
 
 def test_the_command_solves_on_local_dask_workers(tmp_path):
