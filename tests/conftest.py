@@ -36,14 +36,29 @@ def pytest_configure(config):
               f"YZ_SLICE_SEED={seed}", file=sys.stderr)
 
 
+# The test files that take longest (CPU seconds of a whole run, measured), run first: xdist
+# hands out whole files (--dist loadfile) in the order collected, so a long file left for the
+# end would keep one worker busy while the other waits (pyproject's addopts turn off xdist's
+# own order, by the number of tests a file has).
+LONGEST_FILES = ("test_terminal.py", "test_web_browser_access.py", "test_robustness.py",
+                 "test_policy.py", "test_core_snapshot.py", "test_web_browser.py",
+                 "test_minimax.py", "test_web_match.py", "test_sweep.py", "test_quick.py",
+                 "test_cli.py", "test_scoring_properties.py", "test_saved_rolls.py",
+                 "test_random_rules.py", "test_kernel_cache.py", "test_distribution.py",
+                 "test_layered.py", "test_solver.py")
+
+
 def pytest_collection_modifyitems(config, items):
-    """`YZ_SLOW_SLICE=N`: keep N of the slow tests selected, drawn at random (tests/slow_slice.py).
-    Every xdist worker draws the same (the seed is fixed before the workers start)."""
+    """The longest files first (`LONGEST_FILES`), the rest in their order. `YZ_SLOW_SLICE=N`:
+    keep N of the slow tests selected, drawn at random (tests/slow_slice.py). Every xdist
+    worker orders and draws the same (the seed is fixed before the workers start)."""
     import os
     import random
 
     from slow_slice import NOT_IN_A_SLICE
 
+    rank = {name: i for i, name in enumerate(LONGEST_FILES)}
+    items.sort(key=lambda item: rank.get(item.path.name, len(rank)))  # (stable: in file order)
     size = os.environ.get("YZ_SLOW_SLICE", "")
     if not size.isdigit():
         return
