@@ -197,7 +197,9 @@ def help_pages(width: int) -> dict[str, Run]:
         return {" ".join(["yz", *page]): run for page, run in zip(HELP_PAGES, runs, strict=True)}
 
 
-@pytest.mark.parametrize("width", WIDTHS)
+# Every help page in a terminal is a process each (about 7 s a width): the narrow terminal,
+# where pages wrap, in every run; the wide one under `pytest -m slow`.
+@pytest.mark.parametrize("width", [80, pytest.param(200, marks=pytest.mark.slow)])
 def test_help_pages(width):
     pages = help_pages(width)
     for name, run in pages.items():

@@ -9,6 +9,7 @@ show the same. The tiny rules of test_match.py keep a whole match to seconds.
 
 from __future__ import annotations
 
+import functools
 import itertools
 from pathlib import Path
 
@@ -56,12 +57,19 @@ def wait_for_person(page) -> None:
                            timeout=60_000)
 
 
-def mirror(page):
+@functools.cache
+def tiny_model():
+    """One model of the tiny rules for every mirror: what it solves is remembered."""
     from yz.rules import rules_from_text
     from yz.solver import Model
+
+    return Model(rules_from_text(TINY), use_cache=False)
+
+
+def mirror(page):
     from yz.solver.match import Match
 
-    return Match.from_state(Model(rules_from_text(TINY)), page.evaluate("window.yz.game.state"))
+    return Match.from_state(tiny_model(), page.evaluate("window.yz.game.state"))
 
 
 def pct(p) -> str:
