@@ -12,15 +12,15 @@ from pathlib import Path
 KERNEL_DIR = Path(__file__).resolve().parent / "kernels"
 
 
-def kernel_sources_hash() -> str:
-    """SHA-256 (first 16 hex digits) of every kernel module's source, in name order, and of
-    numba's version."""
+def kernel_sources_hash(folder: Path = KERNEL_DIR) -> str:
+    """SHA-256 (first 16 hex digits) of every kernel module's source (those in `folder`), in
+    name order, and of numba's version."""
     try:
         numba_version = version("numba")
     except PackageNotFoundError:  # numba imported from a source tree
         numba_version = "unknown"
     h = hashlib.sha256(f"numba-{numba_version}".encode())
-    for path in sorted(KERNEL_DIR.glob("*.py")):
+    for path in sorted(folder.glob("*.py")):
         h.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
     return h.hexdigest()[:16]
 

@@ -18,6 +18,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 
 PROBE = """
@@ -65,10 +67,9 @@ def _seed(numba_cache: Path) -> None:
         shutil.copytree(KERNEL_CACHE_DIR, numba_cache / KERNEL_CACHE_DIR.name)
 
 
-def test_a_second_installation_reuses_the_kernels_and_an_edit_reaches_every_caller(tmp_path):
+def test_a_second_installation_reuses_the_kernels(tmp_path):
     """yz at two other paths (other virtual environments) compiles nothing, finding what this
-    installation compiled where the compile markers say; an edit in one kernel file starts a
-    new folder and reaches a kernel of another file (the one cold compile)."""
+    installation compiled where the compile markers say."""
     numba_cache = tmp_path / "numba"
     _seed(numba_cache)
     first = _install(tmp_path / "first")
@@ -78,6 +79,41 @@ def test_a_second_installation_reuses_the_kernels_and_an_edit_reaches_every_call
     second = _install(tmp_path / "elsewhere" / "second")
     assert _run(second, numba_cache) == before
     assert _compiled_files(numba_cache) == compiled  # nothing compiled, nothing rewritten
+
+
+def test_an_edit_in_any_kernel_file_names_a_new_folder(tmp_path):
+    """The cache folder's name changes with a one-character edit of any kernel file (and with
+    a kernel file added), and not with a copy elsewhere: what keeps a kernel compiled in one
+    file from running another file's old code (checked end to end, a cold compile, by the
+    slow test below)."""
+    from yz.solver.kernel_cache import KERNEL_DIR, kernel_sources_hash
+
+    copy = tmp_path / "kernels"
+    shutil.copytree(KERNEL_DIR, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    here = kernel_sources_hash(copy)
+    assert here == kernel_sources_hash()
+    names = sorted(p.name for p in copy.glob("*.py"))
+    assert {"keeps.py", "layer.py", "jit.py", "rule.py", "state.py"} <= set(names)
+    seen = {here}
+    for name in names:
+        path = copy / name
+        source = path.read_text()
+        path.write_text(source + " ")
+        seen.add(kernel_sources_hash(copy))
+        path.write_text(source)
+    assert len(seen) == len(names) + 1 and kernel_sources_hash(copy) == here
+    (copy / "new.py").write_text("")
+    assert kernel_sources_hash(copy) not in seen
+
+
+@pytest.mark.slow  # (a cold compile of the solve's kernels, 15-25 s)
+def test_an_edit_reaches_every_caller(tmp_path):
+    """An edit in one kernel file starts a new folder and reaches a kernel of another file (the
+    DP driver, compiled in `layer.py` from `keeps.py`'s functions)."""
+    numba_cache = tmp_path / "numba"
+    _seed(numba_cache)
+    second = _install(tmp_path / "second")
+    before = _run(second, numba_cache)
     keeps = second / "yz" / "solver" / "kernels" / "keeps.py"
     source = keeps.read_text()
     assert "    inv = 1.0 / n_faces\n" in source

@@ -113,7 +113,8 @@ def test_advice_ranks_every_distinct_keep(official):
 # ---------------------------------------------------------------- simulation
 
 
-@pytest.mark.parametrize("name", ["official-free-joker", "official-forced-joker", "yatzy", "gist"])
+@pytest.mark.parametrize("name", ["official-free-joker", "official-forced-joker", "gist",
+                                  pytest.param("yatzy", marks=pytest.mark.slow)])
 def test_simulated_mean_within_four_standard_errors(name):
     solution = Model(load_rules(name), use_cache=False).solve()
     summary = summarise(simulate(solution, 4000, seed=2024))
@@ -376,7 +377,8 @@ def test_yz_solve_shows_the_sd():
     assert json.loads(yz("solve", "--json", "--no-sd").stdout)["sd"] is None
 
 
-@pytest.mark.parametrize("name", ["official-free-joker", "yatzy"])
+@pytest.mark.parametrize("name", ["official-free-joker",
+                                  pytest.param("yatzy", marks=pytest.mark.slow)])
 def test_strategy_tables_have_the_shape_the_kernels_rely_on(name):
     """Every strategy table never falls as the upper total rises (counting the bonus once
     made) or with the flag (the kernels' best-zero-move shortcut relies on it)."""

@@ -137,8 +137,9 @@ def test_an_altered_memo_is_ignored(house, tmp_path):
     assert yz("solve", "-v", str(house), cwd=tmp_path)[0] == 0
 
 
-@pytest.mark.parametrize("extra", [("--no-sd",), ("--no-cache",), ("--max-memory", "1G"),
-                                   ("--yes",), ("--help",), ("-v",)])
+@pytest.mark.parametrize("extra", [("--no-sd",), ("--help",), *(
+    pytest.param(extra, marks=pytest.mark.slow)  # (the same test of the memo's option list)
+    for extra in (("--no-cache",), ("--max-memory", "1G"), ("--yes",), ("-v",)))])
 def test_any_other_option_runs_the_full_command(house, tmp_path, extra):
     yz("solve", "-v", str(house), cwd=tmp_path)
     code, _, _, imported = yz("solve", "-v", str(house), *extra, cwd=tmp_path)

@@ -29,6 +29,9 @@ from pathlib import Path
 import pytest
 
 WIDTHS = (80, 200)
+# The commands' output at the narrow width in every run; the wide terminal, where nothing
+# wraps, under `pytest -m slow` (the progress bars and errors are drawn at both in every run).
+NARROW_NOW = [80, pytest.param(200, marks=pytest.mark.slow)]
 ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[=>()][0-9A-B]?")
 
 
@@ -140,7 +143,7 @@ def test_solve_draws_its_progress_bar(width):
 
 
 @pytest.mark.share_cache  # the first width solves, the second reads what it wrote
-@pytest.mark.parametrize("width", WIDTHS)
+@pytest.mark.parametrize("width", NARROW_NOW)
 def test_compare_draws_a_bar_per_rule_set(width):
     run = run_in_pty(["compare", "no-bonus", "gist"], width)
     check(run, "229.6385", "210.3395", "vs first")
@@ -157,7 +160,7 @@ def test_simulate_draws_solve_and_game_bars(width):
     assert any(re.search(r"2,000/2,000 games .*left", line) for line in bars), run
 
 
-@pytest.mark.parametrize("width", WIDTHS)
+@pytest.mark.parametrize("width", NARROW_NOW)
 @pytest.mark.parametrize("args, expected", [
     (["variants"], ["official-free-joker", "yatzy", "gist"]),
     (["rules", "show", "yatzy"], ["one_pair", "upper bonus:   50"]),
@@ -199,7 +202,7 @@ def help_pages(width: int) -> dict[str, Run]:
 
 # Every help page in a terminal is a process each (about 7 s a width): the narrow terminal,
 # where pages wrap, in every run; the wide one under `pytest -m slow`.
-@pytest.mark.parametrize("width", [80, pytest.param(200, marks=pytest.mark.slow)])
+@pytest.mark.parametrize("width", NARROW_NOW)
 def test_help_pages(width):
     pages = help_pages(width)
     for name, run in pages.items():

@@ -107,6 +107,8 @@ def moves_made(page) -> int:
     return page.evaluate("window.yz.game.state.moves.length")
 
 
+@pytest.mark.slow  # (the default run keeps the whole match on a phone by touch, the match's
+# API with the chances of winning (test_web_match_api) and a solo game by mouse and keyboard)
 def test_a_whole_match_by_mouse(server, browser, tmp_path):
     page, seen = open_page(browser.new_context(viewport={"width": 1400, "height": 1000}), server)
     start(page, "win", seed=3, first=True)
