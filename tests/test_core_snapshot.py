@@ -62,8 +62,11 @@ def test_values_and_sd(case):
 SMALL_GAMES = ("crag", "gist", "no-bonus", "no-upper-bonus")
 BIG_GAMES = tuple(sorted(set(SNAPSHOT) - set(SMALL_GAMES)))
 STRATEGIES = ("optimal", "greedy", "heuristic")
+# (Yatzy's optimal figures, 10 s alone, only under slow: the same forward pass checks the
+# official game's against seed 004's table in every run, test_policy.py)
 DRAWN = random.Random(os.environ.get("YZ_SLICE_SEED")).choice(
-    [(name, strategy) for name in BIG_GAMES for strategy in STRATEGIES])
+    [(name, strategy) for name in BIG_GAMES for strategy in STRATEGIES
+     if (name, strategy) != ("yatzy", "optimal")])
 
 
 def in_every_run(name: str, strategy: str) -> bool:

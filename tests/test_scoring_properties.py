@@ -176,7 +176,7 @@ def positions(draw, rules):
 
 
 @pytest.mark.parametrize("name", VARIANTS)
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=150, deadline=None)  # (new positions each run)
 @given(data=st.data())
 def test_builtin_box_points_tables_equal_naive(name, data):
     rules, t = builtin(name)
