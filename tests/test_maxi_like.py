@@ -104,7 +104,10 @@ MAXI_LIKE_IN_ORDER = {
 }
 
 
-@pytest.mark.parametrize("data", [MAXI_LIKE, MAXI_LIKE_IN_ORDER], ids=lambda d: d["name"])
+# (the free-order game's brute force takes 8 s: under -m slow; the in-order one, with every
+# rule of the box set, runs every time)
+@pytest.mark.parametrize("data", [pytest.param(MAXI_LIKE, marks=pytest.mark.slow),
+                                  MAXI_LIKE_IN_ORDER], ids=lambda d: d["name"])
 def test_dp_agrees_with_brute_force_on_a_maxi_like_game(data):
     rules = RuleSet.model_validate(data)
     fast = Model(rules, use_cache=False).solve().expected_score

@@ -45,7 +45,7 @@ from yz.solver.target import solve_targets
 
 SIM_GAMES = 2000
 # Rule sets drawn by the quick profile (the bounds-checked sample below draws fewer).
-QUICK_EXAMPLES = int(os.environ.get("YZ_RANDOM_EXAMPLES", "300"))
+QUICK_EXAMPLES = int(os.environ.get("YZ_RANDOM_EXAMPLES", "200"))
 
 
 def loaded(doc: dict):
