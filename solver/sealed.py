@@ -190,9 +190,12 @@ def file_identity(path: Path) -> tuple | None:
     time), None when it cannot be read: a checked mapping kept for a file is reused only while
     this is unchanged."""
     try:
-        st = os.stat(path)
+        return _identity(os.stat(path))
     except OSError:
         return None
+
+
+def _identity(st: os.stat_result) -> tuple:
     return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
 
 
@@ -218,7 +221,7 @@ class CheckedFile:
             raise CorruptCache(f"{path}: unreadable ({type(exc).__name__}: {exc})") from None
         if block_bytes < 1 or len(sums) * block_bytes < st.st_size - offset:
             raise CorruptCache(f"{path}: its checksums do not cover the file")
-        key = (str(path), st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)  # (file_identity)
+        key = (str(path), *_identity(st))
         with _CHECKED_LOCK:
             self._checked = _CHECKED.setdefault(key, set())
 

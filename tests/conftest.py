@@ -51,9 +51,7 @@ def pytest_sessionstart(session):
 def pytest_configure(config):
     """A slow slice's seed, drawn once before xdist starts its workers (they inherit it, and
     so collect the same tests)."""
-    import os
     import random
-    import sys
 
     if os.environ.get("YZ_SLOW_SLICE", "").isdigit() and not hasattr(config, "workerinput"):
         seed = os.environ.setdefault("YZ_SLICE_SEED", str(random.randrange(1 << 30)))
@@ -77,7 +75,6 @@ def pytest_collection_modifyitems(config, items):
     """The longest files first (`LONGEST_FILES`), the rest in their order. `YZ_SLOW_SLICE=N`:
     keep N of the slow tests selected, drawn at random (tests/slow_slice.py). Every xdist
     worker orders and draws the same (the seed is fixed before the workers start)."""
-    import os
     import random
 
     from slow_slice import NOT_IN_A_SLICE

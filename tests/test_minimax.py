@@ -161,8 +161,8 @@ def test_four_boxes_every_joint_state():
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(doc=rule_documents(TINY))
 def test_random_tiny_rule_sets_against_the_twin(doc):
-    """Most tiny rule sets have a few hundred joint entries and take 0.1 s; a draw with tens
-    of thousands once took 54 s of the twin's recursion. Bigger games are the fixed ones
+    """Most tiny rule sets have a few hundred joint entries and take 0.1 s; one large draw
+    once took 54 s of the twin's recursion. Bigger games are the fixed ones
     above (four boxes: 10,323 entries; every state under -m slow)."""
     try:
         rules = rules_from_text(as_yaml(doc))
