@@ -7,11 +7,12 @@ faster):
     .venv/bin/python bench/bench_core.py                       # against 847cd9e
     .venv/bin/python bench/bench_core.py --base 847cd9e --rounds 7 official-free-joker yatzy
 
-Per variant: `dp` (in-process DP, best of the rounds), `dp_sd` (the DP with the exact SD),
-`pmf` (the exact distribution on a solved game), `process` (a whole `yz solve --no-cache
---quiet` process, SD included, started as the console script starts it), `cached` (a whole
-`yz solve --quiet` process answered from the cache) and, once, `startup` (a process that
-imports the solver as a library and loads its compiled kernels on a one-box game).
+Each measure is the best of its rounds, with the ratio of the rounds' medians beside it (a VM's
+noisy neighbours make single runs vary by a third). Per variant: `dp` (in-process DP), `dp_sd`
+(the DP with the exact SD), `pmf` (the exact distribution on a solved game), `process` (a whole
+`yz solve --no-cache --quiet` process, SD included, started as the console script starts it),
+`cached` (a whole `yz solve --quiet` process answered from the cache) and, once, `startup` (a
+process that imports the solver as a library and loads its compiled kernels on a one-box game).
 Both the `Model` API and the functions before it are driven. `--target N` adds `target` (the
 target table up to N points on the solved game, once a round); `--measures` keeps some of the
 measures, for a big game:
@@ -150,7 +151,8 @@ def main() -> None:
         for side in sides.values():  # compile both sides' kernels once
             run(side, STARTUP, env)
         print(f"base {args.base} vs working tree, {args.rounds} alternating rounds; "
-              "times are the best of each side, ratio = after / before")
+              "times are the best of each side, ratio = after / before; a noisy machine's lucky\n"
+              "round moves the best, so the ratio of the rounds' medians is shown beside it")
         rows = {}
         for name in args.variants:
             got = {side: {key: [] for key in keys} for side in sides}
@@ -169,8 +171,10 @@ def main() -> None:
             rows[name] = got
             for key in keys:
                 before, after = min(got["before"][key]), min(got["after"][key])
+                middle = statistics.median(got["after"][key]) / statistics.median(
+                    got["before"][key])
                 print(f"{name:<22}{key:<9} before {before:7.3f} s  after {after:7.3f} s  "
-                      f"ratio {after / before:5.2f}")
+                      f"ratio {after / before:5.2f}  (of the medians {middle:5.2f})")
             if "dp" in keys and "dp_sd" in keys:
                 sd_ratio = min(got["after"]["dp_sd"]) / min(got["after"]["dp"])
                 print(f"{name:<22}dp_sd / dp after: {sd_ratio:.2f}")
