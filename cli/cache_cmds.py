@@ -20,13 +20,13 @@ def cache_list(as_json: JsonOpt = False) -> None:
 
     $YZ_CACHE_DIR moves the cache folder.
     """
-    from yz.solver import cache
+    from yz.solver import cache, kernel_cache
 
-    items = cache.entries()
+    items, kernels = cache.entries(), kernel_cache.kernel_folders()
     if as_json:
-        emit_json(data.cache_json(cache.cache_dir(), items))
+        emit_json(data.cache_json(cache.cache_dir(), items, kernels))
     else:
-        typer.echo(render.cache_text(cache.cache_dir(), items))
+        typer.echo(render.cache_text(cache.cache_dir(), items, kernels))
 
 
 @cache_app.command("clear")
@@ -38,13 +38,31 @@ def cache_clear(
     stale: Annotated[bool, typer.Option(
         "--stale", help="Only files of older formats, damaged files and leftovers of "
         "interrupted solves.")] = False,
+    kernels: Annotated[bool, typer.Option(
+        "--kernels", help="Only the kernels other versions of yz compiled (not this "
+        "version's, nor a folder written to in the last hour).")] = False,
     as_json: JsonOpt = False,
 ) -> None:
     """Delete yz's files from the cache folder.
 
-    Only files whose names yz writes are touched, whatever else the folder holds.
+    Only files whose names yz writes are touched, whatever else the folder holds; with
+    --kernels, only files numba and yz write in the compiled-kernel folders.
     """
-    from yz.solver import cache
+    from yz.solver import cache, kernel_cache
+
+    if kernels:
+        if variant is not None or stale:
+            raise typer.BadParameter("--kernels goes alone: other versions' compiled kernels "
+                                     "belong to no rule set and are all stale.",
+                                     param_hint="'--kernels'")
+        gone = kernel_cache.clear_stale_kernels()
+        if as_json:
+            emit_json({"kernel_dir": str(kernel_cache.kernel_cache_root()),
+                       "kernel_folders": [k.path.name for k in gone],
+                       "bytes": sum(k.size_bytes for k in gone)})
+        else:
+            typer.echo(render.kernels_cleared_text(kernel_cache.kernel_cache_root(), gone))
+        return
 
     if variant is not None and not any(e.variant == variant for e in cache.entries()):
         present = sorted({e.variant for e in cache.entries() if e.variant != "-"})

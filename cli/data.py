@@ -66,11 +66,13 @@ def compare_rows(solutions, risks=None) -> list[dict]:
     return rows
 
 
-def cache_json(root, entries) -> dict:
+def cache_json(root, entries, kernels=()) -> dict:
     return {"cache_dir": str(root), "entries": [
         {"variant": e.variant, "kind": e.kind, "status": e.status, "bytes": e.size_bytes,
          "expected_score": e.expected_score, "states": e.states, "created": e.created,
-         "path": str(e.path)} for e in entries]}
+         "path": str(e.path)} for e in entries],
+        "kernel_folders": [{"path": str(k.path), "bytes": k.size_bytes, "current": k.current,
+                            "in_use": k.in_use} for k in kernels]}
 
 
 def duel_json(a, b, result) -> dict:

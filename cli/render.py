@@ -216,9 +216,9 @@ def _compare_legend(rows: list[dict]) -> str:
     return "".join("\n" + line for line in lines)
 
 
-def cache_text(root, entries) -> str:
+def cache_text(root, entries, kernels=()) -> str:
     if not entries:
-        return f"no files of yz in {root}"
+        return f"no files of yz in {root}" + _kernels_text(kernels)
     body = [[e.variant, e.kind, e.status,
              "-" if e.expected_score is None else f"{e.expected_score:.4f}",
              f"{e.size_bytes / 1e6:.1f} MB", e.path.name] for e in entries]
@@ -228,7 +228,30 @@ def cache_text(root, entries) -> str:
         f"; {stale} stale, damaged or left over ('yz cache clear --stale' removes them)"
         if stale else "")
     return f"{root}\n" + _table(["variant", "kind", "status", "expected", "size", "file"], body,
-                                right={3, 4}) + tail
+                                right={3, 4}) + tail + _kernels_text(kernels)
+
+
+def _kernels_text(kernels) -> str:
+    """The compiled kernels' line of `cache_text`: this version's folder and other versions'."""
+    if not kernels:
+        return ""
+    mine = [k for k in kernels if k.current]
+    others = [k for k in kernels if not k.current]
+    parts = [f"this version's {mine[0].size_bytes / 1e6:.1f} MB"] if mine else []
+    if others:
+        in_use = sum(k.in_use for k in others)
+        parts.append(f"{len(others)} folder(s) of other versions, "
+                     f"{sum(k.size_bytes for k in others) / 1e6:.1f} MB ("
+                     + ("'yz cache clear --kernels' removes them" if not in_use else
+                        f"'yz cache clear --kernels' removes {len(others) - in_use} of them; "
+                        f"{in_use} written to in the last hour may be in use") + ")")
+    return f"\ncompiled kernels in {kernels[0].path.parent}: " + "; ".join(parts)
+
+
+def kernels_cleared_text(root, removed) -> str:
+    """What `yz cache clear --kernels` removed."""
+    return (f"removed {len(removed)} folder(s) of other versions' compiled kernels "
+            f"({sum(k.size_bytes for k in removed) / 1e6:.1f} MB) from {root}")
 
 
 # ---------------------------------------------------------------- advise

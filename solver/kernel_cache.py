@@ -1,11 +1,16 @@
 """Where yz's compiled kernels are cached (`solver.kernels.jit` explains why), without
-importing numba: `yz advise` asks whether they are compiled without paying for numba."""
+importing numba: `yz advise` asks whether they are compiled without paying for numba. Also the
+folders other versions of yz compiled into, which `yz cache clear --stale` removes."""
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import os
+import re
+import time
+from dataclasses import dataclass
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
@@ -69,3 +74,95 @@ def mark_compiled(mode: str) -> None:
         _marker(mode).touch()
     except OSError:
         pass  # a read-only cache: numba recompiles next time anyway
+
+
+# ---------------------------------------------------------------- other versions' folders
+
+# A folder of compiled kernels, named by the hash of the kernel sources compiled into it
+# (`KERNEL_CACHE_DIR`), holds numba's index and data files (`layer._stages-212.py311.nbi`,
+# `....py311.2.nbc`; `.tmp.<id>` left by an interrupted write; before yz named the folder
+# itself, in a sub-folder `kernels_<sha1 of the source folder>`) and yz's compile markers.
+KERNEL_FOLDER = re.compile(r"yz-kernels-[0-9a-f]{16}(-boundscheck)?")
+KERNEL_FILE = re.compile(r".+-\d+\.py\d+(\.\d+)?\.nb[ic](\.tmp\.\w+)?"
+                         r"|compiled-[a-z-]+(-[0-9a-f]{12})?")
+KERNEL_SUBFOLDER = re.compile(r"kernels_[0-9a-f]{40}")
+# A folder written to this recently may belong to another installation compiling now.
+IN_USE_SECONDS = 3600
+
+
+@dataclass(frozen=True)
+class KernelFolder:
+    """A folder of compiled kernels in the kernel cache that holds only what numba and yz
+    write there."""
+
+    path: Path
+    size_bytes: int
+    current: bool  # compiled from this installation's kernel sources
+    in_use: bool  # written to within IN_USE_SECONDS
+
+
+def kernel_folders(root: Path | None = None) -> list[KernelFolder]:
+    """This installation's folder of compiled kernels and other versions' (by name order),
+    each only if every file in it is one numba or yz writes there: a folder holding anything
+    else is not listed, so never removed."""
+    root = kernel_cache_root() if root is None else root
+    if not root.is_dir():
+        return []
+    mine = KERNEL_CACHE_DIR.name.removesuffix("-boundscheck")
+    now, out = time.time(), []
+    for path in sorted(root.iterdir()):
+        if path.is_symlink() or not path.is_dir() or not KERNEL_FOLDER.fullmatch(path.name):
+            continue
+        files = _own_files(path)
+        if files is None:
+            continue
+        stats = [f.stat() for f in files]
+        newest = max([path.stat().st_mtime, *(s.st_mtime for s in stats)])
+        out.append(KernelFolder(path, sum(s.st_size for s in stats),
+                                path.name.removesuffix("-boundscheck") == mine,
+                                now - newest < IN_USE_SECONDS))
+    return out
+
+
+def _own_files(folder: Path) -> list[Path] | None:
+    """The files of a kernel folder (and of its `kernels_<sha1>` sub-folders), or None when
+    it holds anything numba and yz do not write there."""
+    files = []
+    try:
+        for entry in folder.iterdir():
+            if entry.is_symlink():
+                return None
+            if entry.is_dir() and KERNEL_SUBFOLDER.fullmatch(entry.name):
+                inner = list(entry.iterdir())
+                if not all(f.is_file() and not f.is_symlink() and KERNEL_FILE.fullmatch(f.name)
+                           for f in inner):
+                    return None
+                files += inner
+            elif entry.is_file() and KERNEL_FILE.fullmatch(entry.name):
+                files.append(entry)
+            else:
+                return None
+    except OSError:
+        return None
+    return files
+
+
+def clear_stale_kernels(root: Path | None = None) -> list[KernelFolder]:
+    """Remove the folders other versions of yz compiled their kernels into (`kernel_folders`;
+    not this installation's, none written to in the last hour): file by file, then the
+    emptied folders, so nothing yz did not write is deleted. Returns those removed."""
+    removed = []
+    for folder in kernel_folders(root):
+        if folder.current or folder.in_use:
+            continue
+        files = _own_files(folder.path)
+        if files is None:  # (changed since it was listed)
+            continue
+        with contextlib.suppress(OSError):
+            for path in files:
+                path.unlink(missing_ok=True)
+            for sub in folder.path.iterdir():
+                sub.rmdir()  # (an emptied `kernels_<sha1>` sub-folder; anything else stays)
+            folder.path.rmdir()
+            removed.append(folder)
+    return removed

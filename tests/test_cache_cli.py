@@ -172,3 +172,53 @@ def test_clear_of_a_variant_with_no_files_says_which_there_are(isolated_cache, s
     assert result.exit_code == 2 and "no files of 'no-bonsu'" in result.stderr
     assert "no-bonus" in result.stderr
     assert cache.meta_path(solved_no_bonus.tables).exists()
+
+
+def test_other_versions_kernels_are_listed_and_cleared_file_by_file(tmp_path, monkeypatch,
+                                                                     isolated_cache):
+    """`yz cache clear --kernels` removes the folders older versions of yz compiled into,
+    and only those: not this version's, not one written to in the last hour, not one that
+    holds a file numba and yz do not write, nothing outside a `yz-kernels-<hash>` folder."""
+    from yz.solver.kernel_cache import KERNEL_CACHE_DIR
+
+    root = tmp_path / "kernels"
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(root))
+    numba_files = ["layer._value_batches-257.py311.nbi", "layer._value_batches-257.py311.1.nbc"]
+
+    def folder(name: str, files: list[str], age: float = 7200.0):
+        then = time.time() - age
+        for f in files:
+            path = root / name / f
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(b"\0" * 1000)
+            os.utime(path, (then, then))
+        os.utime(root / name, (then, then))
+        return root / name
+
+    mine = folder(KERNEL_CACHE_DIR.name, [*numba_files, "compiled-values-0123456789ab"])
+    old = folder("yz-kernels-0123456789abcdef", [
+        *numba_files, "compiled-saved-targets", "keeps.best_subkeep-70.py311.nbi.tmp.3f2a91",
+        "kernels_" + "a" * 40 + "/final._relax-73.py311.2.nbc"])
+    busy = folder("yz-kernels-1111111111111111", numba_files, age=60.0)
+    mixed = folder("yz-kernels-2222222222222222", [*numba_files, "notes.txt"])
+    elsewhere = folder("another-project", numba_files)
+    kept = {p: sorted(q.relative_to(p) for q in p.rglob("*"))
+            for p in (mine, busy, mixed, elsewhere)}
+
+    listing = json.loads(yz("cache", "list", "--json").stdout)["kernel_folders"]
+    assert {(os.path.basename(k["path"]), k["current"], k["in_use"]) for k in listing} == {
+        ("yz-kernels-0123456789abcdef", False, False),
+        ("yz-kernels-1111111111111111", False, True), (KERNEL_CACHE_DIR.name, True, False)}
+    text = yz("cache", "list").stdout
+    assert f"compiled kernels in {root}: this version's 0.0 MB; 2 folder(s) of other " \
+           "versions" in text and "'yz cache clear --kernels' removes 1 of them" in text
+
+    refused = yz("cache", "clear", "--kernels", "gist")
+    assert refused.exit_code == 2 and "--kernels goes alone" in refused.stderr and old.exists()
+    result = yz("cache", "clear", "--kernels", "--json")
+    assert result.exit_code == 0
+    assert json.loads(result.stdout)["kernel_folders"] == ["yz-kernels-0123456789abcdef"]
+    assert not old.exists()
+    assert {p: sorted(q.relative_to(p) for q in p.rglob("*")) for p in kept} == kept
+    again = yz("cache", "clear", "--kernels")
+    assert again.stdout.startswith("removed 0 folder(s) of other versions' compiled kernels")
