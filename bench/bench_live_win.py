@@ -72,16 +72,17 @@ def blind_tables(model, opponent, folder: str | None = None) -> tuple[dict, floa
     if folder and os.path.exists(os.path.join(folder, "blind.json")):
         with open(os.path.join(folder, "blind.json")) as saved:
             found = json.load(saved)
-        if {k: found.get(k) for k in meta} == meta:
+        if {k: found.get(k) for k in meta} == meta and "first" in found:
             tables = {k: UtilityTable(solution, k, np.load(os.path.join(folder, f"layer-{k}.npy"),
-                                                           mmap_mode="r"), top, float(u[top]))
+                                                           mmap_mode="r"), top, float(u[top]),
+                                      found["first"][k])
                       for k in range(n + 1)}
             return tables, found["score"]
 
-    def keep(k: int, here: slice, table: np.ndarray, _payloads) -> None:
-        kept[k] = UtilityTable(solution, k, table.astype(np.float32), top, float(u[top]))
+    def keep(k: int, here: slice, table: np.ndarray, _payloads, first: int) -> None:
+        kept[k] = UtilityTable(solution, k, table.astype(np.float32), top, float(u[top]), first)
         if k == 0:
-            kept["score"] = float(table[start - here.start, top])
+            kept["score"] = float(table[start - here.start, top - first])
 
     need_sweep(solution, top + 1, u[::-1].copy(), float(u[top]), keep, windows=True,
                what="chances of winning", reach=max(0, top - int(opponent.scores[0])))
@@ -96,7 +97,8 @@ def blind_tables(model, opponent, folder: str | None = None) -> tuple[dict, floa
         for k in range(n + 1):
             np.save(os.path.join(folder, f"layer-{k}.npy"), kept[k].table)
         with open(os.path.join(folder, "blind.json"), "w") as out:
-            json.dump({**meta, "score": score}, out)
+            json.dump({**meta, "score": score, "first": [kept[k].first for k in range(n + 1)]},
+                      out)
     return kept, score
 
 

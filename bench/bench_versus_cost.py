@@ -65,9 +65,9 @@ elif what == "table":  # (the values alone, what live advice reads: no win/draw 
     u, _win, _tie = opponent.outcome(top)
     solution, found = model.solve(), {}
 
-    def keep(k, here, table, _payloads):
+    def keep(k, here, table, _payloads, first):
         if k == 0:
-            found["score"] = float(table[solution.layout.start - here.start, top])
+            found["score"] = float(table[solution.layout.start - here.start, top - first])
 
     need_sweep(solution, top + 1, u[::-1].copy(), float(u[top]), keep, windows=True,
                reach=max(0, top - int(opponent.scores[0])))

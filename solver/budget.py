@@ -340,7 +340,9 @@ def target_table_bytes(layout: StateLayout, max_target: int) -> int:
 
 def need_sweep_bytes(layout: StateLayout, n_need: int, tables: int = 1) -> int:
     """Memory a need sweep (`target.need_sweep`) holds besides what it keeps: two float64
-    layers of each of its `tables` (the values, and the payloads they carry)."""
+    layers of each of its `tables` (the values, and the payloads they carry), at most (a
+    windowed sweep's layers hold only the needs from their first on: about two thirds of the
+    official game's biggest pair)."""
     widest = int(np.diff(layout.LAYER_PTR).max())
     return 2 * tables * widest * n_need * 8
 

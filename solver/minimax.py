@@ -601,8 +601,8 @@ class _LayerSweep:
         problem = self.problem
         K, L = problem.K, problem.L
         rows, need0 = rows
-        needs = Needs.of(NEED0=need0, n_need=n_need, next_base=self.next_base, met=1.0,
-                         met_m1=1.0 if carry else 0.0, met_m2=0.0)
+        needs = Needs.of(NEED0=need0, n_need=n_need, next_base=self.next_base, next_first=0,
+                         met=1.0, met_m1=1.0 if carry else 0.0, met_m2=0.0)
         ptr, per_row = layer.layer_batches(K, rows, NEED_RUN)
         value = np.zeros((self.now.n_m, n_need))
         win = np.zeros_like(value) if carry else None

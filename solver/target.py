@@ -112,10 +112,12 @@ def most_to_come(t, layout: StateLayout, k: int) -> np.ndarray:
 
 def need_rows(t, layout: StateLayout, k: int, n_need: int, reach: int | None = None,
               windows: bool = False, after: tuple[int, int] | None = None
-              ) -> tuple[Rows, np.ndarray]:
+              ) -> tuple[Rows, np.ndarray, int]:
     """The rows of layer k for a need sweep: each state's needs 1 .. n_need - 1 in runs of at
-    most NEED_RUN; results go to (state - layer start) x n_need + need. In store order, so
-    with saved rolls the rows of a bank are consecutive and every bank has the same rows (what
+    most NEED_RUN, and the layer's first stored need (0 but with `windows`: the lowest need
+    of any row, about half of them in the official game's biggest layers); results go to
+    (state - layer start) x (n_need - first) + need - first. In store order, so with saved
+    rolls the rows of a bank are consecutive and every bank has the same rows (what
     `layer.layer_batches` needs to sweep them all at once).
 
     Needs a state's entry is known without a sweep for are left out (their entries stay 0):
@@ -148,26 +150,29 @@ def need_rows(t, layout: StateLayout, k: int, n_need: int, reach: int | None = N
     within = np.arange(len(state)) - np.repeat(np.cumsum(runs) - runs, runs)
     need0 = (j_lo[state] + within * NEED_RUN).astype(np.int64)
     nu = np.minimum(NEED_RUN, j_hi[state] - need0 + 1)
+    lowest = (int(need0.min()) if len(need0) else n_need - 1) if windows else 0
     rows = Rows.of(MASK=mask[state], FLAG=flag[state], BANK=bank[state], U0=u[state], NU=nu,
-                   OUT=first[state] * n_need + need0)
-    return rows, need0
+                   OUT=first[state] * (n_need - lowest) + need0 - lowest)
+    return rows, need0, lowest
 
 
 def need_sweep(solution: Solution, n_need: int, last: np.ndarray, met: float,
-               on_layer: Callable[[int, slice, np.ndarray, tuple], None],
+               on_layer: Callable[[int, slice, np.ndarray, tuple, int], None],
                step: Step | None = None, windows: bool = False,
                payloads: tuple | None = None, what: str = "chances of reaching the targets",
                reach: int | None = None, after: tuple[int, int, int] | None = None) -> None:
     """The backward sweep of a table over needs 0 .. n_need - 1 (see the module docstring),
     layer by layer from the full card, whose row is `last` (the utility of each need's final
     score; column 0, a need met, is worth `met` everywhere). `on_layer(k, its store slice,
-    its table, its payload tables)` receives each layer as it is solved (two are held).
-    `windows` and `reach`: only the needs whose entries are not known without it (`need_rows`;
-    the others stay 0). `after` = (box set, points banked, layer) of a position: only what it
-    can reach, down to that layer (the last one `on_layer` receives). `payloads` = (last_m1,
-    met_m1, last_m2, met_m2): two more tables of the same shape, carried along the choices the
-    values make (the decision kernel, its tie rule: `ties`), such as the chances of a win and
-    of a draw; last_m2 None carries one."""
+    its table, its payload tables, first)` receives each layer as it is solved (two are
+    held): entry [state - slice start, need - first] for needs from `first` on; the needs 1 ..
+    first - 1 are worth 0 (0 but with `windows`: `need_rows`). `windows` and `reach`: only the
+    needs whose entries are not known without it (`need_rows`; the others stay 0). `after` =
+    (box set, points banked, layer) of a position: only what it can reach, down to that layer
+    (the last one `on_layer` receives). `payloads` = (last_m1, met_m1, last_m2, met_m2): two
+    more tables of the same shape, carried along the choices the values make (the decision
+    kernel, its tie rule: `ties`), such as the chances of a win and of a draw; last_m2 None
+    carries one."""
     from .kernels import layer
     from .kernels.bundle import Next
 
@@ -175,36 +180,41 @@ def need_sweep(solution: Solution, n_need: int, last: np.ndarray, met: float,
     K, L = problem.K, problem.L
     n_cat = t.n_categories
 
-    def layer_table(k: int, row: np.ndarray, column0: float) -> np.ndarray:
+    def layer_table(k: int, row: np.ndarray, column0: float, first: int) -> np.ndarray:
         size = int(layout.LAYER_PTR[k + 1] - layout.LAYER_PTR[k])
-        table = np.zeros((size, n_need))
-        table[:] = row if k == n_cat else 0.0
-        table[:, 0] = column0
+        if k == n_cat:  # (the full card: every need, its own row)
+            table = np.empty((size, n_need))
+            table[:] = row
+            table[:, 0] = column0
+            return table
+        table = np.zeros((size, n_need - first))
+        if first == 0:
+            table[:, 0] = column0
         return table
 
-    def payload_tables(k: int) -> tuple | None:
+    def payload_tables(k: int, first: int) -> tuple | None:
         if payloads is None:
             return None
-        return tuple(None if payloads[i] is None else layer_table(k, payloads[i], payloads[i + 1])
-                     for i in (0, 2))
+        return tuple(None if payloads[i] is None else
+                     layer_table(k, payloads[i], payloads[i + 1], first) for i in (0, 2))
 
     def flat(table: np.ndarray | None) -> np.ndarray | None:
         return None if table is None else table.reshape(-1)
 
-    below = layer_table(n_cat, last, met)
-    below_p = payload_tables(n_cat)
+    below, below_first = layer_table(n_cat, last, met, 0), 0
+    below_p = payload_tables(n_cat, 0)
     lowest = 0 if after is None else after[2]
     done, total = 0, int(layout.LAYER_PTR[-2] - layout.LAYER_PTR[lowest]) * (n_need - 1)
     for k in range(n_cat - 1, lowest - 1, -1):
         here = layout.layer_slice(k)
-        current = layer_table(k, last, met)
-        rows, need0 = need_rows(t, layout, k, n_need, reach, windows,
-                                None if after is None else after[:2])
+        rows, need0, first = need_rows(t, layout, k, n_need, reach, windows,
+                                       None if after is None else after[:2])
+        current = layer_table(k, last, met, first)
         m1, m2 = (0.0, 0.0) if payloads is None else (payloads[1], payloads[3])
         needs = Needs.of(NEED0=need0, n_need=n_need, next_base=int(layout.LAYER_PTR[k + 1]),
-                         met=met, met_m1=m1, met_m2=m2)
+                         next_first=below_first, met=met, met_m1=m1, met_m2=m2)
         ptr, per_row = layer.layer_batches(K, rows, NEED_RUN)
-        current_p = payload_tables(k)
+        current_p = payload_tables(k, first)
         layer_work = (here.stop - here.start) * (n_need - 1)
         columns = max(1, int(rows.NU.sum()))
         # In parts, as the DP (`dp.parts`): a big layer takes tens of seconds, and Python
@@ -221,8 +231,8 @@ def need_sweep(solution: Solution, n_need: int, last: np.ndarray, met: float,
             if step is not None:  # (the share of the layer's columns solved so far)
                 step(done + layer_work * int(rows.NU[: part[-1]].sum()) // columns, total)
         check_values(t, layout, current, what, 0.0, 1.0 + 1e-9, here.start)
-        on_layer(k, here, current, current_p)
-        below, below_p = current, current_p
+        on_layer(k, here, current, current_p, first)
+        below, below_p, below_first = current, current_p, first
         done += layer_work
         if step is not None:
             step(done, total)
@@ -239,8 +249,8 @@ def solve_targets(solution: Solution, max_target: int, step: Step | None = None
     last = np.zeros(n_need)
     last[0] = 1.0  # the full card: nothing more to score
 
-    def keep(_k: int, here: slice, table: np.ndarray, _payloads) -> None:
-        W[here] = table
+    def keep(_k: int, here: slice, table: np.ndarray, _payloads, _first: int) -> None:
+        W[here] = table  # (every need: no windows, so first is 0)
 
     need_sweep(solution, n_need, last, 1.0, keep, step, reach=0)
     return TargetTable(solution, max_target, W, time.perf_counter() - begin)

@@ -237,15 +237,15 @@ def blind_best_response(solution: Solution, opponent: Opponent, tail: float = TA
 
     one = opponent.field == 1  # u = win + draw / 2: the draws alone give the split
 
-    def keep(k: int, here: slice, table: np.ndarray, payloads) -> None:
+    def keep(k: int, here: slice, table: np.ndarray, payloads, first: int) -> None:
         if k == 0:
-            i = start - here.start
-            value, draw = float(table[i, top]), float(payloads[0 if one else 1][i, top])
+            i, j = start - here.start, top - first
+            value, draw = float(table[i, j]), float(payloads[0 if one else 1][i, j])
             found["value"] = value
             if one:
                 found["chances"] = Chances.of_score(value, draw)
             else:
-                won = float(payloads[0][i, top])
+                won = float(payloads[0][i, j])
                 found["chances"] = Chances(won, draw, max(0.0, 1.0 - won - draw))
 
     lowest = int(opponent.scores[0])  # u is 0 below the lowest score the opponent can have
@@ -277,8 +277,8 @@ def clairvoyant_ceiling(solution: Solution, opponent: Opponent, tail: float = TA
     start = solution.layout.start
     found: dict = {}
 
-    def keep(k: int, here: slice, table: np.ndarray, payloads) -> None:
-        if k == 0:
+    def keep(k: int, here: slice, table: np.ndarray, payloads, _first: int) -> None:
+        if k == 0:  # (no windows: every need is stored, first is 0)
             i = start - here.start
             found["row"] = (table[i].copy(), payloads[0][i].copy())  # (score, draw) by need
 
@@ -298,17 +298,20 @@ class UtilityTable:
 
     solution: Solution
     layer: int
-    table: np.ndarray  # float64 [the layer's stored states, top + 1]
+    table: np.ndarray  # float64 [the layer's stored states, top + 1 - first]
     top: int
     met: float
+    first: int = 0  # the first need stored (`target.need_sweep`): those below it are worth 0
 
     def chance(self, mask: int, upper_total: int, yahtzee_full: bool, need: int,
                saved_rolls: int = 0) -> float:
         if need <= 0:
             return self.met
+        if need < self.first:
+            return 0.0
         layout = self.solution.layout
         index = layout.index(mask, int(yahtzee_full), upper_total, saved_rolls)
-        return float(self.table[index - int(layout.LAYER_PTR[self.layer]), need])
+        return float(self.table[index - int(layout.LAYER_PTR[self.layer]), need - self.first])
 
 
 def table_to_win(solution: Solution, position, banked: int, opponent: Opponent,
@@ -329,15 +332,15 @@ def table_to_win(solution: Solution, position, banked: int, opponent: Opponent,
     else:
         kept: dict = {}
 
-        def keep(k: int, _here: slice, layer_table: np.ndarray, _payloads) -> None:
+        def keep(k: int, _here: slice, layer_table: np.ndarray, _payloads, first: int) -> None:
             if k == after:
-                kept["table"] = layer_table
+                kept["table"], kept["first"] = layer_table, first
 
         lowest = int(opponent.scores[0])
         need_sweep(solution, top + 1, row, float(u[top]), keep, step, windows=True,
                    what="chances of winning", reach=max(0, top - lowest),
                    after=(position.mask, banked, after))
-        table = kept["table"]
+        return UtilityTable(solution, after, kept["table"], top, float(u[top]), kept["first"])
     return UtilityTable(solution, after, table, top, float(u[top]))
 
 

@@ -129,9 +129,9 @@ def test_a_step_utility_gives_the_target_tables_numbers_to_the_bit():
     got = {}
 
     def at_start(name):
-        def keep(k, here, table, _payloads):
-            if k == 0:
-                got[name] = table[start - here.start].copy()
+        def keep(k, here, table, _payloads, first):
+            if k == 0:  # (every need from `first` on; those below it are worth 0)
+                got[name] = np.concatenate([np.zeros(first), table[start - here.start]])
         return keep
 
     need_sweep(solution, target + 1, step_row, 1.0, at_start("all"))
@@ -236,3 +236,47 @@ def test_an_opponents_card_gives_its_final_score():
     twin = NaiveUtility(model.rules, lambda x: (x > 20) + 0.5 * (x == 20))
     state = state_of(model.rules, model.position("ones=1,threes=3"))
     assert advice.best.value == pytest.approx(twin.best(state, 9, (3, 3), 1)[0], abs=1e-9)
+
+
+@pytest.mark.parametrize("variant", ["example:quick-duel",
+                                     pytest.param("gist", marks=pytest.mark.slow)])  # (44 s)
+def test_a_windowed_sweep_stores_each_layer_from_its_first_need_on(variant):
+    """With windows a layer's table holds only the needs from the lowest any of its states is
+    swept at (`need_rows`' first; the kernels read the needs below it as 0): every entry it
+    holds is the one the sweep over every need computes, and it is narrower where the game's
+    late layers start high."""
+    from yz.solver.target import need_rows
+
+    model = Model(variant, use_cache=False)
+    solution = model.solve()
+    opponent = Opponent.of(model.distribution())
+    top = opponent.top_score(1e-12)
+    u, _win, tie = opponent.outcome(top)
+    row, t, layout = u[::-1].copy(), solution.tables, solution.layout
+    reach = max(0, top - int(opponent.scores[0]))
+    tables = {}
+
+    def keep(name):
+        def on_layer(k, here, table, payloads, first):
+            tables[name, k] = (table.copy(), payloads[0].copy(), first)
+        return on_layer
+
+    carried = (tie[::-1].copy(), float(tie[top]), None, 0.0)
+    need_sweep(solution, top + 1, row, float(u[top]), keep("every"), reach=reach,
+               payloads=carried)
+    need_sweep(solution, top + 1, row, float(u[top]), keep("window"), windows=True,
+               reach=reach, payloads=carried)
+    firsts = []
+    for k in range(t.n_categories):
+        full, full_draw, zero = tables["every", k]
+        narrow, narrow_draw, first = tables["window", k]
+        assert zero == 0 and narrow.shape == (full.shape[0], top + 1 - first)
+        rows, need0, lowest = need_rows(t, layout, k, top + 1, reach, True)
+        assert lowest == first
+        firsts.append(first)
+        state = (rows.OUT - need0 + first) // (top + 1 - first)  # (each row's state)
+        for i, n0, nu in zip(state, need0, rows.NU, strict=True):
+            assert np.array_equal(narrow[i, n0 - first: n0 - first + nu], full[i, n0: n0 + nu])
+            assert np.array_equal(narrow_draw[i, n0 - first: n0 - first + nu],
+                                  full_draw[i, n0: n0 + nu])
+    assert max(firsts) > 1, firsts  # (the narrower tables are exercised)

@@ -159,8 +159,13 @@ class Needs(NamedTuple):
     need)); a need met is worth `met`, and carries the payloads `met_m1` and `met_m2`."""
 
     NEED0: I64_1  # [row]
-    n_need: int  # needs 0 .. n_need - 1 are stored per state
+    n_need: int  # needs 0 .. n_need - 1 are those of the sweep
     next_base: int  # store index of the first state of the next layer (VAL holds that layer)
+    # The next layer's table holds needs next_first .. n_need - 1 per state (row-major, so a
+    # state's entries start at (state - next_base) * (n_need - next_first)); the needs 1 ..
+    # next_first - 1 below it, which no state of that layer is swept at, are worth 0 and carry
+    # nothing (0: every need stored).
+    next_first: int
     met: float  # the worth of a need met: the utility's top (1 for a target)
     met_m1: float  # what a need met carries in the first payload (0 when none is carried)
     met_m2: float  # in the second

@@ -211,7 +211,7 @@ def first_roll_moves(K, L, N, V, W, run, n0, gcol):
             else:
                 next_u, bonus = upper_step(K.threshold, K.upper_bonus, u0, pts, counted)
                 relax_need(W, V, N, r, c, (off, nu), n0, imm + bonus,
-                           (store_index(L, nm, nf + gcol, next_u) - N.next_base) * N.n_need)
+                           need_row(L, N, nm, nf + gcol, next_u))
 
 
 @kernel(inline="always")
@@ -228,6 +228,12 @@ def _take_need(W, r, col, c, value, p1, p2):
 
 
 @kernel(inline="always")
+def need_row(L, N, mask, flag, u):
+    """Where state (mask, flag, u) of the next layer starts in V.VAL (`Needs.next_first`)."""
+    return (store_index(L, mask, flag, u) - N.next_base) * (N.n_need - N.next_first)
+
+
+@kernel(inline="always")
 def relax_need(W, V, N, r, c, cols, n0, g, next_row):
     """Offer box c's move gaining g points to the columns cols = (off, nn): off .. off + nn - 1,
     the needs n0 .. n0 + nn - 1. A need the move meets is worth N.met (the utility's top: 1
@@ -238,9 +244,13 @@ def relax_need(W, V, N, r, c, cols, n0, g, next_row):
     met = min(nn, max(0, g - n0 + 1))  # needs n0 + j <= g
     for col in range(unsigned(off), unsigned(off + met)):  # unsigned: see jit.unsigned
         _take_need(W, r, col, c, N.met, N.met_m1, N.met_m2)
-    a = unsigned(off + met)
-    src = unsigned(next_row + n0 - g + met)
-    for j in range(unsigned(nn - met)):
+    # Needs left below the next layer's first stored one are worth 0 (`Needs.next_first`).
+    below = min(nn - met, max(0, N.next_first - (n0 + met - g)))
+    for col in range(unsigned(off + met), unsigned(off + met + below)):
+        _take_need(W, r, col, c, 0.0, 0.0, 0.0)
+    a = unsigned(off + met + below)
+    src = unsigned(next_row + n0 - g + met + below - N.next_first)
+    for j in range(unsigned(nn - met - below)):
         _take_need(W, r, a + j, c, V.VAL[src + j], read(V.M1, src + j, 0.0),
                    read(V.M2, src + j, 0.0))
 
@@ -270,7 +280,7 @@ def final_rolls_target(K, L, N, V, W, run, n0, gcol):
             continue
         nm = with_box(mask, c)
         relax_need(W, V, N, z, c, cols, n0, ZERO,
-                   (store_index(L, nm, flag + gcol, u) - N.next_base) * N.n_need)
+                   need_row(L, N, nm, flag + gcol, u))
     for r in range(n_roll):
         if ybox_filled and K.YAHTZEE_FACE[r] >= 0:
             continue
@@ -291,7 +301,7 @@ def final_rolls_target(K, L, N, V, W, run, n0, gcol):
             _p, gained, nm, nf, nu_, _m, _w, _j = end_turn(K, mask, flag, u, r, c, False, False,
                                                            False)
             relax_need(W, V, N, r, c, cols, n0, gained,
-                       (store_index(L, nm, nf + gcol, nu_) - N.next_base) * N.n_need)
+                       need_row(L, N, nm, nf + gcol, nu_))
     if not ybox_filled:
         return
     for r in range(n_roll):
@@ -306,4 +316,4 @@ def final_rolls_target(K, L, N, V, W, run, n0, gcol):
             _p, gained, nm, nf, nu_, _m, _w, _j = end_turn(K, mask, flag, u, r, c, use_joker,
                                                            extra, False)
             relax_need(W, V, N, r, c, cols, n0, gained,
-                       (store_index(L, nm, nf + gcol, nu_) - N.next_base) * N.n_need)
+                       need_row(L, N, nm, nf + gcol, nu_))
