@@ -111,10 +111,8 @@ def chances_text(match) -> str:
 def turn_heading(match) -> str:
     seat, game = match.current, match.game
     other = match.games[1 - seat]
-    saved = f", {game.saved_rolls} saved roll{'s' if game.saved_rolls != 1 else ''}" \
-        if game.saves_rolls else ""
     return (f"Turn {game.turn} of {match.tables.n_categories}, {match.name(seat)}: banked "
-            f"{game.banked}{saved} ({match.name(1 - seat)} {other.banked})")
+            f"{game.banked}{game.saved_rolls_text()} ({match.name(1 - seat)} {other.banked})")
 
 
 def turn_notes(match) -> str:

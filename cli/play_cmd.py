@@ -174,10 +174,9 @@ def play_game(variant: str, seed: int | None, threshold: float | None, own_dice:
         while not game.over:
             if game.turn != shown_turn:
                 shown_turn = game.turn
-                saved = f", {game.saved_rolls} saved roll{'s' if game.saved_rolls != 1 else ''}" \
-                    if game.saves_rolls else ""
                 typer.echo(f"\nTurn {game.turn} of {t.n_categories}: banked {game.banked}"
-                           f"{saved}, expected final {game.expected_final():.2f}")
+                           f"{game.saved_rolls_text()}, expected final "
+                           f"{game.expected_final():.2f}")
             try:
                 if game.phase == "dice":
                     _enter_dice(game)

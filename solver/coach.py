@@ -201,6 +201,11 @@ class Game:
         """Whether turns of this game start with saved rolls (shown beside the rolls left)."""
         return self.solution.layout.saves_rolls
 
+    def saved_rolls_text(self) -> str:
+        """", 2 saved rolls" after a turn's heading in a game that saves rolls, else ""."""
+        n = self.saved_rolls
+        return f", {n} saved roll{'s' if n != 1 else ''}" if self.saves_rolls else ""
+
     def options(self) -> list[Option]:
         """Every move open now, best first (keeps, then scoring now; ties in the advisor's
         order: more dice kept, then card order)."""
