@@ -11,6 +11,7 @@ the machine's load.
 
     .venv/bin/python bench/bench_versus_cost.py                     # official, the real opponent
     .venv/bin/python bench/bench_versus_cost.py --top 400           # an opponent up to 400
+    .venv/bin/python bench/bench_versus_cost.py --only best-response target --rounds 3
 
 Without `--top` the opponent is the game itself played for the expected score (its top score
 with 1e-12 of its chances above it cut, as `yz duel V V --best-response` plays it); with it,
@@ -22,6 +23,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import statistics
 import subprocess
 import sys
 
@@ -88,20 +90,34 @@ def main() -> None:
     parser.add_argument("-v", "--variant", default="official-free-joker")
     parser.add_argument("--top", type=int, default=0,
                         help="a made-up opponent up to this score (0: the game itself)")
+    kinds = ("best-response", "table", "target")
+    parser.add_argument("--only", nargs="+", choices=kinds, default=kinds,
+                        help="run only these (in this order)")
+    parser.add_argument("--rounds", type=int, default=1,
+                        help="repeat them, alternating, and print each one's median")
     args = parser.parse_args()
     top = args.top
-    for what in ("best-response", "table", "target"):
-        before = os.getloadavg()[0]
-        out = subprocess.run([sys.executable, "-c", RUN, args.variant, what, str(top)],
-                             capture_output=True, text=True)
-        if out.returncode != 0:
-            sys.exit(out.stderr.strip().splitlines()[-1] if out.stderr.strip() else 1)
-        r = json.loads(out.stdout.strip().splitlines()[-1])
-        top = r["top"]  # (the target table then covers the best response's range)
-        print(f"{args.variant} {what:<13} up to {r['top']}: wall {r['wall_s']:.1f} s, CPU "
-              f"{r['cpu_s']:.1f} s (estimated {r['estimate_s']:.1f} s), peak "
-              f"{r['peak_above_gb']:.2f} GiB above the process "
-              f"before; load {before:.1f} -> {os.getloadavg()[0]:.1f}", flush=True)
+    got: dict = {what: [] for what in args.only}
+    for _ in range(args.rounds):
+        for what in args.only:
+            before = os.getloadavg()[0]
+            out = subprocess.run([sys.executable, "-c", RUN, args.variant, what, str(top)],
+                                 capture_output=True, text=True)
+            if out.returncode != 0:
+                sys.exit(out.stderr.strip().splitlines()[-1] if out.stderr.strip() else 1)
+            r = json.loads(out.stdout.strip().splitlines()[-1])
+            top = r["top"]  # (the target table then covers the best response's range)
+            got[what].append(r)
+            print(f"{args.variant} {what:<13} up to {r['top']}: wall {r['wall_s']:.1f} s, CPU "
+                  f"{r['cpu_s']:.1f} s (estimated {r['estimate_s']:.1f} s), peak "
+                  f"{r['peak_above_gb']:.2f} GiB above the process "
+                  f"before; load {before:.1f} -> {os.getloadavg()[0]:.1f}", flush=True)
+    if args.rounds > 1:  # (this machine's speed drifts by a third over minutes)
+        for what, runs in got.items():
+            print(f"median of {len(runs)} {what:<13}: wall "
+                  f"{statistics.median(r['wall_s'] for r in runs):.1f} s, CPU "
+                  f"{statistics.median(r['cpu_s'] for r in runs):.1f} s, peak "
+                  f"{statistics.median(r['peak_above_gb'] for r in runs):.2f} GiB")
 
 
 if __name__ == "__main__":
