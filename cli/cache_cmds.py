@@ -16,9 +16,9 @@ from .report import TerminalReporter
 @cache_app.command("list")
 @handles_errors
 def cache_list(as_json: JsonOpt = False) -> None:
-    """List the solved strategies in the cache.
+    """List the solved strategies in the cache, and the compiled kernels.
 
-    $YZ_CACHE_DIR moves the cache folder.
+    $YZ_CACHE_DIR moves the cache folder ($NUMBA_CACHE_DIR the kernels').
     """
     from yz.solver import cache, kernel_cache
 
@@ -39,8 +39,9 @@ def cache_clear(
         "--stale", help="Only files of older formats, damaged files and leftovers of "
         "interrupted solves.")] = False,
     kernels: Annotated[bool, typer.Option(
-        "--kernels", help="Only the kernels other versions of yz compiled (not this "
-        "version's, nor a folder written to in the last hour).")] = False,
+        "--kernels", help="Only the kernels other versions of yz or numba compiled (not "
+        "this version's, nor a folder written to in the last hour; another installation "
+        "still using one compiles again).")] = False,
     as_json: JsonOpt = False,
 ) -> None:
     """Delete yz's files from the cache folder.
@@ -57,9 +58,7 @@ def cache_clear(
                                      param_hint="'--kernels'")
         gone = kernel_cache.clear_stale_kernels()
         if as_json:
-            emit_json({"kernel_dir": str(kernel_cache.kernel_cache_root()),
-                       "kernel_folders": [k.path.name for k in gone],
-                       "bytes": sum(k.size_bytes for k in gone)})
+            emit_json(data.kernels_cleared_json(kernel_cache.kernel_cache_root(), gone))
         else:
             typer.echo(render.kernels_cleared_text(kernel_cache.kernel_cache_root(), gone))
         return

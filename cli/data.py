@@ -71,8 +71,18 @@ def cache_json(root, entries, kernels=()) -> dict:
         {"variant": e.variant, "kind": e.kind, "status": e.status, "bytes": e.size_bytes,
          "expected_score": e.expected_score, "states": e.states, "created": e.created,
          "path": str(e.path)} for e in entries],
-        "kernel_folders": [{"path": str(k.path), "bytes": k.size_bytes, "current": k.current,
-                            "in_use": k.in_use} for k in kernels]}
+        "kernel_folders": [_kernel_folder(k) for k in kernels]}
+
+
+def _kernel_folder(k) -> dict:
+    return {"path": str(k.path), "bytes": k.size_bytes, "current": k.current,
+            "in_use": k.in_use}
+
+
+def kernels_cleared_json(root, removed) -> dict:
+    """What `yz cache clear --kernels` removed (the folders as `cache list` shows them)."""
+    return {"kernel_dir": str(root), "removed": len(removed),
+            "kernel_folders": [_kernel_folder(k) for k in removed]}
 
 
 def duel_json(a, b, result) -> dict:

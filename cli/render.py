@@ -237,7 +237,7 @@ def _kernels_text(kernels) -> str:
         return ""
     mine = [k for k in kernels if k.current]
     others = [k for k in kernels if not k.current]
-    parts = [f"this version's {mine[0].size_bytes / 1e6:.1f} MB"] if mine else []
+    parts = [f"this version's {sum(k.size_bytes for k in mine) / 1e6:.1f} MB"] if mine else []
     if others:
         in_use = sum(k.in_use for k in others)
         parts.append(f"{len(others)} folder(s) of other versions, "

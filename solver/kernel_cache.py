@@ -1,6 +1,7 @@
 """Where yz's compiled kernels are cached (`solver.kernels.jit` explains why), without
 importing numba: `yz advise` asks whether they are compiled without paying for numba. Also the
-folders other versions of yz compiled into, which `yz cache clear --stale` removes."""
+folders other versions of yz (or of numba) compiled into, which `yz cache clear --kernels`
+removes."""
 
 from __future__ import annotations
 
@@ -106,18 +107,23 @@ def kernel_folders(root: Path | None = None) -> list[KernelFolder]:
     each only if every file in it is one numba or yz writes there: a folder holding anything
     else is not listed, so never removed."""
     root = kernel_cache_root() if root is None else root
-    if not root.is_dir():
+    try:
+        paths = sorted(root.iterdir()) if root.is_dir() else []
+    except OSError:  # (unreadable: nothing to list)
         return []
     mine = KERNEL_CACHE_DIR.name.removesuffix("-boundscheck")
     now, out = time.time(), []
-    for path in sorted(root.iterdir()):
+    for path in paths:
         if path.is_symlink() or not path.is_dir() or not KERNEL_FOLDER.fullmatch(path.name):
             continue
         files = _own_files(path)
         if files is None:
             continue
-        stats = [f.stat() for f in files]
-        newest = max([path.stat().st_mtime, *(s.st_mtime for s in stats)])
+        try:
+            stats = [f.stat() for f in files]
+            newest = max([path.stat().st_mtime, *(s.st_mtime for s in stats)])
+        except OSError:  # a file replaced meanwhile: numba is writing there now
+            stats, newest = [], now
         out.append(KernelFolder(path, sum(s.st_size for s in stats),
                                 path.name.removesuffix("-boundscheck") == mine,
                                 now - newest < IN_USE_SECONDS))
@@ -148,9 +154,11 @@ def _own_files(folder: Path) -> list[Path] | None:
 
 
 def clear_stale_kernels(root: Path | None = None) -> list[KernelFolder]:
-    """Remove the folders other versions of yz compiled their kernels into (`kernel_folders`;
-    not this installation's, none written to in the last hour): file by file, then the
-    emptied folders, so nothing yz did not write is deleted. Returns those removed."""
+    """Remove the folders other versions of yz (or of numba: another installation sharing
+    the folder recompiles when next used) compiled their kernels into (`kernel_folders`; not
+    this installation's, none written to in the last hour): file by file, then the emptied
+    folders, so nothing yz did not write is deleted. Returns those whose files were removed
+    (a folder something was added to meanwhile stays, with what was added)."""
     removed = []
     for folder in kernel_folders(root):
         if folder.current or folder.in_use:
@@ -158,11 +166,14 @@ def clear_stale_kernels(root: Path | None = None) -> list[KernelFolder]:
         files = _own_files(folder.path)
         if files is None:  # (changed since it was listed)
             continue
+        gone = 0
         with contextlib.suppress(OSError):
             for path in files:
                 path.unlink(missing_ok=True)
+                gone += 1
             for sub in folder.path.iterdir():
                 sub.rmdir()  # (an emptied `kernels_<sha1>` sub-folder; anything else stays)
             folder.path.rmdir()
+        if gone:
             removed.append(folder)
     return removed

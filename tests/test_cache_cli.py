@@ -201,9 +201,15 @@ def test_other_versions_kernels_are_listed_and_cleared_file_by_file(tmp_path, mo
         "kernels_" + "a" * 40 + "/final._relax-73.py311.2.nbc"])
     busy = folder("yz-kernels-1111111111111111", numba_files, age=60.0)
     mixed = folder("yz-kernels-2222222222222222", [*numba_files, "notes.txt"])
+    deep = folder("yz-kernels-3333333333333333",
+                  [*numba_files, "kernels_" + "b" * 40 + "/results.csv"])
     elsewhere = folder("another-project", numba_files)
+    # Links are never followed: to a folder of kernels, to a file, inside a folder.
+    (root / "yz-kernels-4444444444444444").symlink_to(elsewhere, target_is_directory=True)
+    linked = folder("yz-kernels-5555555555555555", numba_files)
+    (linked / "layer.x-1.py311.nbi").symlink_to(mixed / "notes.txt")
     kept = {p: sorted(q.relative_to(p) for q in p.rglob("*"))
-            for p in (mine, busy, mixed, elsewhere)}
+            for p in (mine, busy, mixed, deep, elsewhere, linked)}
 
     listing = json.loads(yz("cache", "list", "--json").stdout)["kernel_folders"]
     assert {(os.path.basename(k["path"]), k["current"], k["in_use"]) for k in listing} == {
@@ -217,8 +223,11 @@ def test_other_versions_kernels_are_listed_and_cleared_file_by_file(tmp_path, mo
     assert refused.exit_code == 2 and "--kernels goes alone" in refused.stderr and old.exists()
     result = yz("cache", "clear", "--kernels", "--json")
     assert result.exit_code == 0
-    assert json.loads(result.stdout)["kernel_folders"] == ["yz-kernels-0123456789abcdef"]
+    cleared = json.loads(result.stdout)
+    assert [os.path.basename(k["path"]) for k in cleared["kernel_folders"]] == [
+        "yz-kernels-0123456789abcdef"] and cleared["removed"] == 1
     assert not old.exists()
     assert {p: sorted(q.relative_to(p) for q in p.rglob("*")) for p in kept} == kept
+    assert (root / "yz-kernels-4444444444444444").is_symlink() and (mixed / "notes.txt").exists()
     again = yz("cache", "clear", "--kernels")
     assert again.stdout.startswith("removed 0 folder(s) of other versions' compiled kernels")
