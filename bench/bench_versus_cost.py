@@ -105,8 +105,9 @@ def main() -> None:
                                  capture_output=True, text=True)
             if out.returncode != 0:
                 sys.exit(out.stderr.strip().splitlines()[-1] if out.stderr.strip() else 1)
+            # (Each process finds the same range from the same opponent, the real one
+            # without --top: it is never handed on, or the next would time a made-up one.)
             r = json.loads(out.stdout.strip().splitlines()[-1])
-            top = r["top"]  # (the target table then covers the best response's range)
             got[what].append(r)
             print(f"{args.variant} {what:<13} up to {r['top']}: wall {r['wall_s']:.1f} s, CPU "
                   f"{r['cpu_s']:.1f} s (estimated {r['estimate_s']:.1f} s), peak "
