@@ -580,7 +580,7 @@ class _LayerSweep:
     def _rows(self, active: np.ndarray, need0: np.ndarray, nu: np.ndarray, n_need: int
               ) -> tuple[Rows, np.ndarray]:
         """The sweep's rows: mover state i's needs need0 .. need0 + nu - 1 in runs of at most
-        NEED_RUN, results at i x n_need + need (`target.need_rows`' layout)."""
+        NEED_RUN, results at i x n_need + need (`target.need_rows`' layout without windows)."""
         mask, flag, u, bank = (a[active] for a in self.states)
         runs = (nu + NEED_RUN - 1) // NEED_RUN
         state = np.repeat(np.arange(len(active)), runs)

@@ -115,7 +115,8 @@ def need_rows(t, layout: StateLayout, k: int, n_need: int, reach: int | None = N
               ) -> tuple[Rows, np.ndarray, int]:
     """The rows of layer k for a need sweep: each state's needs 1 .. n_need - 1 in runs of at
     most NEED_RUN, and the layer's first stored need (0 but with `windows`: the lowest need
-    of any row, about half of them in the official game's biggest layers); results go to
+    of any row: from a half to two thirds of them in the official game's biggest
+    layers); results go to
     (state - layer start) x (n_need - first) + need - first. In store order, so with saved
     rolls the rows of a bank are consecutive and every bank has the same rows (what
     `layer.layer_batches` needs to sweep them all at once).
@@ -133,7 +134,7 @@ def need_rows(t, layout: StateLayout, k: int, n_need: int, reach: int | None = N
     mask, flag, u, index = layout.state_arrays(k)
     states = layout.rows(k)
     bank = np.repeat(states.BANK, states.NU)
-    first = index - layout.LAYER_PTR[k]
+    place = index - layout.LAYER_PTR[k]  # (each state's row in the layer's table)
     top = n_need - 1
     j_lo = np.ones(len(mask), dtype=np.int64)
     j_hi = np.full(len(mask), top, dtype=np.int64)
@@ -152,7 +153,7 @@ def need_rows(t, layout: StateLayout, k: int, n_need: int, reach: int | None = N
     nu = np.minimum(NEED_RUN, j_hi[state] - need0 + 1)
     lowest = (int(need0.min()) if len(need0) else n_need - 1) if windows else 0
     rows = Rows.of(MASK=mask[state], FLAG=flag[state], BANK=bank[state], U0=u[state], NU=nu,
-                   OUT=first[state] * (n_need - lowest) + need0 - lowest)
+                   OUT=place[state] * (n_need - lowest) + need0 - lowest)
     return rows, need0, lowest
 
 
@@ -249,8 +250,9 @@ def solve_targets(solution: Solution, max_target: int, step: Step | None = None
     last = np.zeros(n_need)
     last[0] = 1.0  # the full card: nothing more to score
 
-    def keep(_k: int, here: slice, table: np.ndarray, _payloads, _first: int) -> None:
-        W[here] = table  # (every need: no windows, so first is 0)
+    def keep(_k: int, here: slice, table: np.ndarray, _payloads, first: int) -> None:
+        assert first == 0  # (no windows: every need is stored)
+        W[here] = table
 
     need_sweep(solution, n_need, last, 1.0, keep, step, reach=0)
     return TargetTable(solution, max_target, W, time.perf_counter() - begin)

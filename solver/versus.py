@@ -277,8 +277,9 @@ def clairvoyant_ceiling(solution: Solution, opponent: Opponent, tail: float = TA
     start = solution.layout.start
     found: dict = {}
 
-    def keep(k: int, here: slice, table: np.ndarray, payloads, _first: int) -> None:
-        if k == 0:  # (no windows: every need is stored, first is 0)
+    def keep(k: int, here: slice, table: np.ndarray, payloads, first: int) -> None:
+        if k == 0:
+            assert first == 0  # (no windows: every need is stored)
             i = start - here.start
             found["row"] = (table[i].copy(), payloads[0][i].copy())  # (score, draw) by need
 

@@ -130,7 +130,7 @@ def test_a_step_utility_gives_the_target_tables_numbers_to_the_bit():
 
     def at_start(name):
         def keep(k, here, table, _payloads, first):
-            if k == 0:  # (every need from `first` on; those below it are worth 0)
+            if k == 0:  # (every need from `first` on; needs 1 .. first - 1 are worth 0)
                 got[name] = np.concatenate([np.zeros(first), table[start - here.start]])
         return keep
 
@@ -280,3 +280,37 @@ def test_a_windowed_sweep_stores_each_layer_from_its_first_need_on(variant):
             assert np.array_equal(narrow_draw[i, n0 - first: n0 - first + nu],
                                   full_draw[i, n0: n0 + nu])
     assert max(firsts) > 1, firsts  # (the narrower tables are exercised)
+
+
+def test_live_advice_reads_its_narrow_layer_as_the_sweep_over_every_need():
+    """`table_to_win` keeps the layer after A's turn from its first need on: its chances are
+    the full sweep's entries where the position can lead, and 0 below its first need."""
+    from yz.rules.position import Position
+    from yz.solver.target import need_rows
+    from yz.solver.versus import table_to_win
+
+    model = Model("example:quick-duel", use_cache=False)
+    solution = model.solve()
+    t, layout = solution.tables, solution.layout
+    opponent = Opponent.of(model.distribution())
+    position, _ = Position().after(t, t.roll_index((5, 6)), "high")
+    banked = position.filled["high"]
+    table = table_to_win(solution, position, banked, opponent)
+    top, k = table.top, table.layer
+    u = opponent.outcome(top)[0]
+    reach = max(0, top - int(opponent.scores[0]))
+    full = {}
+    need_sweep(solution, top + 1, u[::-1].copy(), float(u[top]),
+               lambda layer, _here, tab, _p, first: full.__setitem__(layer, (tab.copy(), first)),
+               reach=reach)
+    every, zero = full[k]
+    rows, need0, first = need_rows(t, layout, k, top + 1, reach, True, (position.mask, banked))
+    assert zero == 0 and first == table.first > 1 and len(rows.NU)
+    mask, flag, upper, index = layout.state_arrays(k)
+    at = dict(zip((index - layout.LAYER_PTR[k]).tolist(), range(len(index)), strict=True))
+    place = (rows.OUT - need0 + first) // (top + 1 - first)  # (each row's place in the layer)
+    for i, n0, nu in zip(place, need0, rows.NU, strict=True):
+        state = (mask[at[i]], upper[at[i]], bool(flag[at[i]]))
+        for need in range(n0, n0 + nu):
+            assert table.chance(*state, need) == every[i, need]
+        assert table.chance(*state, first - 1) == 0.0
