@@ -238,7 +238,8 @@ def relax_need(W, V, N, r, c, cols, n0, g, next_row):
     """Offer box c's move gaining g points to the columns cols = (off, nn): off .. off + nn - 1,
     the needs n0 .. n0 + nn - 1. A need the move meets is worth N.met (the utility's top: 1
     for a target), the others the next state's entry at need - g, read contiguously from
-    V.VAL; the payloads V.M1, V.M2 (when carried: what a strategy's choices carry, such as
+    V.VAL from its row `next_row` (`need_row`; the needs below `N.next_first`, not stored, read
+    as 0); the payloads V.M1, V.M2 (when carried: what a strategy's choices carry, such as
     the chance of a win and of a draw) come along, N.met_m1 and N.met_m2 once met."""
     off, nn = cols
     met = min(nn, max(0, g - n0 + 1))  # needs n0 + j <= g
@@ -260,9 +261,9 @@ def final_rolls_target(K, L, N, V, W, run, n0, gcol):
     """W.KV[r, off + j]: the best value of ending the turn with final roll r at upper total u,
     needing n0 + j more points, for `run` = (mask, flag, u, nn, off): a chance of reaching a
     target, or an expected utility (see `solver.target`); V.VAL holds the next layer (N.n_need
-    values per state), whose bank of saved rolls is b when `gcol` = b * n_flags (as in
-    `final_rolls`). With W.BOX the box chosen (ties as `ties` says), with W.A1 and W.A2 the
-    payloads V.M1 and V.M2 that the choice carries.
+    - N.next_first values per state: `need_row`), whose bank of saved rolls is b when `gcol` =
+    b * n_flags (as in `final_rolls`). With W.BOX the box chosen (ties as `ties` says), with
+    W.A1 and W.A2 the payloads V.M1 and V.M2 that the choice carries.
 
     The same best-zero-move shortcut as `final_rolls` holds: the value never falls with more
     upper total, a raised flag or fewer points needed (a utility never falls as the score
