@@ -56,11 +56,11 @@ def cache_clear(
             raise typer.BadParameter("--kernels goes alone: other versions' compiled kernels "
                                      "belong to no rule set and are all stale.",
                                      param_hint="'--kernels'")
-        gone = kernel_cache.clear_stale_kernels()
+        root, gone = kernel_cache.kernel_cache_root(), kernel_cache.clear_stale_kernels()
         if as_json:
-            emit_json(data.kernels_cleared_json(kernel_cache.kernel_cache_root(), gone))
+            emit_json(data.kernels_cleared_json(root, gone))
         else:
-            typer.echo(render.kernels_cleared_text(kernel_cache.kernel_cache_root(), gone))
+            typer.echo(render.kernels_cleared_text(root, gone))
         return
 
     if variant is not None and not any(e.variant == variant for e in cache.entries()):

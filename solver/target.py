@@ -115,10 +115,9 @@ def need_rows(t, layout: StateLayout, k: int, n_need: int, reach: int | None = N
               ) -> tuple[Rows, np.ndarray, int]:
     """The rows of layer k for a need sweep: each state's needs 1 .. n_need - 1 in runs of at
     most NEED_RUN, and the layer's first stored need (0 but with `windows`: the lowest need
-    of any row: from a half to two thirds of them in the official game's biggest
-    layers); results go to
-    (state - layer start) x (n_need - first) + need - first. In store order, so with saved
-    rolls the rows of a bank are consecutive and every bank has the same rows (what
+    of any row, which keeps a half to two thirds of the official game's biggest layers);
+    results go to (state - layer start) x (n_need - first) + need - first. In store order, so
+    with saved rolls the rows of a bank are consecutive and every bank has the same rows (what
     `layer.layer_batches` needs to sweep them all at once).
 
     Needs a state's entry is known without a sweep for are left out (their entries stay 0):
