@@ -158,14 +158,28 @@ def test_random_rule_sets_match_the_twin_slow(doc, seed):
     check_rule_set(doc, seed)
 
 
-@settings(max_examples=int(os.environ.get("YZ_RANDOM_BANK_EXAMPLES", "30")), deadline=None,
-          derandomize=True, print_blob=True,
+# 12 rule sets with saved rolls in every run, new ones each run (hypothesis draws at random);
+# 300 under `pytest -m slow`.
+@settings(max_examples=int(os.environ.get("YZ_RANDOM_BANK_EXAMPLES", "12")), deadline=None,
+          print_blob=True,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 @given(rule_documents(QUICK, saved_rolls=True))
 def test_random_rule_sets_with_saved_rolls_match_the_twin(doc):
     """The DP's value of a game with saved rolls, its SD and the chance of reaching the median
     under target play, against the twin over ordered dice (the SD within the range the ways of
     breaking ties allow)."""
+    check_saved_rolls_rule_set(doc)
+
+
+@pytest.mark.slow
+@settings(max_examples=slow_examples(300), deadline=None, print_blob=True,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@given(rule_documents(QUICK, saved_rolls=True))
+def test_random_rule_sets_with_saved_rolls_match_the_twin_slow(doc):
+    check_saved_rolls_rule_set(doc)
+
+
+def check_saved_rolls_rule_set(doc) -> None:
     rules = loaded(doc)
     model = Model(rules, use_cache=False)
     solution = model.solve(with_sd=True)
