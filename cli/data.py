@@ -4,9 +4,11 @@ the cache's files, a duel, a target table. The keys are the README's "JSON outpu
 
 from __future__ import annotations
 
-from yz.rules import RuleSet
-
 from . import quick
+
+TYPE_CHECKING = False  # (the rule models load only where a command uses them)
+if TYPE_CHECKING:
+    from yz.rules import RuleSet
 
 
 def variant_summary(rules: RuleSet) -> dict:

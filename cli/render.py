@@ -6,17 +6,11 @@ from __future__ import annotations
 import io
 import textwrap
 
-from yz.rules import RuleSet, RuleTables
-from yz.rules.models import (
-    FacePattern,
-    Fixed,
-    GroupsPattern,
-    OfAKindPattern,
-    StraightPattern,
-)
-from yz.solver.distribution import ROUND_SCORES
-
 from . import quick
+
+TYPE_CHECKING = False  # (the rule models and the solver load only where a command uses them)
+if TYPE_CHECKING:
+    from yz.rules import RuleSet, RuleTables
 
 
 def _table(headers: list[str], rows: list[list[str]], right: set[int] = frozenset()) -> str:
@@ -44,6 +38,8 @@ def variants_table(rows: list[dict]) -> str:
 
 
 def pattern_text(p) -> str:
+    from yz.rules.models import FacePattern, GroupsPattern, OfAKindPattern, StraightPattern
+
     if isinstance(p, FacePattern):
         return f"face {p.face}" + (f" (at least {p.min_count})" if p.min_count else "")
     if isinstance(p, OfAKindPattern):
@@ -63,6 +59,8 @@ def pattern_text(p) -> str:
 
 
 def score_text(s) -> str:
+    from yz.rules.models import Fixed
+
     return f"{s.points} points" if isinstance(s, Fixed) else s.kind.replace("_", " ")
 
 
@@ -458,6 +456,8 @@ def distribution_csv(dist) -> str:
 
 
 def distribution_text(dist, cached: bool) -> str:
+    from yz.solver.distribution import ROUND_SCORES
+
     s = dist.summary()
     how = "from the cache" if cached else f"computed in {dist.seconds:.2f} s"
     out = [f"{s['variant']}, {s['strategy']} strategy: the exact distribution of the final "

@@ -6,7 +6,6 @@ from __future__ import annotations
 from typing import Annotated
 
 import typer
-from yz.solver.model import tables_of
 
 from . import data, render
 from .app import (
@@ -110,6 +109,7 @@ def rules_table(spec: SpecArg,
     The rolls are sorted dice; use it to check what a house rule scores.
     """
     from yz.rules import load_rules
+    from yz.solver.model import tables_of
 
     t = tables_of(load_rules(spec), TerminalReporter())
     if as_json:
@@ -158,6 +158,7 @@ def score_cmd(
         parse_dice,
         parse_filled,
     )
+    from yz.solver.model import tables_of
 
     if dice_args and dice is not None:
         raise InputError("give the dice once: as arguments or with --dice, not both.")

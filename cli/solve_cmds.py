@@ -7,7 +7,6 @@ from typing import Annotated
 
 import typer
 from yz.rules import YzError
-from yz.solver.distribution import ROUND_SCORES
 
 from . import data, plots, render
 from .app import (
@@ -628,6 +627,7 @@ def target_cmd(
     (cached), and prints it beside P(final score >= T) under the mean-optimal strategy.
     """
     from yz.rules import InputError
+    from yz.solver.distribution import ROUND_SCORES
     from yz.solver.target import DEFAULT_MAX_TARGET, MAX_TARGET, check_max_target
 
     if max_target is not None:
