@@ -20,7 +20,7 @@ them (`yz.solver.kernels.rule`, which the scorer runs) costs no more than itself
 
 from __future__ import annotations
 
-from importlib import import_module
+from yz.rules.lazy import lazy_names
 
 TYPE_CHECKING = False  # (not typing's: its import would cost `yz solve`'s memo start-up)
 
@@ -63,16 +63,4 @@ if TYPE_CHECKING:
     from .warmup import warm_up
 
 
-def __getattr__(name: str):
-    if name in _WHERE:
-        where = _WHERE[name]
-        module = import_module(where, __name__) if where.startswith(".") else \
-            import_module(where)
-        value = getattr(module, name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *__all__})
+__getattr__, __dir__ = lazy_names(globals(), _WHERE)

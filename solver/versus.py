@@ -328,7 +328,7 @@ def table_to_win(solution: Solution, position, banked: int, opponent: Opponent,
     layout = solution.layout
     after = len(position.filled) + 1
     if after == solution.tables.n_categories:  # A's last turn: the full card's own row
-        table = np.tile(row, (int(np.diff(layout.LAYER_PTR)[after]), 1))
+        table, first = np.tile(row, (int(np.diff(layout.LAYER_PTR)[after]), 1)), 0
         table[:, 0] = u[top]
     else:
         kept: dict = {}
@@ -341,8 +341,8 @@ def table_to_win(solution: Solution, position, banked: int, opponent: Opponent,
         need_sweep(solution, top + 1, row, float(u[top]), keep, step, windows=True,
                    what="chances of winning", reach=max(0, top - lowest),
                    after=(position.mask, banked, after))
-        return UtilityTable(solution, after, kept["table"], top, float(u[top]), kept["first"])
-    return UtilityTable(solution, after, table, top, float(u[top]))
+        table, first = kept["table"], kept["first"]
+    return UtilityTable(solution, after, table, top, float(u[top]), first)
 
 
 def advise_to_win(solution: Solution, position, dice, rolls_left: int | None, banked: int,

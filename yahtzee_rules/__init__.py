@@ -7,7 +7,7 @@ usage error starts without them.
 
 from __future__ import annotations
 
-from importlib import import_module
+from .lazy import lazy_names
 
 TYPE_CHECKING = False  # (not typing's, for the same reason as in `yz.solver`)
 
@@ -44,13 +44,4 @@ if TYPE_CHECKING:
     from .tables import RuleTables, compile_rules
 
 
-def __getattr__(name: str):
-    if name in _WHERE:
-        value = getattr(import_module(_WHERE[name], __name__), name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *__all__})
+__getattr__, __dir__ = lazy_names(globals(), _WHERE)
