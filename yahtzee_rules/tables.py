@@ -34,6 +34,7 @@ sweep keeps upward for "roll the free dice" averages and downward for "best sub-
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import itertools
 import math
@@ -161,20 +162,55 @@ def _multisets(n_faces: int, size: int) -> list[tuple[int, ...]]:
     return list(itertools.combinations_with_replacement(range(1, n_faces + 1), size))
 
 
-def compile_rules(rules: RuleSet) -> RuleTables:
-    """Build the tables for a rule set (milliseconds for the built-ins)."""
-    n, f = rules.dice, rules.faces
+@dataclass(frozen=True)
+class _Dice:
+    """What the dice alone decide (n dice of F faces, whatever the boxes): the rolls, the keeps
+    and the odds between them. Read-only and shared by every rule set with these dice."""
+
+    roll_dice: np.ndarray
+    keep_counts: np.ndarray
+    keep_size: np.ndarray
+    keep_child: np.ndarray
+    sub_indptr: np.ndarray
+    sub_indices: np.ndarray
+    keep_out_indptr: np.ndarray
+    keep_out_roll: np.ndarray
+    keep_out_prob: np.ndarray
+    roll_prob: np.ndarray
+    keep_lookup: dict
+    roll_lookup: dict
+
+
+@functools.lru_cache(maxsize=8)
+def _dice(n: int, f: int) -> _Dice:
+    """The dice's tables, built once per process for each (dice, faces): they are four fifths
+    of compiling a rule set, which a sweep, `yz compare` or the web page does again and again
+    with the same dice."""
     rolls = _multisets(f, n)
     keeps = [m for size in range(n, -1, -1) for m in _multisets(f, size)]
     n_rolls = len(rolls)
     keep_counts, keep_size, lookup, keep_child, sub_indptr, sub_indices = _keep_graph(keeps, n, f)
     keep_out_indptr, keep_out_roll, keep_out_prob = _keep_outcomes(keep_counts, keep_size,
                                                                    lookup, n, f)
-    roll_counts = keep_counts[:n_rolls]
     roll_dice = np.array(rolls, dtype=np.int8).reshape(n_rolls, n)
-    roll_prob = keep_out_prob[keep_out_indptr[-2]:keep_out_indptr[-1]]
-    roll_prob_by_index = np.zeros(n_rolls)
-    roll_prob_by_index[keep_out_roll[keep_out_indptr[-2]:]] = roll_prob
+    roll_prob = np.zeros(n_rolls)
+    first = slice(keep_out_indptr[-2], keep_out_indptr[-1])  # (the empty keep: a first roll)
+    roll_prob[keep_out_roll[first]] = keep_out_prob[first]
+    dice = _Dice(roll_dice, keep_counts, keep_size, keep_child, sub_indptr, sub_indices,
+                 keep_out_indptr, keep_out_roll, keep_out_prob, roll_prob, lookup,
+                 {tuple(int(d) for d in roll_dice[r]): r for r in range(n_rolls)})
+    for value in vars(dice).values():
+        if isinstance(value, np.ndarray):
+            value.flags.writeable = False
+    return dice
+
+
+def compile_rules(rules: RuleSet) -> RuleTables:
+    """Build the tables for a rule set (milliseconds for the built-ins)."""
+    n, f = rules.dice, rules.faces
+    d = _dice(n, f)
+    n_rolls = len(d.roll_dice)
+    roll_counts = d.keep_counts[:n_rolls]
     score, joker_score, yahtzee_face = _score_tables(rules, roll_counts)
     upper_box, counts_upper, is_lower, first_bonus, only_after = _box_flags(rules)
     if rules.rolls == 1 and rules.bank_sizes == 1:
@@ -189,14 +225,14 @@ def compile_rules(rules: RuleSet) -> RuleTables:
 
     tables = RuleTables(
         rules=rules, n_dice=n, n_faces=f, rolls=rules.rolls,
-        ROLL_DICE=roll_dice, ROLL_COUNTS=roll_counts.copy(), ROLL_PROB=roll_prob_by_index,
+        ROLL_DICE=d.roll_dice, ROLL_COUNTS=roll_counts, ROLL_PROB=d.roll_prob,
         SCORE=score, JOKER_SCORE=joker_score, YAHTZEE_FACE=yahtzee_face,
         UPPER_BOX_OF_FACE=upper_box, COUNTS_UPPER=counts_upper, IS_LOWER=is_lower,
         FIRST_BONUS=first_bonus, ONLY_AFTER=only_after, BOX_SCORES=box_scores,
         BOX_MAX=box_max, UPPER_MAX=np.where(counts_upper == 1, box_max, 0),
-        KEEP_COUNTS=keep_counts, KEEP_SIZE=keep_size, KEEP_CHILD=keep_child,
-        SUB_INDPTR=sub_indptr, SUB_INDICES=sub_indices,
-        KEEP_OUT_INDPTR=keep_out_indptr, KEEP_OUT_ROLL=keep_out_roll, KEEP_OUT_PROB=keep_out_prob,
+        KEEP_COUNTS=d.keep_counts, KEEP_SIZE=d.keep_size, KEEP_CHILD=d.keep_child,
+        SUB_INDPTR=d.sub_indptr, SUB_INDICES=d.sub_indices, KEEP_OUT_INDPTR=d.keep_out_indptr,
+        KEEP_OUT_ROLL=d.keep_out_roll, KEEP_OUT_PROB=d.keep_out_prob,
         upper_threshold=rules.upper_bonus.threshold if rules.upper_bonus else 0,
         upper_bonus=rules.upper_bonus.amount if rules.upper_bonus else 0,
         yahtzee_bonus=rules.yahtzee_bonus.amount if rules.yahtzee_bonus else 0,
@@ -210,9 +246,8 @@ def compile_rules(rules: RuleSet) -> RuleTables:
         bank_cap=rules.saved_rolls.cap if rules.saved_rolls and rules.saved_rolls.cap is not None
         else -1,
     )
-    object.__setattr__(tables, "_roll_lookup",
-                       {tuple(int(d) for d in roll_dice[r]): r for r in range(n_rolls)})
-    object.__setattr__(tables, "_keep_lookup", lookup)
+    object.__setattr__(tables, "_roll_lookup", d.roll_lookup)  # (shared, read only)
+    object.__setattr__(tables, "_keep_lookup", d.keep_lookup)
     object.__setattr__(tables, "digest", _digest(tables))
     for name in tables.__dataclass_fields__:
         value = getattr(tables, name)
