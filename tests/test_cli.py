@@ -159,12 +159,12 @@ def test_solve_json_end_to_end(isolated_cache):
 
 
 def test_compare_json():
-    rows = yz_json("compare", "no-bonus", "gist")
-    assert [r["variant"] for r in rows] == ["no-bonus", "gist"]
+    rows = yz_json("compare", "no-bonus", "crag")  # (two quick games)
+    assert [r["variant"] for r in rows] == ["no-bonus", "crag"]
     assert rows[0]["difference"] == 0.0
     assert rows[1]["difference"] == pytest.approx(rows[1]["expected_score"] -
                                                   rows[0]["expected_score"])
-    assert "vs first" in yz("compare", "no-bonus", "gist").stdout
+    assert "vs first" in yz("compare", "no-bonus", "crag").stdout
 
 
 BANKED = """\
@@ -506,10 +506,10 @@ JSON_COMMANDS = {
     "advise": ["advise", "-v", "no-bonus", "--dice", "1,1,2,3,6"],
     "solve": ["solve", "-v", "no-bonus"],
     "solve --figures": ["solve", "-v", "no-bonus", "--figures"],
-    "compare": ["compare", "no-bonus", "gist"],
+    "compare": ["compare", "no-bonus", "crag"],
     "simulate": ["simulate", "-v", "no-bonus", "-n", "300"],
     "distribution": ["distribution", "-v", "no-bonus"],
-    "duel": ["duel", "no-bonus", "gist"],
+    "duel": ["duel", "no-bonus", "crag"],
     "target": ["target", "-v", "no-bonus", "--max-target", "100"],
     "duel --best-response": ["duel", "example:quick-duel", "example:quick-duel",
                              "--best-response"],
