@@ -118,14 +118,16 @@ class RuleSets:
 
             rows = []
             for name in [*_shipped_names(), *self.served]:
-                rules = self.served.get(name) or load_rules(name)
-                row = {"variant": name, "name": rules.name, "boxes": len(rules.categories),
-                       "description": rules.description, "playable": True, "store": False}
-                try:
-                    row["store"] = self.from_store(self.model(name, None, queue=True))
+                try:  # (the model's rules: each file read once)
+                    model, why = self.model(name, None, queue=True), None
+                    rules = model.rules
                 except YzError as exc:
-                    row.update(playable=False, why=str(exc))
-                rows.append(row)
+                    model, why = None, str(exc)
+                    rules = self.served.get(name) or load_rules(name)
+                rows.append({"variant": name, "name": rules.name, "boxes": len(rules.categories),
+                             "description": rules.description, "playable": model is not None,
+                             "store": model is not None and self.from_store(model),
+                             **({"why": why} if why is not None else {})})
             self._listing[:] = rows
         return self._listing
 
