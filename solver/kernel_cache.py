@@ -10,6 +10,7 @@ import functools
 import hashlib
 import os
 import re
+import stat
 import time
 from dataclasses import dataclass
 from importlib.metadata import PackageNotFoundError, version
@@ -158,22 +159,82 @@ def clear_stale_kernels(root: Path | None = None) -> list[KernelFolder]:
     the folder recompiles when next used) compiled their kernels into (`kernel_folders`; not
     this installation's, none written to in the last hour): file by file, then the emptied
     folders, so nothing yz did not write is deleted. Returns those whose files were removed
-    (a folder something was added to meanwhile stays, with what was added)."""
-    removed = []
-    for folder in kernel_folders(root):
-        if folder.current or folder.in_use:
-            continue
-        files = _own_files(folder.path)
-        if files is None:  # (changed since it was listed)
-            continue
-        gone = 0
-        with contextlib.suppress(OSError):
-            for path in files:
-                path.unlink(missing_ok=True)
+    (a folder changed since it was listed stays as it is, or with what was added)."""
+    return [folder for folder in kernel_folders(root)
+            if not (folder.current or folder.in_use) and _remove_folder(folder.path)]
+
+
+# Folders are opened without following a link in their place, where the platform removes files
+# through an open folder (Linux, macOS).
+_THROUGH_FOLDERS = os.unlink in os.supports_dir_fd and os.listdir in os.supports_fd
+_FOLDER_FLAGS = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_NOFOLLOW", 0)
+
+
+def _remove_folder(path: Path) -> bool:
+    """Remove a kernel folder (`_own_files`) file by file, then its emptied sub-folders and
+    itself. Each folder is opened once, without following a link, and its entries are checked
+    and removed through that handle: a folder or sub-folder swapped for a link after the
+    listing (to send the removal elsewhere) is refused, never followed. Whether anything went."""
+    if not _THROUGH_FOLDERS:  # (elsewhere: by path, checked just before)
+        return _remove_by_path(path)
+    opened: list[int] = []
+    gone = 0
+    try:
+        top = os.open(path, _FOLDER_FLAGS)
+        opened.append(top)
+        found = _own_entries(top)
+        if found is None:
+            return False
+        inner = []  # (name, its handle, its files)
+        for name in found[1]:
+            fd = os.open(name, _FOLDER_FLAGS, dir_fd=top)
+            opened.append(fd)
+            names = _own_entries(fd)
+            if names is None or names[1]:  # (no folder inside a sub-folder)
+                return False
+            inner.append((name, fd, names[0]))
+        for name in found[0]:
+            os.unlink(name, dir_fd=top)
+            gone += 1
+        for name, fd, names in inner:
+            for file in names:
+                os.unlink(file, dir_fd=fd)
                 gone += 1
-            for sub in folder.path.iterdir():
-                sub.rmdir()  # (an emptied `kernels_<sha1>` sub-folder; anything else stays)
-            folder.path.rmdir()
-        if gone:
-            removed.append(folder)
-    return removed
+            os.rmdir(name, dir_fd=top)
+        os.rmdir(path)  # (a link in its place now: not a folder, so refused)
+    except OSError:
+        pass  # (changed meanwhile: what was removed is counted, the rest stays)
+    finally:
+        for fd in opened:
+            os.close(fd)
+    return gone > 0
+
+
+def _own_entries(folder: int) -> tuple[list[str], list[str]] | None:
+    """The names of an open kernel folder's files and `kernels_<sha1>` sub-folders (links not
+    followed), or None when it holds anything else."""
+    files, folders = [], []
+    for name in os.listdir(folder):
+        mode = os.stat(name, dir_fd=folder, follow_symlinks=False).st_mode
+        if stat.S_ISREG(mode) and KERNEL_FILE.fullmatch(name):
+            files.append(name)
+        elif stat.S_ISDIR(mode) and KERNEL_SUBFOLDER.fullmatch(name):
+            folders.append(name)
+        else:
+            return None
+    return files, folders
+
+
+def _remove_by_path(path: Path) -> bool:
+    files = _own_files(path)
+    if files is None:  # (changed since it was listed)
+        return False
+    gone = 0
+    with contextlib.suppress(OSError):
+        for file in files:
+            file.unlink(missing_ok=True)
+            gone += 1
+        for sub in path.iterdir():
+            sub.rmdir()  # (an emptied `kernels_<sha1>` sub-folder; anything else stays)
+        path.rmdir()
+    return gone > 0

@@ -231,3 +231,42 @@ def test_other_versions_kernels_are_listed_and_cleared_file_by_file(tmp_path, mo
     assert (root / "yz-kernels-4444444444444444").is_symlink() and (mixed / "notes.txt").exists()
     again = yz("cache", "clear", "--kernels")
     assert again.stdout.startswith("removed 0 folder(s) of other versions' compiled kernels")
+
+
+@pytest.mark.parametrize("swapped", ["folder", "sub-folder"])
+def test_a_kernel_folder_swapped_for_a_link_during_the_removal_is_not_followed(
+        tmp_path, monkeypatch, swapped):
+    """Just before `yz cache clear --kernels` removes a stale folder's first file, the folder
+    (or its `kernels_<sha1>` sub-folder) is replaced by a link to a folder of files with the
+    same names: the removal goes on in the folders it checked, never through the link, so
+    the files the link points to stay."""
+    from yz.solver import kernel_cache
+
+    root = tmp_path / "kernels"
+    sub = "kernels_" + "c" * 40
+    names = ["layer._value_batches-257.py311.nbi", f"{sub}/final._relax-73.py311.2.nbc"]
+    stale, victim, moved = root / "yz-kernels-6666666666666666", tmp_path / "victim", \
+        tmp_path / "moved"
+    for folder in (stale, victim):
+        for name in names:
+            (folder / name).parent.mkdir(parents=True, exist_ok=True)
+            (folder / name).write_bytes(b"\0" * 10)
+    then = time.time() - 7200
+    for path in (stale / names[0], stale / names[1], stale / sub, stale):
+        os.utime(path, (then, then))
+    real_unlink = os.unlink
+
+    def swap_then_unlink(*args, **kwargs):
+        if not moved.exists():
+            there = stale if swapped == "folder" else stale / sub
+            there.rename(moved)
+            there.symlink_to(victim if swapped == "folder" else victim / sub,
+                             target_is_directory=True)
+        return real_unlink(*args, **kwargs)
+
+    monkeypatch.setattr(os, "unlink", swap_then_unlink)
+    assert [f.path for f in kernel_cache.clear_stale_kernels(root)] == [stale]
+    monkeypatch.undo()
+    assert sorted(str(p.relative_to(victim)) for p in victim.rglob("*") if p.is_file()) == \
+        sorted(names)  # the link's target: untouched
+    assert not [p for p in moved.rglob("*") if p.is_file()]  # what was checked: removed
