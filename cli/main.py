@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import io
 import os
 import sys
 
@@ -75,6 +76,21 @@ class _GuardedOutput:
         return getattr(self._stream, name)
 
 
+def _retrying(stream):
+    """Standard output that writes all it is given or fails. Unbuffered (`PYTHONUNBUFFERED`,
+    `python -u`, usual in containers), Python's text stream hands each write to the file as
+    is, and when the file takes only part of it (a pipe whose reader leaves midway) drops the
+    rest without an error: `yz rules table maxi-yatzy | head -1` then ended 0 with its output
+    cut. A buffered writer in between retries a partial write, so the rest fails as it should
+    (exit 141 there); flushed at each line, as unbuffered output is seen."""
+    raw = getattr(stream, "buffer", None)
+    if not isinstance(raw, io.RawIOBase):
+        return stream
+    own = io.FileIO(raw.fileno(), "w", closefd=False)  # (dropping it never closes the fd)
+    return io.TextIOWrapper(io.BufferedWriter(own), encoding=stream.encoding,
+                            errors=stream.errors, line_buffering=True)
+
+
 def _drop_output() -> None:
     """Point standard output at /dev/null: the interpreter's last flush cannot fail again."""
     with contextlib.suppress(OSError, ValueError, AttributeError):
@@ -86,7 +102,7 @@ def run(args: list[str] | None = None) -> int:
     """Console-script entry point: the exit code (2 for bad input or output that cannot be
     written, 130 when interrupted, 141 quietly when the reader of a pipe has gone)."""
     real_stdout = sys.stdout
-    sys.stdout = _GuardedOutput(real_stdout)
+    sys.stdout = _GuardedOutput(_retrying(real_stdout))
     try:
         return _run(args)
     except OutputFailed as failed:

@@ -264,6 +264,22 @@ def test_a_closed_pipe_ends_quietly(tmp_path):
     assert err == ""
 
 
+@pytest.mark.parametrize("unbuffered", ["", "1"])
+def test_a_pipe_closed_midway_ends_quietly(tmp_path, unbuffered):
+    """The reader goes after the first bytes of an output bigger than the pipe holds
+    (`yz rules table maxi-yatzy | head -c 5`, 106 KB): exit 141, quietly, also with Python
+    unbuffered (PYTHONUNBUFFERED=1, usual in containers), where Python dropped the rest of a
+    partial write without an error and yz ended 0."""
+    env = dict(os.environ, YZ_CACHE_DIR=str(tmp_path), PYTHONUNBUFFERED=unbuffered)
+    proc = subprocess.Popen(yz_cmd("rules", "table", "maxi-yatzy"), stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, env=env, bufsize=0)
+    assert len(proc.stdout.read(5)) == 5
+    proc.stdout.close()
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=HANG_GUARD) == 141, err
+    assert err == ""
+
+
 # ---------------------------------------------------------------- target tables
 
 def target_files(t) -> list[str]:
