@@ -37,9 +37,27 @@ def variants_table(rows: list[dict]) -> str:
                   body, right={1})
 
 
-def pattern_text(p) -> str:
-    from yz.rules.models import FacePattern, GroupsPattern, OfAKindPattern, StraightPattern
+def pattern_text(p, nested: bool = False) -> str:
+    """A box's pattern in a few words; a combined one names its patterns, one inside another
+    in parentheses."""
+    from yz.rules.models import (
+        FacePattern,
+        GroupsPattern,
+        OfAKindPattern,
+        StraightPattern,
+        TotalPattern,
+    )
 
+    if p.kind in ("either", "both"):
+        text = (" or " if p.kind == "either" else " and ").join(
+            pattern_text(q, nested=True) for q in p.patterns)
+        return f"({text})" if nested else text
+    if isinstance(p, TotalPattern):
+        if p.equals is not None:
+            return f"total {p.equals}"
+        if p.min is not None and p.max is not None:
+            return f"total {p.min} to {p.max}"
+        return f"total at least {p.min}" if p.min is not None else f"total at most {p.max}"
     if isinstance(p, FacePattern):
         return f"face {p.face}" + (f" (at least {p.min_count})" if p.min_count else "")
     if isinstance(p, OfAKindPattern):

@@ -58,6 +58,28 @@ def test_rules_show_resolves_extends():
     assert "50 when" in text and "70 or more" in text and "faces may repeat" in text
 
 
+def test_rules_show_says_what_totals_and_combined_patterns_need(tmp_path):
+    """The text names a total's value or bounds and the patterns a combined box needs (the
+    JSON has them too), one inside another in parentheses."""
+    assert "at least 2 of a kind and total 13" in yz("rules", "show", "crag").stdout
+    house = tmp_path / "house.yaml"
+    house.write_text("""\
+name: totals
+extends: example:quick-duel
+categories:
+  - {key: middle, name: Middle, pattern: {kind: total, min: 5, max: 7}, score: 10}
+  - key: mixed
+    name: Mixed
+    pattern: {kind: either, patterns: [all_same, {kind: both, patterns: [
+      {kind: of_a_kind, count: 2}, {kind: total, equals: 9}]}]}
+    score: 20
+""")
+    text = yz("rules", "show", str(house)).stdout
+    for shown in ("total at most 6", "total at least 8", "total 5 to 7",
+                  "all same or (at least 2 of a kind and total 9)"):
+        assert shown in text, (shown, text)
+
+
 def test_rules_validate_ok_and_bad(tmp_path):
     assert yz("rules", "validate", EXAMPLE).exit_code == 0
     bad = tmp_path / "bad.yaml"
