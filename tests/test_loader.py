@@ -289,6 +289,23 @@ def test_a_misspelled_key_in_an_extending_file_is_not_a_new_box(tmp_path):
                             "    pattern: {kind: groups, sizes: [3, 2], distinct: false}\n")
 
 
+def test_a_misspelled_key_is_listed_with_the_files_other_problems(tmp_path):
+    """Every problem of the file at once: the misspelt box key beside an unknown field and
+    another misspelt key (pasted text the same)."""
+    text = ("extends: official-free-joker\nupper_bonus:\n  treshold: 70\ncategories:\n"
+            "  - key: full_hose\n    score: 30\n  - {key: chanse, score: sum_all}\n")
+    lines = problems_of(tmp_path, text)
+    assert len(lines) == 3, lines
+    assert re.match(r"\S+user\.yaml:5:\d+: categories\[0\]\.key: 'full_hose' .*did you mean "
+                    r"full_house\?", lines[0].strip()), lines
+    assert "categories[1].key: 'chanse'" in lines[1] and "did you mean chance?" in lines[1]
+    assert "upper_bonus.treshold: unknown field" in lines[2] and "'threshold'" in lines[2]
+    with pytest.raises(RulesError, match="4 problems in the rule set") as pasted:
+        rules_from_text(text, "pasted")  # (and it has no name, which a file takes from its own)
+    assert "'full_hose'" in str(pasted.value) and "name: this field is required" in \
+        str(pasted.value)
+
+
 def test_a_new_box_close_to_an_inherited_key_is_still_a_new_box(tmp_path):
     rules = load_text(tmp_path, "extends: official-free-joker\ncategories:\n"
                                 "  - {key: fives_2, pattern: {kind: face, face: 5}, "

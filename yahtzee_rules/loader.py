@@ -75,8 +75,9 @@ def load_rules(spec: str | Path) -> RuleSet:
     if not str(spec).strip():
         raise RulesError("variant: the name is empty; give a built-in rule set's name, "
                          "example:NAME or the path of a YAML rule file.")
-    data, marks, origin = _resolve(str(spec), chain=())
-    return _validate(data, marks, origin)
+    typos: list[str] = []
+    data, marks, origin = _resolve(str(spec), chain=(), typos=typos)
+    return _validate(data, marks, origin, typos)
 
 
 def rules_from_text(text: str, origin: str = "<text>") -> RuleSet:
@@ -88,8 +89,10 @@ def rules_from_data(data: Any, marks: dict[Path_, Mark], origin: str) -> RuleSet
     """Validate rules already read by `parse_yaml` (with its marks), so a front end that
     reads untrusted text under tighter bounds, and checks what it may extend, reads it once."""
     raw = _rule_mapping(data, origin)
-    data, marks = _apply_extends(raw, marks, origin, base_dir=Path.cwd(), chain=(origin,))
-    return _validate(data, marks, origin)
+    typos: list[str] = []
+    data, marks = _apply_extends(raw, marks, origin, base_dir=Path.cwd(), chain=(origin,),
+                                 typos=typos)
+    return _validate(data, marks, origin, typos)
 
 
 _SOURCES: ContextVar[list[tuple[str, str]] | None] = ContextVar("yz_rule_sources", default=None)
@@ -115,11 +118,12 @@ def looks_like_path(spec: str) -> bool:
     return "/" in spec or "\\" in spec or spec.endswith((".yaml", ".yml"))
 
 
-def _resolve(spec: str, chain: tuple[str, ...], base_dir: Path | None = None):
+def _resolve(spec: str, chain: tuple[str, ...], base_dir: Path | None = None,
+             typos: list[str] | None = None):
     """Load and merge one rule file (or built-in) and everything it extends.
 
     `chain` holds the resolved identities of the files being loaded, to catch cycles whatever
-    spelling of a path leads back to a file.
+    spelling of a path leads back to a file. `typos`: see `_apply_extends`.
     """
     names = builtin_names()
     named_by = f" (named by `extends` in {chain[-1]})" if chain else ""
@@ -157,7 +161,8 @@ def _resolve(spec: str, chain: tuple[str, ...], base_dir: Path | None = None):
     raw, raw_marks = _parse(text, origin)
     if "name" not in raw and not origin.startswith("variants/"):
         raw["name"] = Path(origin).stem
-    data, marks = _apply_extends(raw, raw_marks, origin, base or Path.cwd(), (*chain, identity))
+    data, marks = _apply_extends(raw, raw_marks, origin, base or Path.cwd(), (*chain, identity),
+                                 typos)
     return data, marks, origin
 
 
@@ -503,7 +508,12 @@ def _rule_mapping(data: Any, origin: str) -> dict:
 
 
 def _apply_extends(raw: dict, raw_marks: dict[Path_, Mark], origin: str, base_dir: Path,
-                   chain: tuple[str, ...]) -> tuple[dict, dict[Path_, Mark]]:
+                   chain: tuple[str, ...], typos: list[str] | None = None
+                   ) -> tuple[dict, dict[Path_, Mark]]:
+    """The file merged onto the rule set it extends. An entry of `categories` that looks like
+    a misspelt inherited box is left out, and said in `typos` (then listed with the other
+    problems of the file, `_validate`), or refused at once without it (a file extended by
+    another)."""
     parent_spec = raw.get("extends")
     removals = raw.get("remove_categories")
     if parent_spec is None:
@@ -528,7 +538,7 @@ def _apply_extends(raw: dict, raw_marks: dict[Path_, Mark], origin: str, base_di
             value = {"mode": value}                     # full_value boxes
             plan.put(("joker", "mode"), raw_marks[("joker",)])
         if key == "categories" and isinstance(value, list) and isinstance(data.get(key), list):
-            _merge_categories(data, value, raw_marks, plan)
+            _merge_categories(data, value, raw_marks, plan, typos)
         elif key in MERGED_SECTIONS and isinstance(value, dict) and isinstance(data.get(key), dict):
             data[key] = {**data[key], **value}
             for sub in value:
@@ -601,8 +611,10 @@ def _check_box_count(raw: dict, raw_marks: dict[Path_, Mark], origin: str) -> No
                          f"boxes; a rule set has at most {MAX_CATEGORIES}.")
 
 
-def _merge_categories(data, entries, raw_marks, plan: _MarkPlan) -> None:
-    """Entries whose key names an inherited box change its fields; other entries are appended."""
+def _merge_categories(data, entries, raw_marks, plan: _MarkPlan,
+                      typos: list[str] | None = None) -> None:
+    """Entries whose key names an inherited box change its fields; other entries are appended
+    (but a misspelt key: `_apply_extends`)."""
     cats = [dict(c) if isinstance(c, dict) else c for c in data["categories"]]
     by_key = {c.get("key"): i for i, c in enumerate(cats)
               if isinstance(c, dict) and isinstance(c.get("key"), str)}
@@ -622,7 +634,12 @@ def _merge_categories(data, entries, raw_marks, plan: _MarkPlan) -> None:
         inherited = [k for k in by_key if k not in own]
         if key is not None and key not in by_key and isinstance(entry, dict) and not (
                 "pattern" in entry and "score" in entry):
-            _refuse_typo(key, j, inherited, raw_marks)
+            typo = _typo(key, j, inherited, raw_marks)
+            if typo is not None and typos is None:
+                raise RulesError(typo)
+            if typo is not None:
+                typos.append(typo)
+                continue
         if key is not None and key in by_key:
             i = by_key[key]
             cats[i].update(entry)
@@ -636,15 +653,16 @@ def _merge_categories(data, entries, raw_marks, plan: _MarkPlan) -> None:
     data["categories"] = cats
 
 
-def _refuse_typo(key: str, j: int, inherited: list[str], raw_marks: dict[Path_, Mark]) -> None:
+def _typo(key: str, j: int, inherited: list[str], raw_marks: dict[Path_, Mark]) -> str | None:
     """A new box without both `pattern` and `score`, named like an inherited box, is almost
-    surely a misspelled key: without this it would be added as an incomplete new box."""
+    surely a misspelled key: without this it would be added as an incomplete new box. What
+    to say, or None."""
     hint = difflib.get_close_matches(key, inherited, n=1)
-    if hint:
-        m = raw_marks.get(("categories", j, "key")) or raw_marks.get(("categories", j))
-        where = f"{m[0]}:{m[1]}:{m[2]}" if m else "categories"
-        raise RulesError(
-            f"{where}: categories[{j}].key: '{key}' is not a box of the rule set being "
+    if not hint:
+        return None
+    m = raw_marks.get(("categories", j, "key")) or raw_marks.get(("categories", j))
+    where = f"{m[0]}:{m[1]}:{m[2]}" if m else "categories"
+    return (f"{where}: categories[{j}].key: '{key}' is not a box of the rule set being "
             f"extended; did you mean {hint[0]}? (An entry whose key names an inherited box "
             "changes only the fields it gives; a new box needs at least `pattern` and `score`.)")
 
@@ -712,16 +730,24 @@ MAX_LIST_ITEMS = 64
 MAX_MAPPING_FIELDS = 32
 
 
-def _validate(data: dict, marks: dict[Path_, Mark], origin: str) -> RuleSet:
-    """The rule set, or one RulesError listing every field and cross-field problem."""
+def _validate(data: dict, marks: dict[Path_, Mark], origin: str,
+              first: list[str] | tuple = ()) -> RuleSet:
+    """The rule set, or one RulesError listing every field and cross-field problem (after
+    `first`, the file's problems found before: misspelt box keys)."""
     _refuse_oversized(data, marks, origin)
     try:
-        return RuleSet.model_validate(data)
+        rules = RuleSet.model_validate(data)
     except ValidationError as exc:
         errors = exc.errors()
+    else:
+        if not first:
+            return rules
+        if len(first) == 1:
+            raise RulesError(first[0])
+        errors = []
     problems = [p for err in errors for p in _rule_problems(err)]
     field_errors = _without_echoes([err for err in errors if not _rule_problems(err)])
-    lines, broken = [], set()
+    lines, broken = list(first[:MAX_LISTED_PROBLEMS]), set()
     for err in field_errors:
         path = _data_path(data, err["loc"])
         broken.add(path[:2] if path[:1] == ("categories",) else path[:1])
@@ -732,7 +758,7 @@ def _validate(data: dict, marks: dict[Path_, Mark], origin: str) -> RuleSet:
         problems = _problems_despite(data, broken)
     for path, msg, causes in problems[:max(0, MAX_LISTED_PROBLEMS - len(lines))]:
         lines.append(_located(marks, path, msg, causes, origin) + _box_named(path, data))
-    total = len(field_errors) + len(problems)
+    total = len(first) + len(field_errors) + len(problems)
     if total > len(lines):
         lines.append(f"... and {total - len(lines):,} more (fix these first)")
     count = f"{total:,} problems" if total > 1 else "1 problem"
