@@ -91,6 +91,7 @@ def main(version: Annotated[bool, typer.Option(
 # The library names its parameters (an error about `games` starts "games: "); the CLI says
 # which option that is.
 FLAGS = {"games": "--games", "seed": "--seed", "strategy": "--strategy",
+         "strategy_a": "--strategy-a", "strategy_b": "--strategy-b",
          "category": "--category", "dice": "--dice", "rolls_left": "--rolls-left",
          "threads": "--threads", "bonus_points": "--bonus-points", "target": "--target",
          "max_target": "--max-target", "upper_total": "--upper-total",

@@ -578,8 +578,8 @@ def duel_cmd(
             workers is not None or scheduler is not None:
         raise InputError("--max-memory, --minimax-only, --checkpoint, --workers and "
                          "--scheduler go with --exact.")
-    check_strategy(strategy_a)
-    check_strategy(strategy_b)
+    check_strategy(strategy_a, "strategy_a")
+    check_strategy(strategy_b, "strategy_b")
     if not best_response and (opponent_distribution or field != 1 or no_ceiling):
         raise InputError("--opponent-distribution, --field and --no-ceiling go with "
                          "--best-response.")

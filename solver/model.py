@@ -847,7 +847,8 @@ class Model:
     def _final_score(self, position, strategy: str, banked: int):
         from .distribution import Distribution, score_distribution
 
-        name = f"{self.name} from {len(position.filled)} boxes filled"
+        n = len(position.filled)
+        name = f"{self.name} from {n} box{'es' if n != 1 else ''} filled"
         if len(position.filled) == self.tables.n_categories:
             return Distribution(name, "finished", np.array([banked]), np.ones(1))
         if self._starts(position):

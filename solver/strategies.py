@@ -26,11 +26,11 @@ from .state import filled_matrix
 STRATEGIES = ("optimal", "greedy", "heuristic")
 
 
-def check_strategy(name: str) -> None:
-    """InputError unless `name` is a strategy."""
+def check_strategy(name: str, param: str = "strategy") -> None:
+    """InputError unless `name` is a strategy (`param`: the parameter that named it)."""
     if name not in STRATEGIES:
-        raise InputError(f"strategy: '{name}' is not a strategy; choose one of "
-                         f"{', '.join(STRATEGIES)}.", param="strategy")
+        raise InputError(f"{param.replace('_', ' ')}: '{name}' is not a strategy; choose one "
+                         f"of {', '.join(STRATEGIES)}.", param=param)
 
 
 def strategy_values(solution: Solution, name: str) -> np.ndarray:

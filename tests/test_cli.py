@@ -141,6 +141,9 @@ def test_score_with_joker_position():
     (["rules", "show", "yahtze"], "Did you mean 'yatzy'|no such built-in"),
     (["solve", "-v", "missing/file.yaml"], "no such file"),
     (["compare", "official-free-joker", "nope"], "no such built-in variant or file"),
+    (["duel", "crag", "crag", "--strategy-a", "minimax"], "^error: --strategy-a: 'minimax' is "
+     "not a strategy"),
+    (["duel", "crag", "crag", "--strategy-b", "x"], "^error: --strategy-b: 'x' is not"),
 ])
 def test_bad_input_exits_2_with_one_paragraph(args, needle):
     result = yz(*args)
