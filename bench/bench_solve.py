@@ -79,17 +79,20 @@ RATE_SETS = {name: None for name in ("generala", "no-bonus", "gist", "official-f
 
 
 def rates() -> None:
-    """Measure the values and the distribution of RATE_SETS; fit solve_seconds' constants."""
+    """Measure the values (alone and with the SD) and the distribution of RATE_SETS; fit the
+    constants of solve_seconds (values, then distribution) and of dp_seconds (the values)."""
     import numpy as np
     from yz.rules import rules_from_text
-    from yz.solver.budget import solve_seconds
+    from yz.solver.budget import dp_seconds, solve_seconds
     from yz.solver.distribution import score_distribution
     from yz.solver.dp import Solution
     from yz.solver.problem import Problem
 
     solve_values(Problem.of(compile_rules(load_rules("generala"))))  # load the kernels
-    rows, measured = [], []
-    print(f"{'rule set':<28}{'states':>11}{'values_s':>10}{'dist_s':>9}{'estimate_s':>12}")
+    solve_values(Problem.of(compile_rules(load_rules("generala"))), with_sd=True)
+    rows, measured, dp, dp_sd = [], [], [], []
+    print(f"{'rule set':<28}{'states':>11}{'values_s':>10}{'with_sd_s':>10}{'dist_s':>9}"
+          f"{'estimate_s':>12}{'dp_est_s':>10}")
     for name, text in RATE_SETS.items():
         rules = load_rules(name) if text is None else rules_from_text(f"name: x\n{text}", name)
         problem = Problem.of(compile_rules(rules))
@@ -99,19 +102,30 @@ def rates() -> None:
         middle = time.perf_counter()
         score_distribution(Solution(problem, values, middle - start, layout.reachable))
         end = time.perf_counter()
+        solve_values(problem, with_sd=True)
+        with_sd = time.perf_counter() - end
         keep_steps = t.n_keeps * t.n_faces * (t.rolls - 1)
         box_steps = t.n_distinct_rolls * t.n_categories
         n_rows = layout.n_rows
         rows.append([1.0, layout.reachable * keep_steps, layout.reachable * box_steps,
                      n_rows * (keep_steps + box_steps)])
         measured.append(end - start)
-        print(f"{name:<28}{layout.reachable:>11,}{middle - start:>10.2f}{end - middle:>9.2f}"
-              f"{solve_seconds(t, layout):>12.2f}")
-    X, y = np.array(rows), np.array(measured)
-    weight = 1 / np.maximum(y, 0.2)
-    coef = np.linalg.lstsq(X * weight[:, None], y * weight, rcond=None)[0]
-    print("fitted: overhead {:.2f} s, per keep step {:.3g} s, per box step {:.3g} s, per row "
-          "step {:.3g} s".format(*coef))
+        dp.append(middle - start)
+        dp_sd.append(with_sd)
+        print(f"{name:<28}{layout.reachable:>11,}{middle - start:>10.2f}{with_sd:>10.2f}"
+              f"{end - middle:>9.2f}{solve_seconds(t, layout):>12.2f}"
+              f"{dp_seconds(t, layout):>10.2f}")
+    X = np.array(rows)
+    for what, y in (("values and distribution", measured), ("values", dp)):
+        y = np.array(y)
+        weight = 1 / np.maximum(y, 0.2)
+        coef = np.linalg.lstsq(X * weight[:, None], y * weight, rcond=None)[0]
+        print(f"fitted, {what}: overhead {coef[0]:.2f} s, per keep step {coef[1]:.3g} s, per box "
+              f"step {coef[2]:.3g} s, per row step {coef[3]:.3g} s; fit / measured "
+              f"{np.min(X @ coef / y):.2f} to {np.max(X @ coef / y):.2f}")
+    ratio = np.array(dp_sd) / np.array(dp)
+    print(f"with the SD / values alone: {ratio.min():.2f} to {ratio.max():.2f} "
+          f"(median {np.median(ratio):.2f})")
 
 
 def main() -> None:
