@@ -24,6 +24,9 @@ from yz.solver.advice import advise
 from yz.solver.simulate import simulate, summarise
 
 ROOT = Path(__file__).resolve().parent.parent
+# One cache for the module (conftest): the official rules are solved once, not in each test;
+# the cache itself is tested in test_cache_cli.py and test_exact_figures_are_cached here.
+SHARE_CACHE = True
 runner = CliRunner()
 
 
@@ -247,10 +250,11 @@ def test_exact_sd_matches_a_large_simulation_on_a_small_game():
         assert games.box_sum[c] / games.games == pytest.approx(stats.box_mean[key], abs=0.05)
 
 
-def test_exact_figures_are_cached(isolated_cache):
+def test_exact_figures_are_cached(tmp_path, monkeypatch):
     # A game without upper totals (8,192 states): what is checked is the cache, not the sums.
+    monkeypatch.setenv("YZ_CACHE_DIR", str(tmp_path))  # (its own: the module shares one)
     first = Model("no-upper-bonus").figures()  # a model with the (empty) cache of this test
-    assert list(isolated_cache.glob("*.optimal.json"))
+    assert list(tmp_path.glob("*.optimal.json"))
     again = Model("no-upper-bonus").figures()  # a new model reads them back
     assert again.as_dict() == first.as_dict()
 
