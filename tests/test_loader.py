@@ -304,6 +304,14 @@ def test_a_misspelled_key_is_listed_with_the_files_other_problems(tmp_path):
         rules_from_text(text, "pasted")  # (and it has no name, which a file takes from its own)
     assert "'full_hose'" in str(pasted.value) and "name: this field is required" in \
         str(pasted.value)
+    # A box named by the misspelt key is not also said to name an unknown box.
+    with pytest.raises(RulesError) as named:
+        load_text(tmp_path, "extends: generala\ncategories:\n"
+                            "  - {key: generalaa, name: G2, pattern: all_same}\n"
+                            "  - {key: double, name: D, pattern: all_same, score: 100, "
+                            "only_after: generalaa}\n")
+    assert "did you mean generala?" in str(named.value)
+    assert "unknown category" not in str(named.value) and "problems" not in str(named.value)
 
 
 def test_a_new_box_close_to_an_inherited_key_is_still_a_new_box(tmp_path):

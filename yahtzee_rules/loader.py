@@ -14,7 +14,7 @@ import re
 import stat
 import sys
 import typing
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextvars import ContextVar
 from importlib import resources
 from pathlib import Path
@@ -75,7 +75,7 @@ def load_rules(spec: str | Path) -> RuleSet:
     if not str(spec).strip():
         raise RulesError("variant: the name is empty; give a built-in rule set's name, "
                          "example:NAME or the path of a YAML rule file.")
-    typos: list[str] = []
+    typos: list[tuple[str, str]] = []
     data, marks, origin = _resolve(str(spec), chain=(), typos=typos)
     return _validate(data, marks, origin, typos)
 
@@ -89,7 +89,7 @@ def rules_from_data(data: Any, marks: dict[Path_, Mark], origin: str) -> RuleSet
     """Validate rules already read by `parse_yaml` (with its marks), so a front end that
     reads untrusted text under tighter bounds, and checks what it may extend, reads it once."""
     raw = _rule_mapping(data, origin)
-    typos: list[str] = []
+    typos: list[tuple[str, str]] = []
     data, marks = _apply_extends(raw, marks, origin, base_dir=Path.cwd(), chain=(origin,),
                                  typos=typos)
     return _validate(data, marks, origin, typos)
@@ -119,7 +119,7 @@ def looks_like_path(spec: str) -> bool:
 
 
 def _resolve(spec: str, chain: tuple[str, ...], base_dir: Path | None = None,
-             typos: list[str] | None = None):
+             typos: list[tuple[str, str]] | None = None):
     """Load and merge one rule file (or built-in) and everything it extends.
 
     `chain` holds the resolved identities of the files being loaded, to catch cycles whatever
@@ -508,12 +508,12 @@ def _rule_mapping(data: Any, origin: str) -> dict:
 
 
 def _apply_extends(raw: dict, raw_marks: dict[Path_, Mark], origin: str, base_dir: Path,
-                   chain: tuple[str, ...], typos: list[str] | None = None
+                   chain: tuple[str, ...], typos: list[tuple[str, str]] | None = None
                    ) -> tuple[dict, dict[Path_, Mark]]:
     """The file merged onto the rule set it extends. An entry of `categories` that looks like
-    a misspelt inherited box is left out, and said in `typos` (then listed with the other
-    problems of the file, `_validate`), or refused at once without it (a file extended by
-    another)."""
+    a misspelt inherited box is left out, and said in `typos` as (its key, what to say), then
+    listed with the other problems of the file (`_validate`); or refused at once without it
+    (a file extended by another)."""
     parent_spec = raw.get("extends")
     removals = raw.get("remove_categories")
     if parent_spec is None:
@@ -612,7 +612,7 @@ def _check_box_count(raw: dict, raw_marks: dict[Path_, Mark], origin: str) -> No
 
 
 def _merge_categories(data, entries, raw_marks, plan: _MarkPlan,
-                      typos: list[str] | None = None) -> None:
+                      typos: list[tuple[str, str]] | None = None) -> None:
     """Entries whose key names an inherited box change its fields; other entries are appended
     (but a misspelt key: `_apply_extends`)."""
     cats = [dict(c) if isinstance(c, dict) else c for c in data["categories"]]
@@ -638,7 +638,7 @@ def _merge_categories(data, entries, raw_marks, plan: _MarkPlan,
             if typo is not None and typos is None:
                 raise RulesError(typo)
             if typo is not None:
-                typos.append(typo)
+                typos.append((key, typo))
                 continue
         if key is not None and key in by_key:
             i = by_key[key]
@@ -731,10 +731,17 @@ MAX_MAPPING_FIELDS = 32
 
 
 def _validate(data: dict, marks: dict[Path_, Mark], origin: str,
-              first: list[str] | tuple = ()) -> RuleSet:
+              first: Sequence[tuple[str, str]] = ()) -> RuleSet:
     """The rule set, or one RulesError listing every field and cross-field problem (after
-    `first`, the file's problems found before: misspelt box keys)."""
+    `first`, the file's misspelt box keys: (key, what to say); their entries were left out,
+    so a box naming one is not said to name an unknown box as well)."""
     _refuse_oversized(data, marks, origin)
+    said = [message for _key, message in first]
+    left_out = [f"unknown category '{key}'" for key, _message in first]
+
+    def unsaid(found: list) -> list:
+        return [p for p in found if not any(text in p[1] for text in left_out)]
+
     try:
         rules = RuleSet.model_validate(data)
     except ValidationError as exc:
@@ -742,12 +749,12 @@ def _validate(data: dict, marks: dict[Path_, Mark], origin: str,
     else:
         if not first:
             return rules
-        if len(first) == 1:
-            raise RulesError(first[0])
-        errors = []
-    problems = [p for err in errors for p in _rule_problems(err)]
+        errors = []  # (a file with a misspelt key is not a rule set, whatever the rest)
+    problems = unsaid([p for err in errors for p in _rule_problems(err)])
     field_errors = _without_echoes([err for err in errors if not _rule_problems(err)])
-    lines, broken = list(first[:MAX_LISTED_PROBLEMS]), set()
+    if len(said) == 1 and not field_errors and not problems:
+        raise RulesError(said[0])  # (as a file extended by another says it)
+    lines, broken = said[:MAX_LISTED_PROBLEMS], set()
     for err in field_errors:
         path = _data_path(data, err["loc"])
         broken.add(path[:2] if path[:1] == ("categories",) else path[:1])
@@ -755,10 +762,10 @@ def _validate(data: dict, marks: dict[Path_, Mark], origin: str,
             lines.append(f"{_at(marks, path, origin)}: {_dotted(path)}: "
                          f"{_explain(err, path, data)}{_box_named(path, data)}")
     if field_errors:
-        problems = _problems_despite(data, broken)
+        problems = unsaid(_problems_despite(data, broken))
     for path, msg, causes in problems[:max(0, MAX_LISTED_PROBLEMS - len(lines))]:
         lines.append(_located(marks, path, msg, causes, origin) + _box_named(path, data))
-    total = len(first) + len(field_errors) + len(problems)
+    total = len(said) + len(field_errors) + len(problems)
     if total > len(lines):
         lines.append(f"... and {total - len(lines):,} more (fix these first)")
     count = f"{total:,} problems" if total > 1 else "1 problem"
