@@ -37,9 +37,9 @@ def variants_table(rows: list[dict]) -> str:
                   body, right={1})
 
 
-def pattern_text(p, nested: bool = False) -> str:
-    """A box's pattern in a few words; a combined one names its patterns, one inside another
-    in parentheses."""
+def pattern_text(p) -> str:
+    """A box's pattern in a few words; a combined one names its patterns, a part that is
+    itself an "or" or an "and" in parentheses."""
     from yz.rules.models import (
         FacePattern,
         GroupsPattern,
@@ -49,9 +49,9 @@ def pattern_text(p, nested: bool = False) -> str:
     )
 
     if p.kind in ("either", "both"):
-        text = (" or " if p.kind == "either" else " and ").join(
-            pattern_text(q, nested=True) for q in p.patterns)
-        return f"({text})" if nested else text
+        parts = (pattern_text(q) for q in p.patterns)
+        return (" or " if p.kind == "either" else " and ").join(
+            f"({part})" if " or " in part or " and " in part else part for part in parts)
     if isinstance(p, TotalPattern):
         if p.equals is not None:
             return f"total {p.equals}"

@@ -73,10 +73,16 @@ categories:
     pattern: {kind: either, patterns: [all_same, {kind: both, patterns: [
       {kind: of_a_kind, count: 2}, {kind: total, equals: 9}]}]}
     score: 20
+  - key: runs
+    name: Runs
+    pattern: {kind: both, patterns: [{kind: straight, any_of: [[1, 2], [5, 6]]},
+                                     {kind: total, min: 7}]}
+    score: 30
 """)
     text = yz("rules", "show", str(house)).stdout
     for shown in ("total at most 6", "total at least 8", "total 5 to 7",
-                  "all same or (at least 2 of a kind and total 9)"):
+                  "all same or (at least 2 of a kind and total 9)",
+                  "(faces 1-2 or 5-6) and total at least 7"):
         assert shown in text, (shown, text)
 
 
