@@ -23,7 +23,7 @@ def main() -> int:
 
     from .quick import answer
 
-    code = answer(sys.argv[1:])
+    code = answer(sys.argv[1:]) if sys.stdout is not None else None  # (closed: `run` says)
     if code is not None:
         return code
     gc.disable()

@@ -14,6 +14,7 @@ import copy
 import io
 import os
 import sys
+from typing import TextIO
 
 import typer
 
@@ -76,7 +77,7 @@ class _GuardedOutput:
         return getattr(self._stream, name)
 
 
-def _retrying(stream):
+def _retrying(stream: TextIO) -> TextIO:
     """Standard output that writes all it is given or fails. Unbuffered (`PYTHONUNBUFFERED`,
     `python -u`, usual in containers), Python's text stream hands each write to the file as
     is, and when the file takes only part of it (a pipe whose reader leaves midway) drops the
@@ -84,7 +85,7 @@ def _retrying(stream):
     cut. A buffered writer in between retries a partial write, so the rest fails as it should
     (exit 141 there); flushed at each line, as unbuffered output is seen."""
     raw = getattr(stream, "buffer", None)
-    if not isinstance(raw, io.RawIOBase):
+    if type(raw) is not io.FileIO:  # (buffered already; or a console's own raw stream)
         return stream
     own = io.FileIO(raw.fileno(), "w", closefd=False)  # (dropping it never closes the fd)
     return io.TextIOWrapper(io.BufferedWriter(own), encoding=stream.encoding,
@@ -102,6 +103,11 @@ def run(args: list[str] | None = None) -> int:
     """Console-script entry point: the exit code (2 for bad input or output that cannot be
     written, 130 when interrupted, 141 quietly when the reader of a pipe has gone)."""
     real_stdout = sys.stdout
+    if real_stdout is None:  # (`yz variants >&-`: no standard output at all)
+        if sys.stderr is not None:
+            typer.echo("error: could not write the output: standard output is closed.",
+                       err=True)
+        return 2
     sys.stdout = _GuardedOutput(_retrying(real_stdout))
     try:
         return _run(args)
@@ -114,6 +120,8 @@ def run(args: list[str] | None = None) -> int:
             typer.echo(f"error: could not write the output: {exc.strerror or exc}.", err=True)
         return 2
     finally:
+        with contextlib.suppress(OutputFailed, OSError, ValueError):
+            sys.stdout.flush()  # (a line an error or Ctrl-C cut short: written now)
         sys.stdout = real_stdout
 
 

@@ -253,6 +253,18 @@ def test_a_full_disk_is_one_error_line(tmp_path):
                                           "on device."), res.stderr
 
 
+def test_no_standard_output_is_one_error_line(tmp_path):
+    """`yz variants >&-`: standard output closed before yz starts (a full command, and a
+    plain solve that the remembered answer would print)."""
+    env = dict(os.environ, YZ_CACHE_DIR=str(tmp_path))
+    for args in (("variants",), ("solve", "-v", "no-bonus")):
+        res = subprocess.run(["sh", "-c", 'exec "$@" >&-', "sh", *yz_cmd(*args)],
+                             capture_output=False, stderr=subprocess.PIPE, text=True, env=env,
+                             timeout=HANG_GUARD)
+        assert res.returncode == 2, res.stderr
+        assert res.stderr == "error: could not write the output: standard output is closed.\n"
+
+
 def test_a_closed_pipe_ends_quietly(tmp_path):
     env = dict(os.environ, YZ_CACHE_DIR=str(tmp_path))
     # The reader has gone before yz writes: `yz rules schema | true`.
