@@ -166,7 +166,8 @@ def clear_stale_kernels(root: Path | None = None) -> list[KernelFolder]:
 
 # Folders are opened without following a link in their place, where the platform removes files
 # through an open folder (Linux, macOS).
-_THROUGH_FOLDERS = os.unlink in os.supports_dir_fd and os.listdir in os.supports_fd
+_THROUGH_FOLDERS = (all(f in os.supports_dir_fd for f in (os.open, os.unlink, os.rmdir, os.stat))
+                   and os.listdir in os.supports_fd and os.stat in os.supports_follow_symlinks)
 _FOLDER_FLAGS = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_NOFOLLOW", 0)
 
 
@@ -226,6 +227,8 @@ def _own_entries(folder: int) -> tuple[list[str], list[str]] | None:
 
 
 def _remove_by_path(path: Path) -> bool:
+    """`_remove_folder` where files cannot be removed through an open folder: by path, each
+    file checked just before (a link swapped in meanwhile is the one race left here)."""
     files = _own_files(path)
     if files is None:  # (changed since it was listed)
         return False

@@ -270,3 +270,24 @@ def test_a_kernel_folder_swapped_for_a_link_during_the_removal_is_not_followed(
     assert sorted(str(p.relative_to(victim)) for p in victim.rglob("*") if p.is_file()) == \
         sorted(names)  # the link's target: untouched
     assert not [p for p in moved.rglob("*") if p.is_file()]  # what was checked: removed
+
+
+def test_a_platform_without_folder_handles_removes_by_path(tmp_path, monkeypatch):
+    """Where files cannot be removed through an open folder, a stale kernel folder is still
+    removed (by path), sub-folder and all, and a folder holding anything else stays."""
+    from yz.solver import kernel_cache
+
+    monkeypatch.setattr(kernel_cache, "_THROUGH_FOLDERS", False)
+    root = tmp_path / "kernels"
+    stale, mixed = root / "yz-kernels-7777777777777777", root / "yz-kernels-8888888888888888"
+    sub = "kernels_" + "d" * 40
+    for folder, names in ((stale, ["a.f-1.py311.nbi", f"{sub}/b.g-2.py311.1.nbc"]),
+                          (mixed, ["a.f-1.py311.nbi", "notes.txt"])):
+        for name in names:
+            (folder / name).parent.mkdir(parents=True, exist_ok=True)
+            (folder / name).write_bytes(b"\0")
+        then = time.time() - 7200
+        for path in (*folder.rglob("*"), folder):
+            os.utime(path, (then, then))
+    assert [f.path for f in kernel_cache.clear_stale_kernels(root)] == [stale]
+    assert not stale.exists() and (mixed / "notes.txt").exists()
