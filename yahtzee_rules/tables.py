@@ -165,7 +165,8 @@ def _multisets(n_faces: int, size: int) -> list[tuple[int, ...]]:
 @dataclass(frozen=True)
 class _Dice:
     """What the dice alone decide (n dice of F faces, whatever the boxes): the rolls, the keeps
-    and the odds between them. Read-only and shared by every rule set with these dice."""
+    and the odds between them. Read-only and shared by every rule set with these dice (each
+    gets views, which cannot be made writable again; the lookups are only read)."""
 
     roll_dice: np.ndarray
     keep_counts: np.ndarray
@@ -199,9 +200,11 @@ def _dice(n: int, f: int) -> _Dice:
     dice = _Dice(roll_dice, keep_counts, keep_size, keep_child, sub_indptr, sub_indices,
                  keep_out_indptr, keep_out_roll, keep_out_prob, roll_prob, lookup,
                  {tuple(int(d) for d in roll_dice[r]): r for r in range(n_rolls)})
-    for value in vars(dice).values():
-        if isinstance(value, np.ndarray):
+    for name, value in vars(dice).items():
+        if isinstance(value, np.ndarray):  # (each its own data, so no view can write to it)
+            value = value.copy()
             value.flags.writeable = False
+            object.__setattr__(dice, name, value)
     return dice
 
 
@@ -225,14 +228,15 @@ def compile_rules(rules: RuleSet) -> RuleTables:
 
     tables = RuleTables(
         rules=rules, n_dice=n, n_faces=f, rolls=rules.rolls,
-        ROLL_DICE=d.roll_dice, ROLL_COUNTS=roll_counts, ROLL_PROB=d.roll_prob,
+        ROLL_DICE=d.roll_dice.view(), ROLL_COUNTS=roll_counts, ROLL_PROB=d.roll_prob.view(),
         SCORE=score, JOKER_SCORE=joker_score, YAHTZEE_FACE=yahtzee_face,
         UPPER_BOX_OF_FACE=upper_box, COUNTS_UPPER=counts_upper, IS_LOWER=is_lower,
         FIRST_BONUS=first_bonus, ONLY_AFTER=only_after, BOX_SCORES=box_scores,
         BOX_MAX=box_max, UPPER_MAX=np.where(counts_upper == 1, box_max, 0),
-        KEEP_COUNTS=d.keep_counts, KEEP_SIZE=d.keep_size, KEEP_CHILD=d.keep_child,
-        SUB_INDPTR=d.sub_indptr, SUB_INDICES=d.sub_indices, KEEP_OUT_INDPTR=d.keep_out_indptr,
-        KEEP_OUT_ROLL=d.keep_out_roll, KEEP_OUT_PROB=d.keep_out_prob,
+        KEEP_COUNTS=d.keep_counts.view(), KEEP_SIZE=d.keep_size.view(),
+        KEEP_CHILD=d.keep_child.view(), SUB_INDPTR=d.sub_indptr.view(),
+        SUB_INDICES=d.sub_indices.view(), KEEP_OUT_INDPTR=d.keep_out_indptr.view(),
+        KEEP_OUT_ROLL=d.keep_out_roll.view(), KEEP_OUT_PROB=d.keep_out_prob.view(),
         upper_threshold=rules.upper_bonus.threshold if rules.upper_bonus else 0,
         upper_bonus=rules.upper_bonus.amount if rules.upper_bonus else 0,
         yahtzee_bonus=rules.yahtzee_bonus.amount if rules.yahtzee_bonus else 0,
