@@ -24,7 +24,14 @@ import yaml
 from pydantic import ValidationError
 
 from .errors import RulesError, YzError
-from .models import COMBINED_KINDS, MAX_PATTERN_DEPTH, RuleProblems, RuleSet, _dotted
+from .models import (
+    COMBINED_KINDS,
+    MAX_PATTERN_DEPTH,
+    RuleProblems,
+    RuleSet,
+    _dotted,
+    unknown_box,
+)
 
 Path_ = tuple[str | int, ...]
 Mark = tuple[str, int, int]  # file, line, column (1-based)
@@ -737,7 +744,7 @@ def _validate(data: dict, marks: dict[Path_, Mark], origin: str,
     so a box naming one is not said to name an unknown box as well)."""
     _refuse_oversized(data, marks, origin)
     said = [message for _key, message in first]
-    left_out = [f"unknown category '{key}'" for key, _message in first]
+    left_out = [unknown_box(key) for key, _message in first]
 
     def unsaid(found: list) -> list:
         return [p for p in found if not any(text in p[1] for text in left_out)]

@@ -748,9 +748,15 @@ def _only_after_problems(rules: RuleSet, keys: set[str]):
                 "the Yahtzee box"), (("yahtzee_bonus",), ("yahtzee_category",))
 
 
+def unknown_box(key: str) -> str:
+    """How a problem names a box key the rule set does not have (the loader leaves these
+    out for a key it has already said is misspelt)."""
+    return f"unknown category '{key}'"
+
+
 def _unknown(key: str, keys: set[str]) -> str:
     import difflib
 
     hint = difflib.get_close_matches(key, sorted(keys), n=1)
     tail = f"; did you mean '{hint[0]}'?" if hint else ""
-    return f"unknown category '{key}' (known: {', '.join(sorted(keys))}){tail}"
+    return f"{unknown_box(key)} (known: {', '.join(sorted(keys))}){tail}"
