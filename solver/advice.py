@@ -19,7 +19,8 @@ spent roll is worth no more than a saved one), and the kernels never choose it.
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 
 import numpy as np
 from yz.rules import InputError, RuleTables
@@ -435,7 +436,7 @@ def _ranked(solution: Solution, pos: Position, dice, rolls_left, banked, target,
     final_value = final_value or (lambda p, r, first=False, left=0: box_values(solution, p, r,
                                                                              first, left))
     about = {"variant": t.rules.name, "position": pos, "dice": dice, "rolls_left": rolls_left,
-             "saved_rolls": pos.saved_rolls if solution.layout.saves_rolls else None,
+             "saved_rolls": solution.layout.shown_bank(pos.saved_rolls),
              "objective": objective or ("mean" if target is None else "target")}
     if dice is None:
         return Advice(tables.start_value, [], banked, target, **about)
@@ -460,6 +461,31 @@ def _ranked(solution: Solution, pos: Position, dice, rolls_left, banked, target,
     ranked.sort(key=lambda item: (-item[0].value, item[1]))
     return Advice(tables.start_value, [action for action, _ in ranked], banked, target,
                   **about)
+
+
+def moves_to_show(solution: Solution, dice: tuple[int, ...], rolls_left: int,
+                  advise_at: Callable[[int], Advice]) -> Advice:
+    """The moves a player is shown while playing (the coach's options, `yz play`, the web
+    page, a match's advice), ranked by the values of `advise_at(n)`: the advice with n
+    re-rolls left for these dice (`advise`, or a turn played to win). With saved rolls these
+    are the advisor's moves, which list scoring now at every roll. Without them, before the
+    last roll keeping every die stops rolling, so it is worth the best box now (the best of
+    `advise_at(0)`), and every box may be scored now: that equals keeping all and never
+    rolling again, so it never beats a keep and is listed after them; a first-roll bonus
+    claim can, and is ranked with the keeps (`solver.kernels.ties`)."""
+    advice = advise_at(rolls_left)
+    if solution.layout.saves_rolls or not rolls_left or not advice.actions:
+        return advice
+    now = advise_at(0)
+    stop = now.best.value
+    n_boxes = solution.tables.n_categories
+    rank = {kept: keep_rank(k, n_boxes) for k, kept in sub_keeps(solution.tables, dice)}
+    ranked = [(a if a.reroll else replace(a, value=stop), rank[a.keep]) if a.kind == "keep"
+              else (a, stop_rank(a.box.box)) for a in advice.actions]
+    ranked.sort(key=lambda item: (-item[0].value, item[1]))
+    claimed = {a.box.key for a in advice.actions if a.kind == "score"}
+    return replace(advice, actions=[a for a, _ in ranked]
+                   + [a for a in now.actions if a.box.key not in claimed])
 
 
 def _banked_moves(t: RuleTables, pos: Position, dice: tuple[int, ...], roll: int,

@@ -36,10 +36,9 @@ from yz.rules.position import (
     parse_dice,
 )
 
-from .advice import Action, advise, box_values, memo_turn_tables, sub_keeps
+from .advice import Action, advise, box_values, memo_turn_tables, moves_to_show
 from .budget import MAX_MOVES
 from .dp import Solution
-from .kernels.ties import box_rank, keep_rank, stop_rank
 
 TIE = 1e-9  # values this close are the same move in worth (float sums of the same terms)
 
@@ -184,59 +183,29 @@ class Game:
 
     @property
     def first_roll(self) -> bool:
-        """The dice showing are the turn's first roll, with re-rolls still to come (scoring
-        them now earns a first-roll bonus)."""
-        t = self.tables
-        if self.saves_rolls:  # (the first roll's bonus even with no re-roll)
-            return self.rolls_left == most_rolls_left(t, self.position)
-        return t.rolls > 1 and self.rolls_left == t.rolls - 1
+        """The dice showing are the turn's first roll (scoring them now earns a first-roll
+        bonus; in a one-roll game without saved rolls every score holds it already)."""
+        return self.rolls_left == most_rolls_left(self.tables, self.position)
 
     @property
     def saved_rolls(self) -> int:
         """The saved rolls this turn started with (0 in games without)."""
         return self.position.saved_rolls
 
-    @property
-    def saves_rolls(self) -> bool:
-        """Whether turns of this game start with saved rolls (shown beside the rolls left)."""
-        return self.solution.layout.saves_rolls
-
     def saved_rolls_text(self) -> str:
         """", 2 saved rolls" after a turn's heading in a game that saves rolls, else ""."""
-        n = self.saved_rolls
-        return f", {n} saved roll{'s' if n != 1 else ''}" if self.saves_rolls else ""
+        n = self.solution.layout.shown_bank(self.saved_rolls)
+        return "" if n is None else f", {n} saved roll{'s' if n != 1 else ''}"
 
     def options(self) -> list[Option]:
         """Every move open now, best first (keeps, then scoring now; ties in the advisor's
         order: more dice kept, then card order)."""
         if self.phase in ("over", "dice"):
             return []
-        t = self.tables
-        pos = self.position
-        if self.saves_rolls:  # stopping at any roll: the advisor's moves, in its order
-            actions = advise(self.solution, pos, self.dice, self.rolls_left).actions
-            return [Option(**{f: getattr(a, f) for f in Action.__dataclass_fields__})
-                    for a in actions]
-        roll = t.roll_index(self.dice)
-        boxes = [(Option("score", v, box=c), box_rank(c.box))
-                 for c, v in box_values(self.solution, pos, roll, self.first_roll)]
-        if self.rolls_left == 0:
-            return _in_order(boxes)
-        ek = memo_turn_tables(self.solution, pos).keep_values[self.rolls_left]
-        keeps = []
-        for k, kept in sub_keeps(t, self.dice):
-            rest = list(self.dice)
-            for d in kept:
-                rest.remove(d)
-            # Keeping every die stops rolling (`keep`): it is worth the best box now.
-            value = self.stop_value() if not rest else float(ek[k])
-            keeps.append((Option("keep", value, keep=kept, reroll=tuple(rest)),
-                          keep_rank(k, t.n_categories)))
-        # Scoring now equals keeping all and never rolling again, so it never beats a keep and
-        # is listed after them; but claiming a first-roll bonus can, and ranks first on a tie.
-        claims = [(o, stop_rank(o.box.box)) for o, _ in boxes if o.box.first_roll_bonus]
-        plain = [item for item in boxes if not item[0].box.first_roll_bonus]
-        return _in_order(claims + keeps) + _in_order(plain)
+        advice = moves_to_show(self.solution, self.dice, self.rolls_left,
+                               lambda n: advise(self.solution, self.position, self.dice, n))
+        return [Option(**{f: getattr(a, f) for f in Action.__dataclass_fields__})
+                for a in advice.actions]
 
     def judge(self, move: dict) -> tuple[Option, Option]:
         """(the option a move takes, the best option), without playing it."""
@@ -417,7 +386,7 @@ class Game:
                "turns": self.tables.n_categories, "phase": self.phase,
                "dice": list(self.dice) if self.dice is not None else None,
                "kept": list(self.kept), "rolls_left": self.rolls_left,
-               "saved_rolls": self.saved_rolls if self.saves_rolls else None,
+               "saved_rolls": self.solution.layout.shown_bank(self.saved_rolls),
                "card": self.card(), **self.bonuses(), "banked": self.banked,
                "expected_final": self.expected_final(),
                "expected_at_start": self.solution.expected_score,
@@ -458,11 +427,6 @@ class Game:
         if distribution is not None:
             out.update(score_rank(distribution, self.banked))
         return out
-
-
-def _in_order(ranked: list[tuple[Option, int]]) -> list[Option]:
-    """Options best first; equal ones by their rank (`solver.kernels.ties`)."""
-    return [o for o, _ in sorted(ranked, key=lambda item: (-item[0].value, item[1]))]
 
 
 def score_rank(dist, score: float) -> dict:

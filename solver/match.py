@@ -41,13 +41,13 @@ replays them (a bot's recorded move is replayed as it is, never decided again).
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 from yz.rules import InputError
 
-from .advice import Action, Advice, advise
+from .advice import Action, Advice, advise, moves_to_show
 from .budget import MAX_MOVES
 from .coach import TIE, Decision, Game, check_seed
 from .strategies import STRATEGIES
@@ -247,9 +247,7 @@ class Match:
 
     def win_advice(self, seat: int | None = None) -> Advice | None:
         """The moves of the seat to move ranked by the chance of winning, the moves the
-        coach lists (`Game.options`): before the last roll, keeping every die stops rolling
-        and is worth the best box now, and scoring a box now is listed after the keeps;
-        None where not computed."""
+        coach lists (`advice.moves_to_show`); None where not computed."""
         seat = self.current if seat is None else seat
         game = self.games[seat]
         if game.phase not in ("keep", "score"):
@@ -257,17 +255,8 @@ class Match:
         turn = self.win_turn(seat)
         if turn is None:
             return None
-        advice = turn.advise(game.dice, game.rolls_left)
-        if game.saves_rolls or not game.rolls_left:
-            return advice
-        now = turn.advise(game.dice, 0)  # the boxes, scored now
-        stop = now.best.value
-        actions = [replace(a, value=stop) if a.kind == "keep" and not a.reroll else a
-                   for a in advice.actions]  # (and a first roll's claims of its bonus)
-        order = sorted(range(len(actions)), key=lambda i: (-actions[i].value, i))
-        claimed = {a.box.key for a in actions if a.kind == "score"}
-        plain = [a for a in now.actions if a.box.key not in claimed]
-        return replace(advice, actions=[actions[i] for i in order] + plain)
+        return moves_to_show(game.solution, game.dice, game.rolls_left,
+                             lambda n: turn.advise(game.dice, n))
 
     def chances(self) -> list[float | None]:
         """Each seat's live chance of winning (P(win) + P(draw) / 2; see the module

@@ -235,6 +235,11 @@ class StateLayout:
         may then fill a box after any roll, each stop leaving its own bank."""
         return self.most_banks > 1
 
+    def shown_bank(self, bank: int) -> int | None:
+        """A turn's saved rolls as a person is shown them (advice, the coach's card, JSON):
+        None in a game that saves no rolls, where there is no such count to show."""
+        return bank if self.saves_rolls else None
+
 
 def build_layout(t: RuleTables) -> StateLayout:
     """The layout of a rule set's turn-start states (milliseconds at 13 boxes)."""

@@ -160,7 +160,38 @@ def test_a_match_of_a_game_with_saved_rolls(tiny):
             assert chances[1] == pytest.approx(independent_chance(1, match, rules), abs=1e-12)
         match.play(as_move(person_pick(match, n)))
         n += 1
-    assert match.games[0].saves_rolls and n >= 5
+    assert match.games[0].solution.layout.saves_rolls and n >= 5
+
+
+def test_win_advice_lists_the_coachs_moves_in_the_coachs_layout(tiny):
+    """Playing to win, a person is shown the moves the coach shows (`Game.options`), ranked
+    by the chance of winning: before the last roll every keep, then scoring now; keeping
+    every die stops rolling, so it is worth what the best box now is worth."""
+    match = Match(tiny, seed=9, seats=("person", "win"))
+    seen = n = 0
+    while not match.over:
+        if match.is_bot(match.current):
+            match.step()
+            continue
+        game, advice = match.game, match.win_advice()
+        moves = [(a.kind, a.keep, a.box and a.box.key) for a in advice.actions]
+        assert sorted(moves, key=str) == sorted(((o.kind, o.keep, o.box and o.box.key)
+                                                 for o in game.options()), key=str)
+        values = [a.value for a in advice.actions]
+        if game.rolls_left:
+            kinds = [a.kind for a in advice.actions]
+            keeps = kinds.count("keep")
+            assert kinds == ["keep"] * keeps + ["score"] * (len(kinds) - keeps)
+            assert values[:keeps] == sorted(values[:keeps], reverse=True)
+            now = match.win_turn(match.current).advise(game.dice, 0)
+            stop = next(a for a in advice.actions if a.kind == "keep" and not a.reroll)
+            assert stop.value == now.best.value
+            seen += 1
+        else:
+            assert values == sorted(values, reverse=True)
+        match.play(as_move(person_pick(match, n)))
+        n += 1
+    assert seen >= 3
 
 
 def test_own_dice_through_a_pipe(tiny, tiny_file):
