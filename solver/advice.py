@@ -186,24 +186,27 @@ def turn_tables(solution: Solution, pos: Position, final_value=None) -> TurnTabl
         def final_value(p: Position, r: int, first: bool = False, left: int = 0):
             return box_values(solution, p, r, first, left)
     else:
-        def stops(left: int, first: bool = False) -> np.ndarray:
-            return np.array([max(v for _, v in final_value(pos, r, first, left))
-                             for r in range(t.n_distinct_rolls)])
+        made: dict[tuple[int, bool], np.ndarray] = {}
 
-    banked = solution.layout.saves_rolls  # any roll may fill a box (the first with its bonus)
-    rolls = [stops(0, banked and top == 0)]
+        def stops(left: int, first: bool = False) -> np.ndarray:
+            first = first and t.has_first_roll_bonus
+            key = (bank_after(t, pos.saved_rolls, left), first)  # (all a stop's value reads)
+            if key not in made:
+                made[key] = np.array([max(v for _, v in final_value(pos, r, first, left))
+                                      for r in range(t.n_distinct_rolls)])
+            return made[key]
+
+    # After any roll the turn may fill a box (the first roll with its first-roll bonus). It
+    # is a move of its own only where it saves rolls; elsewhere it is keeping every die to
+    # the end (at least as good: the same box then, or a better one), so the maximum leaves
+    # the keeps' values unchanged, to the bit.
+    rolls = [stops(0, top == 0)]
     keeps: list[np.ndarray | None] = [None]
     for left in range(1, top + 1):
         ek = keep_average(t, rolls[-1])
         keeps.append(ek)
         best = best_subkeep(t, ek)[: t.n_distinct_rolls]
-        rolls.append(np.maximum(best, stops(left, left == top)) if banked else best)
-    if t.has_first_roll_bonus and not banked:  # the first roll may also stop for its bonus
-        first = rolls[-1].copy()
-        for r in range(t.n_distinct_rolls):
-            for _c, v in first_roll_stops(t, final_value, pos, r):
-                first[r] = max(first[r], v)
-        rolls[-1] = first
+        rolls.append(np.maximum(best, stops(left, left == top)))
     start = float(t.ROLL_PROB @ rolls[-1])
     return TurnTables(rolls, keeps, start)
 
