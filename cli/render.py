@@ -13,9 +13,58 @@ if TYPE_CHECKING:
     from yz.rules import RuleSet, RuleTables
 
 
-def _table(headers: list[str], rows: list[list[str]], right: set[int] = frozenset()) -> str:
+def screen_width() -> int | None:
+    """The terminal's width when standard output is one, so that tables and sentences fit it;
+    None when it is piped or redirected (other programs get whole lines)."""
+    import shutil
+    import sys
+
+    try:
+        if sys.stdout is None or not sys.stdout.isatty():
+            return None
+    except (ValueError, OSError):  # (closed)
+        return None
+    return max(MIN_WIDTH, shutil.get_terminal_size().columns)
+
+
+MIN_WIDTH = 40  # (a narrower terminal gets 40 columns, wrapped by the terminal)
+PROSE_WIDTH = 96  # a rule set's description, wrapped (narrower in a narrower terminal)
+
+
+def _cut(text: str, n: int, keep_end: bool = False) -> str:
+    """`text` in at most n characters: whole words then "...", or with `keep_end` "..." then
+    its end (a file's name)."""
+    if len(text) <= n:
+        return text
+    if keep_end:
+        return "..." + text[len(text) - max(0, n - 3):]
+    short = textwrap.shorten(text, n, placeholder="...")
+    return short if short != "..." else text[: max(0, n - 3)] + "..."
+
+
+def _wrap(line: str, indent: str = "", width: int | None = None) -> list[str]:
+    """A sentence as lines that fit the terminal (`screen_width`), later ones indented by
+    `indent`; as it is when no terminal is there or it fits."""
+    width = width or screen_width()
+    if width is None or len(line) <= width:
+        return [line]
+    return textwrap.wrap(line, width, subsequent_indent=indent, break_on_hyphens=False,
+                         break_long_words=False)  # (a path longer than the line stays whole)
+
+
+def _table(headers: list[str], rows: list[list[str]], right: set[int] = frozenset(),
+           shrink: int | None = None, keep_end: bool = False) -> str:
+    """Columns two spaces apart (`right`: right-aligned). `shrink`: the column that gives way
+    when the table is wider than the terminal, shortened by `_cut` (no narrower than its
+    heading); in a pipe nothing is cut."""
     widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h)
               for i, h in enumerate(headers)]
+    screen = screen_width() if shrink is not None else None
+    over = sum(widths) + 2 * (len(widths) - 1) - (screen or 0)
+    if screen is not None and over > 0:
+        widths[shrink] = max(len(headers[shrink]), widths[shrink] - over)
+        rows = [[_cut(c, widths[shrink], keep_end) if i == shrink else c
+                 for i, c in enumerate(r)] for r in rows]
 
     def line(cells):
         return "  ".join(c.rjust(w) if i in right else c.ljust(w)
@@ -28,13 +77,24 @@ def _table(headers: list[str], rows: list[list[str]], right: set[int] = frozense
 
 
 def variants_table(rows: list[dict]) -> str:
-    body = []
-    for r in rows:
-        first = textwrap.shorten(r["description"], 60, placeholder="...")
-        body.append([r["variant"], str(r["boxes"]), r["upper_bonus"] or "-",
-                     str(r["yahtzee_bonus"] or "-"), r["joker"], first])
-    return _table(["variant", "boxes", "upper bonus", "yahtzee bonus", "joker", "description"],
-                  body, right={1})
+    """The rule sets, a row each with the start of its description; in a terminal too narrow
+    for a useful share of it beside the columns, under its row instead."""
+    headers = ["variant", "boxes", "upper bonus", "yahtzee bonus", "joker"]
+    body = [[r["variant"], str(r["boxes"]), r["upper_bonus"] or "-",
+             str(r["yahtzee_bonus"] or "-"), r["joker"]] for r in rows]
+    firsts = [textwrap.shorten(r["description"], 60, placeholder="...") for r in rows]
+    screen = screen_width()
+    beside = sum(max(len(h), *(len(b[i]) for b in body)) + 2 for i, h in enumerate(headers))
+    if screen is None or screen - beside >= NARROWEST_DESCRIPTION or not rows:
+        return _table([*headers, "description"], [[*b, f] for b, f in zip(body, firsts,
+                                                                          strict=True)],
+                      right={1}, shrink=5)
+    lines = _table(headers, body, right={1}).split("\n")
+    return "\n".join([*lines[:2], *(part for line, first in zip(lines[2:], firsts, strict=True)
+                                     for part in (line, "  " + _cut(first, screen - 2)))])
+
+
+NARROWEST_DESCRIPTION = 24  # characters of a description worth showing beside its row
 
 
 def pattern_text(p) -> str:
@@ -84,10 +144,13 @@ def score_text(s) -> str:
 
 def rules_text(rules: RuleSet) -> str:
     out = [f"{rules.name}: {rules.dice} dice, {rules.faces} faces, {rules.rolls} rolls per turn"]
+    width = min(PROSE_WIDTH, screen_width() or PROSE_WIDTH)
     if rules.description:
-        out += textwrap.wrap(rules.description, 96, initial_indent="  ", subsequent_indent="  ")
+        out += textwrap.wrap(rules.description, width, initial_indent="  ",
+                             subsequent_indent="  ")
     if rules.source:
-        out.append(f"  source: {rules.source}")
+        out += textwrap.wrap(f"source: {rules.source}", width, initial_indent="  ",
+                             subsequent_indent="    ")
     rows = [[c.key, c.name, c.section, pattern_text(c.pattern), score_text(c.score)
              + (f" (+{c.first_roll_bonus} on the first roll)" if c.first_roll_bonus else "")
              + (f" (only once {c.only_after} is non-zero)" if c.only_after else "")]
@@ -110,7 +173,9 @@ def rules_text(rules: RuleSet) -> str:
                 if saved.carry_unused else "unused rolls are lost")
         out.append(f"saved rolls:   {saved.start} at the start; {kept}; a turn may draw on them "
                    "all and may stop after any roll")
-    return "\n".join(out)
+    tail = out.index("") + 2  # (the lines after the boxes' table: "name:   what", wrapped)
+    return "\n".join([*out[:tail], *(part for line in out[tail:]
+                                      for part in _wrap(line, " " * 15))])
 
 
 def score_table_csv(t: RuleTables) -> str:
@@ -234,7 +299,7 @@ def _compare_legend(rows: list[dict]) -> str:
 
 def cache_text(root, entries, kernels=()) -> str:
     if not entries:
-        return f"no files of yz in {root}" + _kernels_text(kernels)
+        return "\n".join(_wrap(f"no files of yz in {root}", "  ")) + _kernels_text(kernels)
     body = [[e.variant, e.kind, e.status,
              "-" if e.expected_score is None else f"{e.expected_score:.4f}",
              f"{e.size_bytes / 1e6:.1f} MB", e.path.name] for e in entries]
@@ -244,7 +309,8 @@ def cache_text(root, entries, kernels=()) -> str:
         f"; {stale} stale, damaged or left over ('yz cache clear --stale' removes them)"
         if stale else "")
     return f"{root}\n" + _table(["variant", "kind", "status", "expected", "size", "file"], body,
-                                right={3, 4}) + tail + _kernels_text(kernels)
+                                right={3, 4}, shrink=5, keep_end=True) + tail \
+        + _kernels_text(kernels)
 
 
 def _kernels_text(kernels) -> str:
@@ -261,7 +327,8 @@ def _kernels_text(kernels) -> str:
                      + ("'yz cache clear --kernels' removes them" if not in_use else
                         f"'yz cache clear --kernels' removes {len(others) - in_use} of them; "
                         f"{in_use} written to in the last hour may be in use") + ")")
-    return f"\ncompiled kernels in {kernels[0].path.parent}: " + "; ".join(parts)
+    return "\n" + "\n".join(_wrap(f"compiled kernels in {kernels[0].path.parent}: "
+                                 + "; ".join(parts), "  "))
 
 
 def kernels_cleared_text(root, removed) -> str:
@@ -365,7 +432,10 @@ def versus_advice_text(t: RuleTables, advice, mean, against: str, top: int) -> s
 # ---------------------------------------------------------------- simulate
 
 
-def terminal_histogram(scores, weights, exact_mean: float | None, width: int = 50,
+HISTOGRAM_BAR = 50  # characters of the longest bar (fewer in a narrow terminal)
+
+
+def terminal_histogram(scores, weights, exact_mean: float | None, width: int = HISTOGRAM_BAR,
                        bins: int = 24) -> str:
     """A compact text histogram of the middle 99.8% of a distribution (tails noted); `weights`
     are counts or probabilities of each score."""
@@ -478,19 +548,22 @@ def distribution_text(dist, cached: bool) -> str:
 
     s = dist.summary()
     how = "from the cache" if cached else f"computed in {dist.seconds:.2f} s"
-    out = [f"{s['variant']}, {s['strategy']} strategy: the exact distribution of the final "
-           f"score ({how})", ""]
+    out = [*_wrap(f"{s['variant']}, {s['strategy']} strategy: the exact distribution of the "
+                  f"final score ({how})", "  "), ""]
     rows = [["expected score", f"{s['expected_score']:.4f}"], ["standard deviation",
                                                               f"{s['sd']:.4f}"],
             ["median", str(s["median"])], ["mode", str(s["mode"])],
             ["lowest / highest possible", f"{s['min']} / {s['max']}"]]
     out.append(_table(["figure", "exact"], rows, right={1}))
     out.append("")
-    out.append("percentiles: " + "  ".join(f"{q}%: {v}" for q, v in s["percentiles"].items()))
+    out += _wrap("percentiles: " + "  ".join(f"{q}%: {v}" for q, v in s["percentiles"].items()),
+                 " " * 13)
     reach = [(x, dist.p_at_least(x)) for x in ROUND_SCORES if x <= dist.scores[-1]]
-    out.append("P(score >= x): " + "  ".join(f"{x}: {_pct(p)}" for x, p in reach))
+    out += _wrap("P(score >= x): " + "  ".join(f"{x}: {_pct(p)}" for x, p in reach), " " * 15)
     out.append("")
-    out.append(terminal_histogram(dist.scores, dist.probabilities, s["expected_score"]))
+    screen = screen_width()
+    bar = HISTOGRAM_BAR if screen is None else max(10, min(HISTOGRAM_BAR, screen - 33))
+    out.append(terminal_histogram(dist.scores, dist.probabilities, s["expected_score"], bar))
     return "\n".join(out)
 
 
@@ -570,7 +643,8 @@ def target_text(table, rows) -> str:
              "-" if q is None else signed((p - q) * 100, 2)] for t, p, q in rows]
     note = "" if all(q is not None for _, _, q in rows) else (
         "\nmean play: its exact distribution is too big to compute here (saved rolls)")
-    return (f"{table.solution.rules.name}: P(final score >= target), playing for the target "
-            f"vs playing for the mean (table up to {table.max_target}, {how})\n"
+    title = _wrap(f"{table.solution.rules.name}: P(final score >= target), playing for the "
+                  f"target vs playing for the mean (table up to {table.max_target}, {how})", "  ")
+    return ("\n".join(title) + "\n"
             + _table(["target", "target play", "mean play", "gain (percentage points)"], body,
                      right={0, 1, 2, 3}) + note)

@@ -7,6 +7,7 @@ import os
 import re
 import subprocess
 import sys
+import textwrap
 from pathlib import Path
 
 import pytest
@@ -25,6 +26,40 @@ def yz_json(*args: str):
     result = yz(*args, "--json")
     assert result.exit_code == 0, result.output
     return json.loads(result.stdout)
+
+
+@pytest.mark.parametrize("screen", [None, 72, 100, 200])
+def test_tables_give_way_to_the_terminal_and_never_to_a_pipe(monkeypatch, screen):
+    """On a terminal (`render.screen_width`) a table gives way in its widest column (a file
+    name keeps its end), a description goes under its row when too little of it would fit
+    beside it, and sentences wrap; piped (None), every line is whole."""
+    from yz.cli import render
+
+    monkeypatch.setattr(render, "screen_width", lambda: screen)
+    rows = [{"variant": f"v{i}", "boxes": 13, "upper_bonus": "35 at 63", "yahtzee_bonus": 100,
+             "joker": "free", "description": "word " * 30} for i in range(3)]
+    text = render.variants_table(rows)
+    lines = text.splitlines()
+    assert all(len(line) <= (screen or 10**6) for line in lines), text
+    if screen is None or screen >= 100:
+        assert len(lines) == 5 and lines[0].endswith("description")
+        assert all(line.endswith("...") for line in lines[2:])
+        whole = textwrap.shorten("word " * 30, 60, placeholder="...")
+        assert all(line.endswith(whole) for line in lines[2:]) == (screen != 100), text
+        assert screen != 100 or max(map(len, lines)) == 100  # (as wide as the terminal)
+    else:
+        assert len(lines) == 2 + 2 * 3 and lines[3].startswith("  word word")
+    table = render._table(["name", "file"], [["a", "/some/where/" + "x" * 80 + "-end.npy"]],
+                          shrink=1, keep_end=True)
+    if screen is None or screen == 200:  # (piped, or it fits)
+        assert "x" * 80 in table
+    else:
+        assert table.splitlines()[2].endswith("x-end.npy") and "..." in table
+        assert max(map(len, table.splitlines())) <= screen
+    sentence = "a sentence of many words " * 10
+    assert render._wrap(sentence, "  ") == ([sentence] if screen is None or screen > 250
+                                            else render._wrap(sentence, "  ", screen))
+    assert screen is None or all(len(part) <= screen for part in render._wrap(sentence, "  "))
 
 
 def test_no_args_shows_help():

@@ -182,7 +182,15 @@ def test_simulate_draws_solve_and_game_bars(width):
 ], ids=["variants", "rules-show", "rules-table", "score", "advise", "cache-list", "validate",
         "distribution", "duel", "target", "advise-target"])
 def test_command_output(width, args, expected):
-    check(run_in_pty(args, width), *expected)
+    """Each command's text in a terminal: what it should say, and every line in the
+    terminal's width (tables give way in their widest column, sentences wrap), but for a
+    score table, which is as wide as the card, and a path on a line of its own."""
+    run = run_in_pty(args, width)
+    check(run, *expected)
+    if args[:2] != ["rules", "table"]:  # (a path longer than the terminal is left whole)
+        wide = [line for line in run.text.splitlines()
+                if len(line) > width and len(line.split()) > 1]
+        assert not wide, f"wider than {width}: {wide}\n{run!r}"
 
 
 # ---------------------------------------------------------------- help pages
