@@ -435,12 +435,15 @@ def versus_advice_text(t: RuleTables, advice, mean, against: str, top: int) -> s
 HISTOGRAM_BAR = 50  # characters of the longest bar (fewer in a narrow terminal)
 
 
-def terminal_histogram(scores, weights, exact_mean: float | None, width: int = HISTOGRAM_BAR,
+def terminal_histogram(scores, weights, exact_mean: float | None, width: int | None = None,
                        bins: int = 24) -> str:
     """A compact text histogram of the middle 99.8% of a distribution (tails noted); `weights`
     are counts or probabilities of each score."""
     import numpy as np
 
+    if width is None:  # (the label, the percentage and the mean's mark take 33 columns)
+        screen = screen_width()
+        width = HISTOGRAM_BAR if screen is None else max(10, min(HISTOGRAM_BAR, screen - 33))
     scores = np.asarray(scores)
     p = np.asarray(weights, dtype=np.float64)
     p = p / p.sum()
@@ -478,8 +481,8 @@ def simulation_text(summary: dict, exact: dict | None, sim) -> str:
             ["standard deviation", f"{s['sd']:.4f}", ex(known.get("sd"))]]
     out.append(_table(["figure", "sampled", "exact"], rows, right={1, 2}))
     out.append("")
-    out.append("percentiles: " + "  ".join(f"{p}%: {v}" for p, v in s["percentiles"].items())
-               + f"   (min {s['min']}, max {s['max']})")
+    out += _wrap("percentiles: " + "  ".join(f"{p}%: {v}" for p, v in s["percentiles"].items())
+                 + f"   (min {s['min']}, max {s['max']})", " " * 13)
     out.append("")
     rows = []
     box_mean = known.get("box_mean") or {}
@@ -561,9 +564,7 @@ def distribution_text(dist, cached: bool) -> str:
     reach = [(x, dist.p_at_least(x)) for x in ROUND_SCORES if x <= dist.scores[-1]]
     out += _wrap("P(score >= x): " + "  ".join(f"{x}: {_pct(p)}" for x, p in reach), " " * 15)
     out.append("")
-    screen = screen_width()
-    bar = HISTOGRAM_BAR if screen is None else max(10, min(HISTOGRAM_BAR, screen - 33))
-    out.append(terminal_histogram(dist.scores, dist.probabilities, s["expected_score"], bar))
+    out.append(terminal_histogram(dist.scores, dist.probabilities, s["expected_score"]))
     return "\n".join(out)
 
 

@@ -156,6 +156,7 @@ def test_simulate_draws_solve_and_game_bars(width):
     check(run, "2,000 games (seed 3)", "229.6385", "percentiles:")
     bars = [line for line in run.text.splitlines() if line.startswith(("solving", "playing"))]
     assert bars and all(len(line) <= width for line in bars), run  # one line each, in width
+    assert all(len(line) <= width for line in run.text.splitlines()), run  # (the text too)
     # Once the total is known: the count and the time left (the last frame, before clearing).
     assert any(re.search(r"2,000/2,000 games .*left", line) for line in bars), run
 
