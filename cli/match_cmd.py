@@ -11,6 +11,7 @@ import time
 
 import typer
 
+from . import render
 from .play_cmd import HELP_LINE, _ask, _EndOfInput, _Quit, parse_move
 
 ANNOUNCE_SECONDS = 1.0  # work estimated longer is announced first
@@ -47,7 +48,7 @@ def play_match(variant: str, seed: int | None, threshold: float | None, own_dice
                    "faster.")
     else:
         typer.echo("Each decision is judged by the expected final score (--no-win-chances).")
-    typer.echo(HELP_LINE)
+    typer.echo(render.wrapped(HELP_LINE))
     shown = None
     try:
         while not match.over:
@@ -179,7 +180,7 @@ def _command(answer: str, match) -> bool:
     if word in ("quit", "q", "exit"):
         raise _Quit
     if word in ("help", "?"):
-        typer.echo(HELP_LINE)
+        typer.echo(render.wrapped(HELP_LINE))
     elif word in ("hint", "h"):
         typer.echo(options_text(match))
     elif word in ("card", "c"):

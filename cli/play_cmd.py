@@ -8,6 +8,7 @@ from typing import Annotated
 
 import typer
 
+from . import render
 from .app import QuietOpt, VariantOpt, YesOpt, app, handles_errors, model_for
 
 HELP_LINE = ("Type the dice to keep (66, 6 6, all, none) or a box to score (its key, name or "
@@ -168,7 +169,7 @@ def play_game(variant: str, seed: int | None, threshold: float | None, own_dice:
     source = f" (values read from {store})" if store is not None else ""
     typer.echo(f"yz play: {t.rules.name}, {t.n_categories} turns, {how}; optimal play "
                f"averages {solution.expected_score:.2f}{source}.")
-    typer.echo(HELP_LINE)
+    typer.echo(render.wrapped(HELP_LINE))
     shown_turn = 0
     try:
         while not game.over:
@@ -240,7 +241,7 @@ def _command(answer: str, game) -> bool:
     if word in ("quit", "q", "exit"):
         raise _Quit
     if word in ("help", "?"):
-        typer.echo(HELP_LINE)
+        typer.echo(render.wrapped(HELP_LINE))
     elif word in ("hint", "h"):
         typer.echo(options_text(game))
     elif word in ("card", "c"):

@@ -52,6 +52,11 @@ def _wrap(line: str, indent: str = "", width: int | None = None) -> list[str]:
                          break_long_words=False)  # (a path longer than the line stays whole)
 
 
+def wrapped(text: str, indent: str = "") -> str:
+    """`_wrap`'s lines of a sentence, joined: what the command prints."""
+    return "\n".join(_wrap(text, indent))
+
+
 def _table(headers: list[str], rows: list[list[str]], right: set[int] = frozenset(),
            shrink: int | None = None, keep_end: bool = False) -> str:
     """Columns two spaces apart (`right`: right-aligned). `shrink`: the column that gives way
