@@ -52,6 +52,26 @@ def _wrap(line: str, indent: str = "", width: int | None = None) -> list[str]:
                          break_long_words=False)  # (a path longer than the line stays whole)
 
 
+def _wrap_items(head: str, items: list[str], sep: str = "  ", width: int | None = None,
+                indent: str | None = None) -> list[str]:
+    """`head` then the items, `sep` apart, as lines that fit the terminal: an item (a label
+    with its value) is split only when alone it is wider than a line; later lines start with
+    `indent` (default: under the first item)."""
+    width = width or screen_width()
+    line = head + sep.join(items)
+    if width is None or len(line) <= width:
+        return [line]
+    indent = " " * len(head) if indent is None else indent
+    lines, line = [], head + items[0]
+    for item in items[1:]:
+        if len(line) + len(sep) + len(item) <= width:
+            line += sep + item
+        else:
+            lines += _wrap(line + sep.rstrip(), indent, width)  # ("; " ends its line)
+            line = indent + item
+    return [*lines, *_wrap(line, indent, width)]
+
+
 def wrapped(text: str, indent: str = "") -> str:
     """`_wrap`'s lines of a sentence, joined: what the command prints."""
     return "\n".join(_wrap(text, indent))
@@ -61,13 +81,14 @@ def _table(headers: list[str], rows: list[list[str]], right: set[int] = frozense
            shrink: int | None = None, keep_end: bool = False) -> str:
     """Columns two spaces apart (`right`: right-aligned). `shrink`: the column that gives way
     when the table is wider than the terminal, shortened by `_cut` (no narrower than its
-    heading); in a pipe nothing is cut."""
+    heading, and only where that makes the table fit); in a pipe nothing is cut."""
     widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h)
               for i, h in enumerate(headers)]
     screen = screen_width() if shrink is not None else None
     over = sum(widths) + 2 * (len(widths) - 1) - (screen or 0)
-    if screen is not None and over > 0:
-        widths[shrink] = max(len(headers[shrink]), widths[shrink] - over)
+    if screen is not None and 0 < over <= widths[shrink] - len(headers[shrink]):  # (else the
+        # other columns alone are too wide: nothing is cut in vain)
+        widths[shrink] -= over
         rows = [[_cut(c, widths[shrink], keep_end) if i == shrink else c
                  for i, c in enumerate(r)] for r in rows]
 
@@ -89,7 +110,7 @@ def variants_table(rows: list[dict]) -> str:
              str(r["yahtzee_bonus"] or "-"), r["joker"]] for r in rows]
     firsts = [textwrap.shorten(r["description"], 60, placeholder="...") for r in rows]
     screen = screen_width()
-    beside = sum(max(len(h), *(len(b[i]) for b in body)) + 2 for i, h in enumerate(headers))
+    beside = sum(max([len(h), *(len(b[i]) for b in body)]) + 2 for i, h in enumerate(headers))
     if screen is None or screen - beside >= NARROWEST_DESCRIPTION or not rows:
         return _table([*headers, "description"], [[*b, f] for b, f in zip(body, firsts,
                                                                           strict=True)],
@@ -155,7 +176,8 @@ def rules_text(rules: RuleSet) -> str:
                              subsequent_indent="  ")
     if rules.source:
         out += textwrap.wrap(f"source: {rules.source}", width, initial_indent="  ",
-                             subsequent_indent="    ")
+                             subsequent_indent="    ", break_long_words=False,
+                             break_on_hyphens=False)  # (an address stays whole)
     rows = [[c.key, c.name, c.section, pattern_text(c.pattern), score_text(c.score)
              + (f" (+{c.first_roll_bonus} on the first roll)" if c.first_roll_bonus else "")
              + (f" (only once {c.only_after} is non-zero)" if c.only_after else "")]
@@ -304,7 +326,7 @@ def _compare_legend(rows: list[dict]) -> str:
 
 def cache_text(root, entries, kernels=()) -> str:
     if not entries:
-        return "\n".join(_wrap(f"no files of yz in {root}", "  ")) + _kernels_text(kernels)
+        return wrapped(f"no files of yz in {root}", "  ") + _kernels_text(kernels)
     body = [[e.variant, e.kind, e.status,
              "-" if e.expected_score is None else f"{e.expected_score:.4f}",
              f"{e.size_bytes / 1e6:.1f} MB", e.path.name] for e in entries]
@@ -332,8 +354,8 @@ def _kernels_text(kernels) -> str:
                      + ("'yz cache clear --kernels' removes them" if not in_use else
                         f"'yz cache clear --kernels' removes {len(others) - in_use} of them; "
                         f"{in_use} written to in the last hour may be in use") + ")")
-    return "\n" + "\n".join(_wrap(f"compiled kernels in {kernels[0].path.parent}: "
-                                 + "; ".join(parts), "  "))
+    return "\n" + "\n".join(_wrap_items(f"compiled kernels in {kernels[0].path.parent}: ",
+                                       parts, "; ", indent="  "))
 
 
 def kernels_cleared_text(root, removed) -> str:
@@ -448,7 +470,7 @@ def terminal_histogram(scores, weights, exact_mean: float | None, width: int | N
 
     if width is None:  # (the label, the percentage and the mean's mark take 33 columns)
         screen = screen_width()
-        width = HISTOGRAM_BAR if screen is None else max(10, min(HISTOGRAM_BAR, screen - 33))
+        width = HISTOGRAM_BAR if screen is None else max(4, min(HISTOGRAM_BAR, screen - 33))
     scores = np.asarray(scores)
     p = np.asarray(weights, dtype=np.float64)
     p = p / p.sum()
@@ -474,8 +496,9 @@ def terminal_histogram(scores, weights, exact_mean: float | None, width: int | N
 
 def simulation_text(summary: dict, exact: dict | None, sim) -> str:
     s = summary
-    out = [f"{s['variant']}, {s['strategy']} strategy: {s['games']:,} games (seed {s['seed']}) "
-           f"in {s['seconds']:.2f} s ({s['games_per_second']:,.0f} games/s)", ""]
+    out = [*_wrap(f"{s['variant']}, {s['strategy']} strategy: {s['games']:,} games (seed "
+                  f"{s['seed']}) in {s['seconds']:.2f} s ({s['games_per_second']:,.0f} games/s)",
+                  "  "), ""]
     # Exact figures may be partial (a big game's mean alone): absent ones print as "-".
     known = exact or {}
 
@@ -486,8 +509,8 @@ def simulation_text(summary: dict, exact: dict | None, sim) -> str:
             ["standard deviation", f"{s['sd']:.4f}", ex(known.get("sd"))]]
     out.append(_table(["figure", "sampled", "exact"], rows, right={1, 2}))
     out.append("")
-    out += _wrap("percentiles: " + "  ".join(f"{p}%: {v}" for p, v in s["percentiles"].items())
-                 + f"   (min {s['min']}, max {s['max']})", " " * 13)
+    out += _wrap_items("percentiles: ", [*(f"{p}%: {v}" for p, v in s["percentiles"].items()),
+                                         f" (min {s['min']}, max {s['max']})"])
     out.append("")
     rows = []
     box_mean = known.get("box_mean") or {}
@@ -564,10 +587,9 @@ def distribution_text(dist, cached: bool) -> str:
             ["lowest / highest possible", f"{s['min']} / {s['max']}"]]
     out.append(_table(["figure", "exact"], rows, right={1}))
     out.append("")
-    out += _wrap("percentiles: " + "  ".join(f"{q}%: {v}" for q, v in s["percentiles"].items()),
-                 " " * 13)
+    out += _wrap_items("percentiles: ", [f"{q}%: {v}" for q, v in s["percentiles"].items()])
     reach = [(x, dist.p_at_least(x)) for x in ROUND_SCORES if x <= dist.scores[-1]]
-    out += _wrap("P(score >= x): " + "  ".join(f"{x}: {_pct(p)}" for x, p in reach), " " * 15)
+    out += _wrap_items("P(score >= x): ", [f"{x}: {_pct(p)}" for x, p in reach])
     out.append("")
     out.append(terminal_histogram(dist.scores, dist.probabilities, s["expected_score"]))
     return "\n".join(out)

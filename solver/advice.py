@@ -176,7 +176,9 @@ def turn_tables(solution: Solution, pos: Position, final_value=None) -> TurnTabl
 
     `final_value(pos, roll, first, left)` gives (box, value) pairs of a final roll, or with
     `first` of the first roll kept to claim a first-roll bonus; with saved rolls, of filling a
-    box with `left` re-rolls unused (default: the solution's values, `successor_stops`).
+    box with `left` re-rolls unused (default: the solution's values, `successor_stops`). A
+    given `final_value` may depend on `left` only through the bank it leaves (`bank_after`):
+    its stops are computed once per (bank, first).
     """
     t = solution.tables
     top = most_rolls_left(t, pos)
@@ -487,8 +489,9 @@ def moves_to_show(solution: Solution, dice: tuple[int, ...], rolls_left: int,
               else (a, stop_rank(a.box.box)) for a in advice.actions]
     ranked.sort(key=lambda item: (-item[0].value, item[1]))
     claimed = {a.box.key for a in advice.actions if a.kind == "score"}
-    return replace(advice, actions=[a for a, _ in ranked]
-                   + [a for a in now.actions if a.box.key not in claimed])
+    rest = sorted((a for a in now.actions if a.box.key not in claimed),
+                  key=lambda a: (-a.value, box_rank(a.box.box)))
+    return replace(advice, actions=[a for a, _ in ranked] + rest)
 
 
 def _banked_moves(t: RuleTables, pos: Position, dice: tuple[int, ...], roll: int,

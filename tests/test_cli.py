@@ -57,9 +57,20 @@ def test_tables_give_way_to_the_terminal_and_never_to_a_pipe(monkeypatch, screen
         assert table.splitlines()[2].endswith("x-end.npy") and "..." in table
         assert max(map(len, table.splitlines())) <= screen
     sentence = "a sentence of many words " * 10
-    assert render._wrap(sentence, "  ") == ([sentence] if screen is None or screen > 250
-                                            else render._wrap(sentence, "  ", screen))
-    assert screen is None or all(len(part) <= screen for part in render._wrap(sentence, "  "))
+    lines = render._wrap(sentence, "  ")
+    assert " ".join(lines).split() == sentence.split()
+    assert (len(lines) == 1) == (screen is None or screen > 250)
+    assert all(len(line) <= (screen or 10**6) for line in lines)
+    items = [f"{q}%: {100 + q}" for q in (1, 5, 10, 25, 50, 75, 90, 95, 99)]
+    lines = render._wrap_items("percentiles: ", items)
+    assert "  ".join(line.strip() for line in lines).removeprefix("percentiles: ") == \
+        "  ".join(items)  # (in order, and no item split at its space)
+    assert all(len(line) <= (screen or 10**6) for line in lines)
+    assert (len(lines) == 1) == (screen is None or screen >= 100)
+    assert render.variants_table([]).splitlines()[0].startswith("variant")
+    # A table the other columns alone make too wide is not cut in vain.
+    wide = render._table(["a" * 110, "file"], [["x", "f" * 30]], shrink=1)
+    assert "f" * 30 in wide
 
 
 def test_no_args_shows_help():

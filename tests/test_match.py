@@ -11,12 +11,14 @@ import select
 import signal
 import subprocess
 import time
+from dataclasses import replace
 
 import pytest
 from test_terminal import ANSI, default_sigint, yz_command
 from typer.testing import CliRunner
 from yz.cli.main import app
 from yz.rules import InputError, rules_from_text
+from yz.rules.position import Position
 from yz.solver import Model
 from yz.solver.match import BOTS, Match, seat_seed
 from yz.solver.versus import Opponent, advise_to_win
@@ -163,35 +165,84 @@ def test_a_match_of_a_game_with_saved_rolls(tiny):
     assert match.games[0].solution.layout.saves_rolls and n >= 5
 
 
-def test_win_advice_lists_the_coachs_moves_in_the_coachs_layout(tiny):
-    """Playing to win, a person is shown the moves the coach shows (`Game.options`), ranked
-    by the chance of winning: before the last roll every keep, then scoring now; keeping
-    every die stops rolling, so it is worth what the best box now is worth."""
-    match = Match(tiny, seed=9, seats=("person", "win"))
-    seen = n = 0
-    while not match.over:
-        if match.is_bot(match.current):
-            match.step()
-            continue
-        game, advice = match.game, match.win_advice()
-        moves = [(a.kind, a.keep, a.box and a.box.key) for a in advice.actions]
-        assert sorted(moves, key=str) == sorted(((o.kind, o.keep, o.box and o.box.key)
-                                                 for o in game.options()), key=str)
-        values = [a.value for a in advice.actions]
-        if game.rolls_left:
-            kinds = [a.kind for a in advice.actions]
-            keeps = kinds.count("keep")
-            assert kinds == ["keep"] * keeps + ["score"] * (len(kinds) - keeps)
-            assert values[:keeps] == sorted(values[:keeps], reverse=True)
-            now = match.win_turn(match.current).advise(game.dice, 0)
-            stop = next(a for a in advice.actions if a.kind == "keep" and not a.reroll)
-            assert stop.value == now.best.value
-            seen += 1
+# Three rolls and a first-roll bonus: keeping every die before the last roll is worth more
+# than stopping there, and a first roll's claim of its bonus ranks among the keeps.
+SERVED = TINY.replace("rolls: 2", "rolls: 3").replace(
+    "score: sum_matched}", "score: sum_matched, first_roll_bonus: 5}")
+
+
+def coachs_layout(t, advice, now) -> list[tuple]:
+    """The moves the coach shows, written out plainly from the advice with the rolls left
+    (`advice`) and with none (`now`): keeps and first-roll claims by value, keeping every die
+    worth the best box now, ties by rank (a claim by its box, before the keeps by index);
+    then every other box by value, ties in card order."""
+    n_boxes, stop = t.n_categories, max(a.value for a in now.actions)
+    ahead = []
+    for a in advice.actions:
+        if a.kind == "score":
+            ahead.append((-a.value, a.box.box, a))
         else:
-            assert values == sorted(values, reverse=True)
-        match.play(as_move(person_pick(match, n)))
-        n += 1
-    assert seen >= 3
+            value = a.value if a.reroll else stop
+            ahead.append((-value, n_boxes + t.keep_index(a.keep), replace(a, value=value)))
+    claimed = {a.box.key for a in advice.actions if a.kind == "score"}
+    rest = sorted(((-a.value, a.box.box, a) for a in now.actions if a.box.key not in claimed),
+                  key=lambda item: item[:2])
+    return [(a.kind, a.keep, a.box and a.box.key, a.value)
+            for _, _, a in sorted(ahead, key=lambda item: item[:2]) + rest]
+
+
+@pytest.mark.parametrize("rules", [TINY, SERVED], ids=["two-rolls", "first-roll-bonus"])
+def test_win_advice_and_the_coach_list_the_moves_in_the_coachs_layout(rules):
+    """Playing to win, a person is shown the moves the coach shows (`Game.options`), ranked
+    by the chance of winning; both are `coachs_layout` of their advisor's moves."""
+    import random
+
+    from yz.solver.advice import advise
+
+    model = Model(rules_from_text(rules), use_cache=False)
+    t, seen = model.tables, 0
+    for seed in range(4):
+        pick = random.Random(seed)
+        match = Match(model, seed=seed, seats=("person", "win"))
+        while not match.over:
+            if match.is_bot(match.current):
+                match.step()
+                continue
+            game, turn = match.game, match.win_turn(match.current)
+            shown = [(a.kind, a.keep, a.box and a.box.key, a.value)
+                     for a in match.win_advice().actions]
+            assert shown == coachs_layout(t, turn.advise(game.dice, game.rolls_left),
+                                          turn.advise(game.dice, 0))
+            options = [(o.kind, o.keep, o.box and o.box.key, o.value) for o in game.options()]
+            assert options == coachs_layout(
+                t, advise(game.solution, game.position, game.dice, game.rolls_left),
+                advise(game.solution, game.position, game.dice, 0))
+            seen += game.rolls_left > 0
+            move = pick.choice(game.options())
+            match.play(as_move(move))
+    assert seen >= 10
+
+
+def test_moves_shown_with_equal_values_follow_the_tie_rule():
+    """Where every move is worth the same (a lost game's chances, all 0), the moves shown
+    follow yz's tie rule, not the order the values had before: a first-roll claim, then the
+    keeps by index (keeping every die first), then the other boxes in card order."""
+    from yz.solver.advice import advise, moves_to_show
+
+    model = Model(rules_from_text(SERVED), use_cache=False)
+    solution, t = model.solve(), model.tables
+    position, dice = Position(), (2, 2, 4)
+
+    def lost(n):
+        advice = advise(solution, position, dice, n)
+        return replace(advice, actions=[replace(a, value=0.0) for a in advice.actions])
+
+    shown = moves_to_show(solution, dice, 2, lost).actions
+    keeps = [a.keep for a in shown if a.kind == "keep"]
+    assert [a.box.key for a in shown[:1]] == ["pair"] and shown[0].box.first_roll_bonus
+    assert keeps == sorted(keeps, key=t.keep_index) and keeps[0] == dice
+    boxes = [a.box.box for a in shown[1 + len(keeps):]]
+    assert boxes == sorted(boxes) and len(shown) == 1 + len(keeps) + len(boxes)
 
 
 def test_own_dice_through_a_pipe(tiny, tiny_file):
