@@ -19,9 +19,9 @@ included; target <= 15 s).
     .venv/bin/python bench/bench_solve.py --rates
 
 times what `yz serve` runs for a new rule set (the values, then the exact distribution) on 17
-rule sets from 0.4 s to 47 s, prints each beside `solver.budget.solve_seconds`' estimate, and
-fits the estimate's constants to them by least squares (relative error): the figures behind
-SECONDS_PER_KEEP_STEP and its neighbours.
+rule sets, prints each beside `solver.budget.solve_seconds`' estimate and the DP's own
+(`dp_seconds`), and fits both estimates' constants to them by least squares (relative error):
+the figures behind SECONDS_PER_KEEP_STEP and its neighbours, and DP_RATES.
 """
 
 from __future__ import annotations
@@ -75,24 +75,45 @@ RATE_SETS = {name: None for name in ("generala", "no-bonus", "gist", "official-f
     "official, 14 boxes": "extends: official-free-joker\n" + _extra_boxes(1),
     "official, 7 faces, 5 rolls": "extends: official-free-joker\nfaces: 7\nrolls: 5\n",
     "official, 8 dice": "extends: official-free-joker\ndice: 8\n",
+    "official, 6 dice": "extends: official-free-joker\ndice: 6\n",
+    "yatzy, 6 dice": "extends: yatzy\ndice: 6\n",
+    "18 boxes": "extends: no-bonus\n" + _extra_boxes(5),
 }
+
+
+def _nonnegative_fit(X, y):
+    """Least squares of the relative error with no negative coefficient (a rate that comes
+    out negative is dropped and the rest fitted again)."""
+    import numpy as np
+
+    weight = 1 / np.maximum(y, 0.05)
+    active = list(range(X.shape[1]))
+    while True:
+        coef = np.linalg.lstsq(X[:, active] * weight[:, None], y * weight, rcond=None)[0]
+        if (coef >= 0).all():
+            out = np.zeros(X.shape[1])
+            out[active] = coef
+            return out
+        active.pop(int(np.argmin(coef)))
 
 
 def rates() -> None:
     """Measure the values (alone and with the SD) and the distribution of RATE_SETS; fit the
-    constants of solve_seconds (values, then distribution) and of dp_seconds (the values)."""
+    constants of solve_seconds (values, then distribution) and, apart, the DP's own
+    (`dp_seconds`' DP_RATES, without and with the SD: per keep and box step of a state, per
+    box and keep step of a row), each beside today's estimate."""
     import numpy as np
     from yz.rules import rules_from_text
-    from yz.solver.budget import dp_seconds, solve_seconds
+    from yz.solver.budget import DP_MARGIN, VECTOR_COLS, dp_seconds, solve_seconds, turn_stages
     from yz.solver.distribution import score_distribution
     from yz.solver.dp import Solution
     from yz.solver.problem import Problem
 
     solve_values(Problem.of(compile_rules(load_rules("generala"))))  # load the kernels
     solve_values(Problem.of(compile_rules(load_rules("generala"))), with_sd=True)
-    rows, measured, dp, dp_sd = [], [], [], []
+    rows, dp_rows, measured, dp, dp_sd = [], [], [], [], []
     print(f"{'rule set':<28}{'states':>11}{'values_s':>10}{'with_sd_s':>10}{'dist_s':>9}"
-          f"{'estimate_s':>12}{'dp_est_s':>10}")
+          f"{'estimate_s':>12}{'dp_est_s':>10}{'sd_est_s':>10}")
     for name, text in RATE_SETS.items():
         rules = load_rules(name) if text is None else rules_from_text(f"name: x\n{text}", name)
         problem = Problem.of(compile_rules(rules))
@@ -109,12 +130,20 @@ def rates() -> None:
         n_rows = layout.n_rows
         rows.append([1.0, layout.reachable * keep_steps, layout.reachable * box_steps,
                      n_rows * (keep_steps + box_steps)])
+        keep_stages, box_stages = turn_stages(t, layout)  # (dp_seconds' steps)
+        dp_keep = t.n_keeps * t.n_faces * keep_stages
+        dp_box = t.n_distinct_rolls * t.n_categories * box_stages
+        cols = problem.batch_width()
+        narrow = max(1.0, VECTOR_COLS / cols)
+        states = layout.size if layout.saves_rolls else layout.reachable
+        dp_rows.append([narrow * states * dp_keep, narrow * states * dp_box, n_rows * dp_box,
+                        n_rows * dp_keep])
         measured.append(end - start)
         dp.append(middle - start)
         dp_sd.append(with_sd)
         print(f"{name:<28}{layout.reachable:>11,}{middle - start:>10.2f}{with_sd:>10.2f}"
               f"{end - middle:>9.2f}{solve_seconds(t, layout):>12.2f}"
-              f"{dp_seconds(t, layout):>10.2f}")
+              f"{dp_seconds(t, layout, cols):>10.2f}{dp_seconds(t, layout, cols, True):>10.2f}")
     X = np.array(rows)
     for what, y in (("values and distribution", measured), ("values", dp)):
         y = np.array(y)
@@ -123,6 +152,15 @@ def rates() -> None:
         print(f"fitted, {what}: overhead {coef[0]:.2f} s, per keep step {coef[1]:.3g} s, per box "
               f"step {coef[2]:.3g} s, per row step {coef[3]:.3g} s; fit / measured "
               f"{np.min(X @ coef / y):.2f} to {np.max(X @ coef / y):.2f}")
+    D = np.array(dp_rows)
+    for with_sd, y in ((False, np.array(dp)), (True, np.array(dp_sd))):
+        coef = _nonnegative_fit(D, y)
+        left_out = [D[i] @ _nonnegative_fit(np.delete(D, i, 0), np.delete(y, i)) / y[i]
+                    for i in range(len(y))]
+        print(f"fitted, the DP {'with' if with_sd else 'without'} the SD (DP_RATES[{with_sd}]): "
+              f"{', '.join(f'{c:.3g}' for c in coef)}; fit / measured "
+              f"{np.min(D @ coef / y):.2f} to {np.max(D @ coef / y):.2f}, each left out of its "
+              f"fit {min(left_out):.2f} to {max(left_out):.2f} (DP_MARGIN {DP_MARGIN[with_sd]})")
     ratio = np.array(dp_sd) / np.array(dp)
     print(f"with the SD / values alone: {ratio.min():.2f} to {ratio.max():.2f} "
           f"(median {np.median(ratio):.2f})")

@@ -393,6 +393,23 @@ SECONDS_PER_ROW_STEP = 2.6e-10
 # Of `solve_seconds` (the values, then the exact distribution), the share of the values
 # (measured: the distribution takes a half to two thirds).
 VALUES_SHARE = 0.35
+# The DP alone (`dp_seconds`), without and with the SD: seconds per keep step and box step of
+# a stored state, and per box step and keep step of a row (a card's run of upper totals: the
+# batches' work that does not run across columns, which a plain game of many boxes has one
+# column each of). Fitted by `bench/bench_solve.py --rates` (2026-11-29, quiet, 2 threads; 20
+# plain rule sets from 0.02 s to 17 s, relative least squares, no negative rate): fit /
+# measured 0.61 to 1.66 for the values, 0.66 to 1.32 with the SD (leaving each rule set out
+# of its own fit: 0.58 to 1.91 and 0.64 to 1.41). DP_MARGIN lifts the lowest above 1, so the
+# estimate errs long (the official rules with 8 dice, the lowest, measured 12.2 s to 15.5 s
+# with the SD from run to run). Checked beyond the fit: yatzy-saved-rolls' values (measured
+# 13.3 s) 13.9 s before the margin; maxi-yatzy-no-saved-rolls with the SD (205 s) 310 s.
+DP_RATES = {False: (5.55e-11, 1.34e-10, 3.89e-11, 7.72e-10),
+            True: (1.62e-10, 3.43e-10, 5.95e-10, 1.60e-9)}
+DP_MARGIN = {False: 1.75, True: 1.8}
+# The exact mean and SD of a fixed strategy (`exact.exact_moments`: its values' sweep with the
+# moments) against the DP with the SD, measured 2026-11-29: 0.9x to 1.3x in plain games (the
+# official rules, Yatzy, 17 boxes, 8 dice), 1.9x for yatzy-saved-rolls (57.8 s).
+MOMENTS_PER_DP = 1.3
 # One thread's seconds per state and roll of the exact distribution of a game with saved
 # rolls, and the part that runs on one thread whatever the count (the windows' additions:
 # about a seventh). Measured on 2 threads, Yatzy with one saved roll: 9.1 us a state and roll
@@ -467,12 +484,22 @@ def solve_seconds(t: RuleTables, layout: StateLayout, cols: int = MAX_BATCH_COLS
             + rows * (keep_steps + box_steps) * SECONDS_PER_ROW_STEP)
 
 
-def dp_seconds(t: RuleTables, layout: StateLayout, cols: int = MAX_BATCH_COLS) -> float:
-    """A rough estimate of the seconds the DP's values take here (without the SD): their share
-    of `solve_seconds`. (`bench/bench_solve.py --rates` sets it beside the values measured
-    alone: on 2026-11-29 it was 4.6x them for the official rules and Yatzy, 0.7x for a plain
-    game of 20 boxes.)"""
-    return VALUES_SHARE * solve_seconds(t, layout, cols)
+def dp_seconds(t: RuleTables, layout: StateLayout, cols: int = MAX_BATCH_COLS,
+               with_sd: bool = False) -> float:
+    """A rough estimate of the seconds the DP takes here (`with_sd`: the exact SD too), from
+    above: the fitted DP_RATES times DP_MARGIN. (Not a share of `solve_seconds`: that one
+    fits the values and the distribution together, and was 3x to 5x the DP alone for the
+    official rules, Yatzy and Maxi Yatzy, and 0.7x for a plain game of 20 boxes.)"""
+    keep_stages, box_stages = turn_stages(t, layout)
+    keep_steps = t.n_keeps * t.n_faces * keep_stages
+    box_steps = t.n_distinct_rolls * t.n_categories * box_stages
+    narrow = max(1.0, VECTOR_COLS / max(1, cols))
+    states = layout.size if layout.saves_rolls else layout.reachable
+    per_state_keep, per_state_box, per_row_box, per_row_keep = DP_RATES[with_sd]
+    rows = layout.n_rows
+    return DP_MARGIN[with_sd] * (narrow * states * (keep_steps * per_state_keep
+                                                    + box_steps * per_state_box)
+                                 + rows * (box_steps * per_row_box + keep_steps * per_row_keep))
 
 
 def _cards_in_layer(layout: StateLayout, k: int) -> float:
@@ -764,9 +791,12 @@ class Budget:
         return solve_seconds(self._t, self._layout, self.problem.batch_width())
 
     def values_seconds(self, with_sd: bool = False) -> float:
-        """A rough estimate of the seconds the DP takes (twice that with the SD)."""
-        return (2 if with_sd else 1) * dp_seconds(self._t, self._layout,
-                                                  self.problem.batch_width())
+        """A rough estimate of the seconds the DP takes (`with_sd`: the exact SD too)."""
+        return dp_seconds(self._t, self._layout, self.problem.batch_width(), with_sd)
+
+    def moments_seconds(self) -> float:
+        """A rough estimate of the seconds the exact mean and SD of a fixed strategy take."""
+        return MOMENTS_PER_DP * self.values_seconds(with_sd=True)
 
     def distribution_seconds(self) -> float:
         """A rough estimate of the seconds the exact distribution takes once solved."""

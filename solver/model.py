@@ -306,7 +306,7 @@ class Model:
             check_strategy(strategy)
             if when_quick and strategy == "optimal":
                 return known_figures(self.solve())
-            if when_quick and self.budget.values_seconds(with_sd=True) > \
+            if when_quick and self.budget.moments_seconds() > \
                     budgets.AUTO_FIGURES_SECONDS and self._load_figures(
                         f"moments-{strategy}") is None:
                 return None
