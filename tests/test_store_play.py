@@ -246,7 +246,8 @@ def test_a_whole_game_from_a_store_in_the_browser(store_server, browser, game_fi
     # Too big to solve here: the visible text says how to make a store and how long it takes.
     notes = page.inner_text("#unplayable")
     assert re.search(r"maxi-yatzy: .* make a store of its values once: yz solve --variant "
-                     r"maxi-yatzy --store FOLDER --no-sd --yes \(about [\d.]+ hours here\), "
+                     r"maxi-yatzy --store FOLDER --no-sd --yes \(about [\d.]+ (hours|minutes) "
+                     r"here\), "
                      r"then yz serve --store maxi-yatzy=FOLDER\.", notes), notes
     shot(page, tmp_path, "serve-store-list.png")
 
