@@ -18,7 +18,7 @@ included; target <= 15 s).
 
     .venv/bin/python bench/bench_solve.py --rates
 
-times what `yz serve` runs for a new rule set (the values, then the exact distribution) on 17
+times what `yz serve` runs for a new rule set (the values, then the exact distribution) on 20
 rule sets, prints each beside `solver.budget.solve_seconds`' estimate and the DP's own
 (`dp_seconds`), and fits both estimates' constants to them by least squares (relative error):
 the figures behind SECONDS_PER_KEEP_STEP and its neighbours, and DP_RATES.

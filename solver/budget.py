@@ -396,19 +396,22 @@ VALUES_SHARE = 0.35
 # The DP alone (`dp_seconds`), without and with the SD: seconds per keep step and box step of
 # a stored state, and per box step and keep step of a row (a card's run of upper totals: the
 # batches' work that does not run across columns, which a plain game of many boxes has one
-# column each of). Fitted by `bench/bench_solve.py --rates` (2026-11-29, quiet, 2 threads; 20
-# plain rule sets from 0.02 s to 17 s, relative least squares, no negative rate): fit /
-# measured 0.61 to 1.66 for the values, 0.66 to 1.32 with the SD (leaving each rule set out
-# of its own fit: 0.58 to 1.91 and 0.64 to 1.41). DP_MARGIN lifts the lowest above 1, so the
-# estimate errs long (the official rules with 8 dice, the lowest, measured 12.2 s to 15.5 s
-# with the SD from run to run). Checked beyond the fit: yatzy-saved-rolls' values (measured
-# 13.3 s) 13.9 s before the margin; maxi-yatzy-no-saved-rolls with the SD (205 s) 310 s.
+# column each of). Fitted on 2026-11-29 (quiet, 2 threads) to the 20 plain rule sets of
+# `bench/bench_solve.py --rates`, from 0.02 s to 17 s, by relative least squares with no
+# negative rate: fit / measured 0.61 to 1.66 for the values, 0.66 to 1.32 with the SD
+# (leaving each rule set out of its own fit: 0.58 to 1.91 and 0.64 to 1.41). DP_MARGIN lifts
+# the lowest above 1, so the estimate errs long: in a second run of `--rates` that day the
+# estimate was 1.3x to 2.1x the values measured and 1.2x to 2.4x with the SD, over 0.3 s (the
+# lowest: the official rules with 8 dice, whose DP with the SD took 12.2 s there and 15.5 s
+# beside other work). Beyond the fit: maxi-yatzy-no-saved-rolls with the SD (205 s) 310 s
+# before the margin.
 DP_RATES = {False: (5.55e-11, 1.34e-10, 3.89e-11, 7.72e-10),
             True: (1.62e-10, 3.43e-10, 5.95e-10, 1.60e-9)}
 DP_MARGIN = {False: 1.75, True: 1.8}
 # Games with saved rolls, beyond the fit (whose rule sets have none): the values of
 # yatzy-saved-rolls (13.3 s) came out at 1.05x the fit, Maxi Yatzy's layer by layer (4,625
-# CPU-seconds on 2 cores, so about 39 minutes) at 0.62x; so their estimate is 1.3x more.
+# CPU-seconds on 2 cores, so about 39 minutes) at 0.62x; so their values' estimate is 1.3x
+# more. (With the SD the fit is over already: Maxi Yatzy's took 3,582 CPU-seconds.)
 SAVED_ROLLS_DP = 1.3
 # The exact mean and SD of a fixed strategy (`exact.exact_moments`: its values' sweep with the
 # moments) against the DP with the SD, measured 2026-11-29: 0.9x to 1.3x in plain games (the
@@ -491,10 +494,10 @@ def solve_seconds(t: RuleTables, layout: StateLayout, cols: int = MAX_BATCH_COLS
 def dp_seconds(t: RuleTables, layout: StateLayout, cols: int = MAX_BATCH_COLS,
                with_sd: bool = False) -> float:
     """A rough estimate of the seconds the DP takes here (`with_sd`: the exact SD too), from
-    above: the fitted DP_RATES times DP_MARGIN (and SAVED_ROLLS_DP with saved rolls). (Not a
-    share of `solve_seconds`: that one
-    fits the values and the distribution together, and was 3x to 5x the DP alone for the
-    official rules, Yatzy and Maxi Yatzy, and 0.7x for a plain game of 20 boxes.)"""
+    above: the fitted DP_RATES times DP_MARGIN (the values of a game with saved rolls: and
+    SAVED_ROLLS_DP). Not a share of `solve_seconds`, which fits the values and the
+    distribution together: that was 3x to 5x the DP with the SD for the official rules, Yatzy
+    and Maxi Yatzy, and 0.7x for a plain game of 20 boxes."""
     keep_stages, box_stages = turn_stages(t, layout)
     keep_steps = t.n_keeps * t.n_faces * keep_stages
     box_steps = t.n_distinct_rolls * t.n_categories * box_stages
@@ -502,7 +505,8 @@ def dp_seconds(t: RuleTables, layout: StateLayout, cols: int = MAX_BATCH_COLS,
     states = layout.size if layout.saves_rolls else layout.reachable
     per_state_keep, per_state_box, per_row_box, per_row_keep = DP_RATES[with_sd]
     rows = layout.n_rows
-    margin = DP_MARGIN[with_sd] * (SAVED_ROLLS_DP if layout.saves_rolls else 1.0)
+    margin = DP_MARGIN[with_sd] * (SAVED_ROLLS_DP if layout.saves_rolls and not with_sd
+                                   else 1.0)
     return margin * (narrow * states * (keep_steps * per_state_keep
                                         + box_steps * per_state_box)
                      + rows * (box_steps * per_row_box + keep_steps * per_row_keep))

@@ -169,7 +169,7 @@ class Model:
     def solve(self, with_sd: bool = False) -> Solution:
         """The value of every turn-start state under optimal play, from the cache when it is
         there (verified; a damaged file is noted, recomputed and replaced); `with_sd` adds the
-        exact SD of the final score (the same sweeps, about twice the work)."""
+        exact SD of the final score (the same sweeps, 2 to 3 times the work)."""
         with self._memo.lock:
             have = self._memo.get("solution")
             if have is not None and (have.sd is not None or not with_sd):
@@ -272,6 +272,8 @@ class Model:
 
         def compute() -> Moments:
             solution = self.play_solution(strategy)
+            self.budget.check_time(f"the exact SD of {strategy} play of",
+                                   self.budget.moments_seconds())
             self.ensure_compiled("sd" if strategy == "optimal" else "moments")
             with self.report.stage(f"the SD of {self.name}", "states") as step:
                 moments = exact_moments(solution, strategy_values(solution, strategy),

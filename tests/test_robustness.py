@@ -104,6 +104,17 @@ def test_the_budget_is_the_models():
     assert Model("no-bonus", use_cache=False, max_seconds=None).solve().expected_score > 0
 
 
+def test_a_strategys_exact_moments_are_checked_against_the_budget_first():
+    """The exact mean and SD of a fixed strategy are a pass of their own (`moments_seconds`):
+    over the budget they are refused before it starts, after the solve they need."""
+    model = Model("no-bonus", use_cache=False)
+    model.solve()
+    small = Model("no-bonus", use_cache=False, max_seconds=model.budget.moments_seconds() / 2)
+    with pytest.raises(WorkTooLong, match="the exact SD of greedy play of no-bonus would take"):
+        small.moments("greedy")
+    assert model.moments("greedy").expected_score > 0
+
+
 def test_a_busy_machine_stretches_the_estimate_the_guard_checks(monkeypatch):
     """A quiet machine's estimate under the guard starts; the same work with other work
     taking the cores is refused, the estimate stretched by the cores left and saying so."""

@@ -287,8 +287,8 @@ def test_a_solves_shown_progress_never_goes_back():
     from yz.solver import Model
     from yz.web.solving import Job
 
-    job = Job(Model("no-bonus", use_cache=False), estimate=10.0, compile_estimate=5.0,
-              last_polled=time.monotonic())
+    job = Job(Model("no-bonus", use_cache=False), solve_estimate=3.5, distribution_estimate=6.5,
+              compile_estimate=5.0, last_polled=time.monotonic())
     shown = []
     for stage, done, total in [("compiling", 0, None), ("solving", 1, 10), ("solving", 9, 10),
                                ("compiling", 0, None), ("solving", 2, 10),

@@ -30,7 +30,6 @@ from typing import Any
 
 from yz.rules import YzError
 from yz.solver import Model
-from yz.solver.budget import VALUES_SHARE
 from yz.solver.report import Reporter
 
 from .settings import WebSettings
@@ -59,7 +58,8 @@ class Job:
     """One queued or running solve, and what the page is told about it."""
 
     model: Model
-    estimate: float  # seconds, kernels compiled
+    solve_estimate: float  # seconds of the solve, kernels compiled (`Budget.values_seconds`)
+    distribution_estimate: float  # of the exact distribution after it (0: none computed)
     compile_estimate: float  # seconds of compiling first (0 when compiled)
     last_polled: float
     future: Future | None = None
@@ -77,10 +77,8 @@ class Job:
     def view(self, ahead: int) -> dict:
         """The status the page shows: the stage, its progress, the whole solve's percentage
         and the estimated seconds left."""
-        spans = {"compiling": self.compile_estimate,
-                 "solving": VALUES_SHARE * self.estimate,
-                 "distribution": (1 - VALUES_SHARE) * self.estimate
-                 if with_distribution(self.model) else 0.0}
+        spans = {"compiling": self.compile_estimate, "solving": self.solve_estimate,
+                 "distribution": self.distribution_estimate}
         fraction = self.done / self.total if self.total else 0.0
         if self.stage == "compiling":  # no progress reports: the time spent, capped
             elapsed = time.monotonic() - self.stage_started
@@ -216,7 +214,9 @@ class Solver:
 
     def _enqueue(self, model: Model) -> Job:
         t = model.tables
-        estimate = model.budget.solve_seconds()
+        # (what `rulesets` checked against the limit: `Budget.prepare_seconds`)
+        solving = model.budget.values_seconds()
+        distribution = model.budget.distribution_seconds() if with_distribution(model) else 0.0
         compiling = model.budget.compile_seconds("solve", "distribution")
         with self._lock:
             job = self._jobs.get(t.digest)
@@ -231,7 +231,7 @@ class Solver:
                 raise Busy(f"the server is solving {waiting} other rule sets, its most at "
                            "once; try again in a minute (games of rule sets solved before are "
                            "not affected).", param="rules")
-            job = Job(model, estimate, compiling, last_polled=time.monotonic())
+            job = Job(model, solving, distribution, compiling, last_polled=time.monotonic())
             self._jobs[t.digest] = job
             if self._pool is None:
                 self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="yz-solver")
