@@ -104,7 +104,7 @@ def rates() -> None:
     box and keep step of a row), each beside today's estimate."""
     import numpy as np
     from yz.rules import rules_from_text
-    from yz.solver.budget import DP_MARGIN, VECTOR_COLS, dp_seconds, solve_seconds, turn_stages
+    from yz.solver.budget import DP_MARGIN, dp_seconds, dp_work, solve_seconds
     from yz.solver.distribution import score_distribution
     from yz.solver.dp import Solution
     from yz.solver.problem import Problem
@@ -130,14 +130,8 @@ def rates() -> None:
         n_rows = layout.n_rows
         rows.append([1.0, layout.reachable * keep_steps, layout.reachable * box_steps,
                      n_rows * (keep_steps + box_steps)])
-        keep_stages, box_stages = turn_stages(t, layout)  # (dp_seconds' steps)
-        dp_keep = t.n_keeps * t.n_faces * keep_stages
-        dp_box = t.n_distinct_rolls * t.n_categories * box_stages
         cols = problem.batch_width()
-        narrow = max(1.0, VECTOR_COLS / cols)
-        states = layout.size if layout.saves_rolls else layout.reachable
-        dp_rows.append([narrow * states * dp_keep, narrow * states * dp_box, n_rows * dp_box,
-                        n_rows * dp_keep])
+        dp_rows.append(dp_work(t, layout, cols))  # (the steps dp_seconds is a rate of)
         measured.append(end - start)
         dp.append(middle - start)
         dp_sd.append(with_sd)

@@ -77,13 +77,17 @@ def wrapped(text: str, indent: str = "") -> str:
     return "\n".join(_wrap(text, indent))
 
 
+def _widths(headers: list[str], rows: list[list[str]]) -> list[int]:
+    """Each column's width in `_table`: its widest cell or heading."""
+    return [max([len(h), *(len(r[i]) for r in rows)]) for i, h in enumerate(headers)]
+
+
 def _table(headers: list[str], rows: list[list[str]], right: set[int] = frozenset(),
            shrink: int | None = None, keep_end: bool = False) -> str:
     """Columns two spaces apart (`right`: right-aligned). `shrink`: the column that gives way
     when the table is wider than the terminal, shortened by `_cut` (no narrower than its
     heading, and only where that makes the table fit); in a pipe nothing is cut."""
-    widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h)
-              for i, h in enumerate(headers)]
+    widths = _widths(headers, rows)
     screen = screen_width() if shrink is not None else None
     over = sum(widths) + 2 * (len(widths) - 1) - (screen or 0)
     if screen is not None and 0 < over <= widths[shrink] - len(headers[shrink]):  # (else the
@@ -110,7 +114,7 @@ def variants_table(rows: list[dict]) -> str:
              str(r["yahtzee_bonus"] or "-"), r["joker"]] for r in rows]
     firsts = [textwrap.shorten(r["description"], 60, placeholder="...") for r in rows]
     screen = screen_width()
-    beside = sum(max([len(h), *(len(b[i]) for b in body)]) + 2 for i, h in enumerate(headers))
+    beside = sum(w + 2 for w in _widths(headers, body))
     if screen is None or screen - beside >= NARROWEST_DESCRIPTION or not rows:
         return _table([*headers, "description"], [[*b, f] for b, f in zip(body, firsts,
                                                                           strict=True)],

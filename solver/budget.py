@@ -393,18 +393,18 @@ SECONDS_PER_ROW_STEP = 2.6e-10
 # Of `solve_seconds` (the values, then the exact distribution), the share of the values
 # (measured: the distribution takes a half to two thirds).
 VALUES_SHARE = 0.35
-# The DP alone (`dp_seconds`), without and with the SD: seconds per keep step and box step of
-# a stored state, and per box step and keep step of a row (a card's run of upper totals: the
-# batches' work that does not run across columns, which a plain game of many boxes has one
-# column each of). Fitted on 2026-11-29 (quiet, 2 threads) to the 20 plain rule sets of
-# `bench/bench_solve.py --rates`, from 0.02 s to 17 s, by relative least squares with no
-# negative rate: fit / measured 0.61 to 1.66 for the values, 0.66 to 1.32 with the SD
-# (leaving each rule set out of its own fit: 0.58 to 1.91 and 0.64 to 1.41). DP_MARGIN lifts
-# the lowest above 1, so the estimate errs long: in a second run of `--rates` that day the
-# estimate was 1.3x to 2.1x the values measured and 1.2x to 2.4x with the SD, over 0.3 s (the
-# lowest: the official rules with 8 dice, whose DP with the SD took 12.2 s there and 15.5 s
-# beside other work). Beyond the fit: maxi-yatzy-no-saved-rolls with the SD (205 s) 310 s
-# before the margin.
+# The DP alone (`dp_seconds`), without and with the SD: seconds per step of `dp_work`, in
+# its order (per keep step and box step of a stored state, and per box step and keep step of
+# a row: a card's run of upper totals, the batches' work that does not run across columns,
+# which a plain game of many boxes has one column each of). Fitted on 2026-11-29 (quiet, 2
+# threads) to the 20 plain rule sets of `bench/bench_solve.py --rates`, from 0.02 s to 17 s,
+# by relative least squares with no negative rate: fit / measured 0.61 to 1.66 for the
+# values, 0.66 to 1.32 with the SD (leaving each rule set out of its own fit: 0.58 to 1.91
+# and 0.64 to 1.41). DP_MARGIN lifts the lowest above 1, so the estimate errs long: in a
+# second run of `--rates` that day the estimate was 1.3x to 2.1x the values measured and
+# 1.2x to 2.4x with the SD, over 0.3 s (the lowest: the official rules with 8 dice, whose DP
+# with the SD took 12.2 s there and 15.5 s beside other work). Beyond the fit:
+# maxi-yatzy-no-saved-rolls with the SD (205 s) 310 s before the margin.
 DP_RATES = {False: (5.55e-11, 1.34e-10, 3.89e-11, 7.72e-10),
             True: (1.62e-10, 3.43e-10, 5.95e-10, 1.60e-9)}
 DP_MARGIN = {False: 1.75, True: 1.8}
@@ -472,44 +472,45 @@ def figures_seconds(t: RuleTables, layout: StateLayout) -> float:
     return layout.size * t.n_keeps / FIGURES_RATE
 
 
-def solve_seconds(t: RuleTables, layout: StateLayout, cols: int = MAX_BATCH_COLS) -> float:
-    """A rough estimate of the seconds `solve` and then `distribution` take for these tables,
-    with the kernels already compiled (`warmup.compile_seconds` more the first time), in
-    batches of `cols` columns."""
+def dp_work(t: RuleTables, layout: StateLayout, cols: int = MAX_BATCH_COLS
+            ) -> tuple[float, float, float, float]:
+    """The turn recursion's steps for these tables, which the time estimates are rates of:
+    (stored states x keep steps, states x box steps, rows x box steps, rows x keep steps), a
+    state's steps counted `narrow`-fold where batches of `cols` columns lose the vector units.
+    Keep steps are keeps x faces x re-roll stages, box steps rolls x boxes x box-filling
+    passes (`turn_stages`); a row is a card's run of upper totals."""
     keep_stages, box_stages = turn_stages(t, layout)
     keep_steps = t.n_keeps * t.n_faces * keep_stages
     box_steps = t.n_distinct_rolls * t.n_categories * box_stages
-    rows = layout.n_rows
     narrow = max(1.0, VECTOR_COLS / max(1, cols))
     # The rates were fitted to reachable states; with saved rolls many reachable banks share
     # one stored entry (totals below U0), so the stored ones count (measured: Yatzy and Maxi
     # Yatzy with saved rolls, 17.3 and 790 million stored).
-    states = layout.size if layout.saves_rolls else layout.reachable
-    return (SOLVE_OVERHEAD_SECONDS
-            + narrow * states * (keep_steps * SECONDS_PER_KEEP_STEP
-                                 + box_steps * SECONDS_PER_BOX_STEP)
-            + rows * (keep_steps + box_steps) * SECONDS_PER_ROW_STEP)
+    states = narrow * (layout.size if layout.saves_rolls else layout.reachable)
+    rows = layout.n_rows
+    return states * keep_steps, states * box_steps, rows * box_steps, rows * keep_steps
+
+
+def solve_seconds(t: RuleTables, layout: StateLayout, cols: int = MAX_BATCH_COLS) -> float:
+    """A rough estimate of the seconds `solve` and then `distribution` take for these tables,
+    with the kernels already compiled (`warmup.compile_seconds` more the first time), in
+    batches of `cols` columns."""
+    state_keep, state_box, row_box, row_keep = dp_work(t, layout, cols)
+    return (SOLVE_OVERHEAD_SECONDS + state_keep * SECONDS_PER_KEEP_STEP
+            + state_box * SECONDS_PER_BOX_STEP + (row_keep + row_box) * SECONDS_PER_ROW_STEP)
 
 
 def dp_seconds(t: RuleTables, layout: StateLayout, cols: int = MAX_BATCH_COLS,
                with_sd: bool = False) -> float:
     """A rough estimate of the seconds the DP takes here (`with_sd`: the exact SD too), from
-    above: the fitted DP_RATES times DP_MARGIN (the values of a game with saved rolls: and
-    SAVED_ROLLS_DP). Not a share of `solve_seconds`, which fits the values and the
-    distribution together: that was 3x to 5x the DP with the SD for the official rules, Yatzy
-    and Maxi Yatzy, and 0.7x for a plain game of 20 boxes."""
-    keep_stages, box_stages = turn_stages(t, layout)
-    keep_steps = t.n_keeps * t.n_faces * keep_stages
-    box_steps = t.n_distinct_rolls * t.n_categories * box_stages
-    narrow = max(1.0, VECTOR_COLS / max(1, cols))
-    states = layout.size if layout.saves_rolls else layout.reachable
-    per_state_keep, per_state_box, per_row_box, per_row_keep = DP_RATES[with_sd]
-    rows = layout.n_rows
+    above: the fitted DP_RATES (per `dp_work` step) times DP_MARGIN (the values of a game with
+    saved rolls: and SAVED_ROLLS_DP). Not a share of `solve_seconds`, which fits the values
+    and the distribution together: that was 3x to 5x the DP with the SD for the official
+    rules, Yatzy and Maxi Yatzy, and 0.7x for a plain game of 20 boxes."""
     margin = DP_MARGIN[with_sd] * (SAVED_ROLLS_DP if layout.saves_rolls and not with_sd
                                    else 1.0)
-    return margin * (narrow * states * (keep_steps * per_state_keep
-                                        + box_steps * per_state_box)
-                     + rows * (box_steps * per_row_box + keep_steps * per_row_keep))
+    return margin * sum(steps * rate for steps, rate in zip(dp_work(t, layout, cols),
+                                                            DP_RATES[with_sd], strict=True))
 
 
 def _cards_in_layer(layout: StateLayout, k: int) -> float:
